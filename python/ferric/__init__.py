@@ -1,0 +1,62 @@
+"""ferric: tensors and a define-by-run autograd with a PyTorch-compatible API.
+
+The tensor type and its kernels are implemented in Rust (``ferric._core``); this package
+adds the Python-level conveniences. ``import ferric as torch`` is meant to work for the
+parts ferric implements.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+from . import _core
+from ._core import Tensor, dtype
+from ._tensor_str import get_printoptions, set_printoptions, tensor_repr
+
+__version__ = "0.1.0"
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple of ints that prints like ``torch.Size``."""
+
+    def __repr__(self):
+        return f"ferric.Size({list(self)!r})"
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def __getitem__(self, item):
+        r = super().__getitem__(item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+_core._install_hooks(Size, tensor_repr)
+
+# Every public name of the extension (functions, dtypes) is part of the namespace.
+for _name in dir(_core):
+    if not _name.startswith("_"):
+        globals()[_name] = getattr(_core, _name)
+del _name
+
+from ._functions import (  # noqa: E402
+    allclose,
+    broadcast_shapes,
+    broadcast_tensors,
+    equal,
+    get_default_dtype,
+    is_floating_point,
+    is_tensor,
+    isclose,
+)
+
+__all__ = [n for n in globals() if not n.startswith("_") and n not in ("annotations",)]
+_ = _builtins

@@ -1,0 +1,85 @@
+"""Module-level functions that are compositions of core ops."""
+
+from __future__ import annotations
+
+from . import _core
+from ._core import Tensor
+
+
+def is_tensor(obj) -> bool:
+    """True if ``obj`` is a ferric tensor (``torch.is_tensor``)."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def get_default_dtype():
+    """The dtype of float tensors created from Python floats (always ``float32``)."""
+    return _core.float32
+
+
+def broadcast_shapes(*shapes):
+    """Shape of the result of broadcasting tensors of the given shapes."""
+    out: list[int] = []
+    for shape in shapes:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        n = max(len(out), len(shape))
+        a = [1] * (n - len(out)) + out
+        b = [1] * (n - len(shape)) + list(shape)
+        res = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x == y or y == 1:
+                res.append(x)
+            elif x == 1:
+                res.append(y)
+            else:
+                raise RuntimeError(
+                    f"Shape mismatch: objects cannot be broadcast to a single shape. "
+                    f"Mismatch is at dim {i}: {x} vs {y}"
+                )
+        out = res
+    from . import Size
+
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    """Views of ``tensors`` broadcast to a common shape."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t.broadcast_to(shape) for t in tensors)
+
+
+def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (``torch.isclose``)."""
+    if not isinstance(other, Tensor):
+        other = _core.tensor(other, dtype=input.dtype)
+    if input.dtype != other.dtype:
+        raise RuntimeError(
+            f"isclose: {input.dtype} did not match {other.dtype}"
+        )
+    eq = input == other
+    if not input.is_floating_point():
+        return eq
+    both_finite = input.isfinite() & other.isfinite()
+    close = eq | (both_finite & ((input - other).abs() <= atol + rtol * other.abs()))
+    if equal_nan:
+        close = close | (input.isnan() & other.isnan())
+    return close
+
+
+def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """True if all elements are close (``torch.allclose``)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True if both tensors have the same shape and elements."""
+    if input.shape != other.shape:
+        return False
+    return bool((input == other).all())

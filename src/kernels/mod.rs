@@ -1,0 +1,3 @@
+//! Pure kernels on slices + layouts: no `Tensor`, no tape, no pyo3.
+
+pub mod strided;

@@ -1,0 +1,378 @@
+//! The view algebra: shape + strides (in elements) + storage offset. Every view op is a
+//! pure function from one `Layout` to another; no data moves here.
+
+use crate::error::{fmt_shape, Error, Result};
+use crate::shape::{contiguous_strides, normalize_dim, Dims, Strides};
+use smallvec::SmallVec;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub shape: Dims,
+    /// Strides in elements, one per dim; 0 for broadcast (expanded) dims.
+    pub strides: Strides,
+    /// Offset of element `[0, 0, ...]` from the start of the storage, in elements.
+    pub offset: usize,
+}
+
+impl Layout {
+    pub fn contiguous(shape: &[usize]) -> Self {
+        Layout {
+            shape: shape.into(),
+            strides: contiguous_strides(shape),
+            offset: 0,
+        }
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// PyTorch's definition: strides of size-1 dims do not matter, empty is contiguous.
+    pub fn is_contiguous(&self) -> bool {
+        if self.shape.contains(&0) {
+            return true;
+        }
+        let mut expected: isize = 1;
+        for i in (0..self.ndim()).rev() {
+            if self.shape[i] != 1 {
+                if self.strides[i] != expected {
+                    return false;
+                }
+                expected *= self.shape[i] as isize;
+            }
+        }
+        true
+    }
+
+    /// One past the largest storage index this layout touches (0 when empty).
+    pub fn max_extent(&self) -> usize {
+        if self.shape.contains(&0) {
+            return 0;
+        }
+        let mut m = self.offset;
+        for (&d, &s) in self.shape.iter().zip(self.strides.iter()) {
+            m += (d - 1) * s as usize;
+        }
+        m + 1
+    }
+
+    /// True if two different indices may name the same element (an expanded dim).
+    /// Writing in place through such a layout is refused, as in PyTorch.
+    pub fn has_internal_overlap(&self) -> bool {
+        self.shape
+            .iter()
+            .zip(self.strides.iter())
+            .any(|(&d, &s)| d > 1 && s == 0)
+    }
+
+    pub fn permute(&self, dims: &[usize]) -> Layout {
+        Layout {
+            shape: dims.iter().map(|&d| self.shape[d]).collect(),
+            strides: dims.iter().map(|&d| self.strides[d]).collect(),
+            offset: self.offset,
+        }
+    }
+
+    pub fn transpose(&self, d0: usize, d1: usize) -> Layout {
+        let mut l = self.clone();
+        if l.ndim() > 0 {
+            l.shape.swap(d0, d1);
+            l.strides.swap(d0, d1);
+        }
+        l
+    }
+
+    /// `expand`: sizes of -1 keep the dim; new leading dims and expanded size-1 dims get
+    /// stride 0.
+    pub fn expand(&self, sizes: &[i64]) -> Result<Layout> {
+        let nd = self.ndim();
+        if sizes.len() < nd {
+            return Err(Error::runtime(
+                "expand",
+                format!(
+                    "the number of sizes provided ({}) must be greater or equal to the number \
+                     of dimensions in the tensor ({nd})",
+                    sizes.len()
+                ),
+            ));
+        }
+        let lead = sizes.len() - nd;
+        let mut shape: Dims = SmallVec::with_capacity(sizes.len());
+        let mut strides: Strides = SmallVec::with_capacity(sizes.len());
+        for (i, &s) in sizes.iter().enumerate() {
+            if i < lead {
+                if s < 0 {
+                    return Err(Error::runtime(
+                        "expand",
+                        format!(
+                            "The expanded size of the tensor ({s}) isn't allowed in a leading, \
+                             non-existing dimension {i}"
+                        ),
+                    ));
+                }
+                shape.push(s as usize);
+                strides.push(0);
+            } else {
+                let (d, st) = (self.shape[i - lead], self.strides[i - lead]);
+                if s == -1 || s as usize == d {
+                    shape.push(d);
+                    strides.push(st);
+                } else if d == 1 && s >= 0 {
+                    shape.push(s as usize);
+                    strides.push(0);
+                } else {
+                    let target: Vec<String> = sizes.iter().map(|x| x.to_string()).collect();
+                    return Err(Error::runtime(
+                        "expand",
+                        format!(
+                            "The expanded size of the tensor ({s}) must match the existing size \
+                             ({d}) at non-singleton dimension {i}.  Target sizes: [{}].  Tensor \
+                             sizes: {}",
+                            target.join(", "),
+                            fmt_shape(&self.shape)
+                        ),
+                    ));
+                }
+            }
+        }
+        crate::shape::checked_numel("expand", &shape)?;
+        Ok(Layout {
+            shape,
+            strides,
+            offset: self.offset,
+        })
+    }
+
+    /// Broadcasts to `shape` (which must be a valid broadcast target).
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Layout> {
+        let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        self.expand(&sizes)
+    }
+
+    /// Elements `start..start+len` along `dim` (already validated by the caller).
+    pub fn narrow(&self, dim: usize, start: usize, len: usize) -> Layout {
+        let mut l = self.clone();
+        if len > 0 {
+            l.offset += start * l.strides[dim] as usize;
+        }
+        l.shape[dim] = len;
+        l
+    }
+
+    /// Python slice `start:stop:step` along `dim`, with Python's clamping (step > 0).
+    pub fn slice(&self, dim: usize, start: i64, stop: i64, step: i64) -> Result<Layout> {
+        if step <= 0 {
+            return Err(Error::value("slice", "step must be greater than zero"));
+        }
+        let n = self.shape[dim] as i64;
+        let clamp = |v: i64| if v < 0 { (v + n).max(0) } else { v.min(n) };
+        let (s, e) = (clamp(start), clamp(stop));
+        let len = if e > s { (e - s + step - 1) / step } else { 0 };
+        let mut l = self.clone();
+        if len > 0 {
+            l.offset += (s as usize) * l.strides[dim] as usize;
+        }
+        l.shape[dim] = len as usize;
+        l.strides[dim] *= step as isize;
+        Ok(l)
+    }
+
+    /// Removes `dim`, fixing it at `index` (already wrapped and checked).
+    pub fn select(&self, dim: usize, index: usize) -> Layout {
+        let mut l = self.clone();
+        l.offset += index * l.strides[dim] as usize;
+        l.shape.remove(dim);
+        l.strides.remove(dim);
+        l
+    }
+
+    pub fn unsqueeze(&self, dim: usize) -> Layout {
+        let mut l = self.clone();
+        let st = if dim < l.ndim() {
+            l.strides[dim] * l.shape[dim] as isize
+        } else {
+            1
+        };
+        l.shape.insert(dim, 1);
+        l.strides.insert(dim, st);
+        l
+    }
+
+    /// Removes `dim` if it has size 1 (PyTorch leaves other dims alone silently).
+    pub fn squeeze_dims(&self, dims: &[usize]) -> Layout {
+        let mut shape = Dims::new();
+        let mut strides = Strides::new();
+        for i in 0..self.ndim() {
+            if !(dims.contains(&i) && self.shape[i] == 1) {
+                shape.push(self.shape[i]);
+                strides.push(self.strides[i]);
+            }
+        }
+        Layout {
+            shape,
+            strides,
+            offset: self.offset,
+        }
+    }
+
+    /// Strides for viewing this layout with `new_shape` without copying, if possible
+    /// (PyTorch's `computeStride`: dims can be split or merged only within chunks of
+    /// memory that are contiguous with respect to each other).
+    pub fn view(&self, new_shape: &[usize]) -> Option<Layout> {
+        let old_shape = &self.shape;
+        let old_strides = &self.strides;
+        let make = |strides: Strides| Layout {
+            shape: new_shape.into(),
+            strides,
+            offset: self.offset,
+        };
+        if old_shape.is_empty() {
+            return Some(make(SmallVec::from_elem(1, new_shape.len())));
+        }
+        if self.numel() == 0 {
+            if old_shape.as_slice() == new_shape {
+                return Some(self.clone());
+            }
+            return Some(make(contiguous_strides(new_shape)));
+        }
+        let mut new_strides: Strides = SmallVec::from_elem(0, new_shape.len());
+        let mut view_d = new_shape.len() as isize - 1;
+        let mut chunk_base_stride = *old_strides.last()?;
+        let mut tensor_numel: usize = 1;
+        let mut view_numel: usize = 1;
+        for tensor_d in (0..old_shape.len()).rev() {
+            tensor_numel *= old_shape[tensor_d];
+            let chunk_ends = tensor_d == 0
+                || (old_shape[tensor_d - 1] != 1
+                    && old_strides[tensor_d - 1] != tensor_numel as isize * chunk_base_stride);
+            if chunk_ends {
+                while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1)
+                {
+                    new_strides[view_d as usize] = view_numel as isize * chunk_base_stride;
+                    view_numel *= new_shape[view_d as usize];
+                    view_d -= 1;
+                }
+                if view_numel != tensor_numel {
+                    return None;
+                }
+                if tensor_d > 0 {
+                    chunk_base_stride = old_strides[tensor_d - 1];
+                    tensor_numel = 1;
+                    view_numel = 1;
+                }
+            }
+        }
+        if view_d != -1 {
+            return None;
+        }
+        Some(make(new_strides))
+    }
+
+    /// Storage index of a multi-index (caller guarantees bounds).
+    pub fn index_of(&self, idx: &[usize]) -> usize {
+        let mut o = self.offset as isize;
+        for (i, &s) in idx.iter().zip(self.strides.iter()) {
+            o += *i as isize * s;
+        }
+        o as usize
+    }
+}
+
+/// Wraps an element index along a dim of size `size` (negative counts from the end).
+pub fn wrap_index(op: &str, index: i64, dim: usize, size: usize) -> Result<usize> {
+    let n = size as i64;
+    if index < -n || index >= n {
+        return Err(Error::index(
+            op,
+            format!("index {index} is out of bounds for dimension {dim} with size {size}"),
+        ));
+    }
+    Ok(if index < 0 {
+        (index + n) as usize
+    } else {
+        index as usize
+    })
+}
+
+/// Validates a permutation of `0..ndim` (negative dims allowed).
+pub fn check_permutation(dims: &[i64], ndim: usize) -> Result<SmallVec<[usize; 6]>> {
+    if dims.len() != ndim {
+        return Err(Error::runtime(
+            "permute",
+            format!(
+                "number of dims don't match in permute (input has {ndim} dims, got {})",
+                dims.len()
+            ),
+        ));
+    }
+    let mut out: SmallVec<[usize; 6]> = SmallVec::new();
+    for &d in dims {
+        let nd = normalize_dim(d, ndim)?;
+        if out.contains(&nd) {
+            return Err(Error::runtime("permute", "repeated dim in permute"));
+        }
+        out.push(nd);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguity() {
+        let l = Layout::contiguous(&[2, 3, 4]);
+        assert!(l.is_contiguous());
+        assert!(!l.transpose(0, 2).is_contiguous());
+        assert!(Layout::contiguous(&[0, 3]).transpose(0, 1).is_contiguous());
+        assert!(l.unsqueeze(1).is_contiguous());
+    }
+
+    #[test]
+    fn view_merges_and_splits() {
+        let l = Layout::contiguous(&[2, 3, 4]);
+        let v = l.view(&[6, 4]).unwrap();
+        assert_eq!(v.strides.as_slice(), &[4, 1]);
+        let t = l.transpose(0, 1); // (3,2,4) strides (4,12,1)
+        assert!(t.view(&[6, 4]).is_none());
+        assert_eq!(
+            t.view(&[3, 2, 2, 2]).unwrap().strides.as_slice(),
+            &[4, 12, 2, 1]
+        );
+        let s = Layout::contiguous(&[]);
+        assert_eq!(s.view(&[1, 1]).unwrap().strides.as_slice(), &[1, 1]);
+    }
+
+    #[test]
+    fn slicing_and_select() {
+        let l = Layout::contiguous(&[10]);
+        let s = l.slice(0, 1, 8, 3).unwrap();
+        assert_eq!((s.shape[0], s.strides[0], s.offset), (3, 3, 1));
+        let e = l.slice(0, 5, 2, 1).unwrap();
+        assert_eq!(e.shape[0], 0);
+        let m = Layout::contiguous(&[3, 4]).select(0, 2);
+        assert_eq!((m.shape.as_slice(), m.offset), (&[4usize][..], 8));
+    }
+
+    #[test]
+    fn expand_rules() {
+        let l = Layout::contiguous(&[3, 1]);
+        let e = l.expand(&[2, 3, 4]).unwrap();
+        assert_eq!(e.strides.as_slice(), &[0, 1, 0]);
+        assert!(e.has_internal_overlap());
+        assert!(l.expand(&[3, 2, 4]).is_err());
+        assert!(l.expand(&[4]).is_err());
+    }
+
+    #[test]
+    fn extent() {
+        let l = Layout::contiguous(&[3, 4]).transpose(0, 1);
+        assert_eq!(l.max_extent(), 12);
+        assert_eq!(Layout::contiguous(&[0]).max_extent(), 0);
+    }
+}

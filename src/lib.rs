@@ -1,0 +1,19 @@
+//! ferric: strided tensors, CPU kernels and (soon) a define-by-run autograd tape.
+//! The numeric core is plain Rust; `python/` (feature `python`) is the only place that
+//! knows about PyO3.
+
+pub mod dtype;
+pub mod error;
+pub mod kernels;
+pub mod layout;
+pub mod ops;
+pub mod shape;
+pub mod storage;
+pub mod tensor;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use dtype::{DType, Scalar};
+pub use error::{Error, Result};
+pub use tensor::Tensor;

@@ -1,0 +1,435 @@
+//! Elementwise binary ops with broadcasting and PyTorch's type promotion.
+
+use crate::dtype::{DType, Element, ResultType, Scalar};
+use crate::error::{fmt_shape, Error, Result};
+use crate::kernels::strided;
+use crate::shape::broadcast_shapes;
+use crate::storage::try_zeroed_vec;
+use crate::tensor::Tensor;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Rem,
+    Pow,
+    Maximum,
+    Minimum,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Atan2,
+    /// C-style remainder (sign of the dividend), `torch.fmod`.
+    Fmod,
+}
+
+impl BinaryOp {
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            Div => "div",
+            FloorDiv => "floor_divide",
+            Rem => "remainder",
+            Pow => "pow",
+            Maximum => "maximum",
+            Minimum => "minimum",
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+            LogicalAnd => "logical_and",
+            LogicalOr => "logical_or",
+            LogicalXor => "logical_xor",
+            BitAnd => "bitwise_and",
+            BitOr => "bitwise_or",
+            BitXor => "bitwise_xor",
+            Atan2 => "atan2",
+            Fmod => "fmod",
+        }
+    }
+    fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        )
+    }
+    fn is_logical(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
+        )
+    }
+}
+
+/// A binary operand: a tensor or a Python number.
+#[derive(Clone, Copy)]
+pub enum Operand<'a> {
+    T(&'a Tensor),
+    S(Scalar),
+}
+
+impl Operand<'_> {
+    fn shape(&self) -> &[usize] {
+        match self {
+            Operand::T(t) => t.shape(),
+            Operand::S(_) => &[],
+        }
+    }
+    /// The operand as a tensor of `dtype` (scalars become 0-d tensors).
+    fn as_tensor(&self, dtype: DType) -> Result<Tensor> {
+        match self {
+            Operand::T(t) => t.to_dtype(dtype),
+            Operand::S(s) => Ok(Tensor::scalar(*s, dtype)),
+        }
+    }
+}
+
+/// The promoted dtype of two operands (PyTorch's `result_type`).
+pub fn result_type(a: &Operand, b: &Operand) -> DType {
+    let mut rt = ResultType::default();
+    for o in [a, b] {
+        rt = match o {
+            Operand::T(t) => rt.tensor(t.dtype(), t.ndim()),
+            Operand::S(s) => rt.scalar(*s),
+        };
+    }
+    rt.finish()
+}
+
+fn type_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "Bool",
+        DType::I64 => "Long",
+        DType::F32 => "Float",
+        DType::F64 => "Double",
+    }
+}
+
+/// (dtype the kernel computes in, dtype of the result).
+fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
+    use BinaryOp::*;
+    let common = result_type(a, b);
+    let not_impl = |d: DType| {
+        Error::runtime(
+            op.name(),
+            format!(
+                "\"{}_cpu\" not implemented for '{}'",
+                op.name(),
+                type_name(d)
+            ),
+        )
+    };
+    Ok(match op {
+        Div | Atan2 => (common.to_float(), common.to_float()),
+        Eq | Ne | Lt | Le | Gt | Ge => (common, DType::Bool),
+        LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
+        BitAnd | BitOr | BitXor => {
+            if common.is_float() {
+                return Err(not_impl(common));
+            }
+            (common, common)
+        }
+        Sub if common == DType::Bool => {
+            return Err(Error::runtime(
+                "sub",
+                "Subtraction, the `-` operator, with two bool tensors is not supported. If you \
+                 are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+            ))
+        }
+        FloorDiv | Rem | Fmod | Pow if common == DType::Bool => (DType::I64, DType::Bool),
+        _ => (common, common),
+    })
+}
+
+/// `a op b` with broadcasting; the core of `+ - * / // % **`, comparisons and friends.
+pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
+    let shape = broadcast_shapes(a.shape(), b.shape()).map_err(|e| {
+        Error::runtime(
+            op.name(),
+            format!(
+                "{} (shapes {} and {})",
+                e.msg,
+                fmt_shape(a.shape()),
+                fmt_shape(b.shape())
+            ),
+        )
+    })?;
+    let (compute, out) = plan(op, &a, &b)?;
+    let ta = a.as_tensor(compute)?;
+    let tb = b.as_tensor(compute)?;
+    check_operands(op, &tb, compute)?;
+    let la = ta.layout.broadcast_to(&shape)?;
+    let lb = tb.layout.broadcast_to(&shape)?;
+    let n = crate::shape::checked_numel(op.name(), &shape)?;
+    let result = crate::with_dtype!(compute, T, {
+        // SAFETY: both operands were converted to dtype `compute` = T.
+        let (xa, xb) = unsafe { (ta.data::<T>(), tb.data::<T>()) };
+        let sa = (&la.strides[..], la.offset);
+        let sb = (&lb.strides[..], lb.offset);
+        if op.is_comparison() || op.is_logical() {
+            let mut dst = try_zeroed_vec::<bool>(op.name(), n)?;
+            let f = <T as Kernel>::predicate(op);
+            strided::map2(xa, sa, xb, sb, &shape, &mut dst, f);
+            Tensor::from_vec(dst, &shape)?
+        } else {
+            let mut dst = try_zeroed_vec::<T>(op.name(), n)?;
+            let f = <T as Kernel>::arith(op);
+            strided::map2(xa, sa, xb, sb, &shape, &mut dst, f);
+            Tensor::from_vec(dst, &shape)?
+        }
+    });
+    if result.dtype() != out {
+        result.to_dtype(out)
+    } else {
+        Ok(result)
+    }
+}
+
+/// In-place `a op= b`: the result must be castable to `a`'s dtype, `b` broadcasts to `a`.
+pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
+    let name = format!("{}_", op.name());
+    a.check_writable(&name)?;
+    let (compute, out) = plan(op, &Operand::T(a), &b)?;
+    if !can_cast(out, a.dtype()) {
+        return Err(Error::runtime(
+            &name,
+            format!(
+                "result type {} can't be cast to the desired output type {}",
+                type_name(out),
+                type_name(a.dtype())
+            ),
+        ));
+    }
+    let shape = a.shape().to_vec();
+    let bs = broadcast_shapes(&shape, b.shape())
+        .ok()
+        .filter(|s| s.as_slice() == shape.as_slice());
+    if bs.is_none() {
+        return Err(Error::runtime(
+            &name,
+            format!(
+                "output with shape {} doesn't match the broadcast shape {}",
+                fmt_shape(&shape),
+                fmt_shape(&broadcast_shapes(&shape, b.shape()).unwrap_or_default())
+            ),
+        ));
+    }
+    // Fast path: same dtype throughout, `b` does not alias `a`.
+    let simple =
+        compute == a.dtype() && out == a.dtype() && !op.is_comparison() && !op.is_logical();
+    let tb = b.as_tensor(compute)?;
+    check_operands(op, &tb, compute)?;
+    if simple {
+        let tb = if tb.shares_storage(a) {
+            tb.copy_as(compute)?
+        } else {
+            tb
+        };
+        let lb = tb.layout.broadcast_to(&shape)?;
+        crate::with_dtype!(compute, T, {
+            // SAFETY: `tb` has dtype T and its own storage; `a` has dtype T.
+            let d = unsafe { a.data_mut::<T>() };
+            let s = unsafe { tb.data::<T>() };
+            strided::zip_inplace(
+                d,
+                (a.strides(), a.layout.offset),
+                s,
+                (&lb.strides, lb.offset),
+                &shape,
+                <T as Kernel>::arith(op),
+            );
+        });
+        a.storage.bump_version();
+        return Ok(());
+    }
+    let r = binary(op, Operand::T(a), b)?;
+    a.copy_from(&r)
+}
+
+/// Whether PyTorch allows writing a `from` result into a `to` tensor in place.
+pub fn can_cast(from: DType, to: DType) -> bool {
+    from.category() <= to.category()
+}
+
+/// Integer division by zero is an error in PyTorch; so are negative integer powers.
+fn check_operands(op: BinaryOp, b: &Tensor, compute: DType) -> Result<()> {
+    if compute != DType::I64 {
+        return Ok(());
+    }
+    match op {
+        BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod => {
+            if b.to_vec::<i64>()?.contains(&0) {
+                return Err(Error::runtime(op.name(), "ZeroDivisionError"));
+            }
+        }
+        BinaryOp::Pow => {
+            if b.to_vec::<i64>()?.iter().any(|&e| e < 0) {
+                return Err(Error::runtime(
+                    "pow",
+                    "Integers to negative integer powers are not allowed.",
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Per-dtype elementwise semantics (PyTorch's, which follow Python for `//` and `%`).
+pub trait Kernel: Element {
+    fn arith(op: BinaryOp) -> fn(Self, Self) -> Self;
+    fn predicate(op: BinaryOp) -> fn(Self, Self) -> bool {
+        use BinaryOp::*;
+        match op {
+            Eq => |a, b| a == b,
+            Ne => |a, b| a != b,
+            Lt => |a, b| a < b,
+            Le => |a, b| a <= b,
+            Gt => |a, b| a > b,
+            Ge => |a, b| a >= b,
+            LogicalAnd => |a, b| a.to_bool() && b.to_bool(),
+            LogicalOr => |a, b| a.to_bool() || b.to_bool(),
+            _ => |a, b| a.to_bool() ^ b.to_bool(),
+        }
+    }
+}
+
+macro_rules! float_kernel {
+    ($t:ty) => {
+        impl Kernel for $t {
+            fn arith(op: BinaryOp) -> fn($t, $t) -> $t {
+                use BinaryOp::*;
+                match op {
+                    Add => |a, b| a + b,
+                    Sub => |a, b| a - b,
+                    Mul => |a, b| a * b,
+                    Div => |a, b| a / b,
+                    FloorDiv => |a, b| {
+                        if b == 0.0 {
+                            return a / b;
+                        }
+                        let m = a % b;
+                        let mut div = (a - m) / b;
+                        if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                            div -= 1.0;
+                        }
+                        if div != 0.0 {
+                            let f = div.floor();
+                            if div - f > 0.5 {
+                                f + 1.0
+                            } else {
+                                f
+                            }
+                        } else {
+                            (0.0 as $t).copysign(a / b)
+                        }
+                    },
+                    Rem => |a, b| {
+                        let m = a % b;
+                        if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                            m + b
+                        } else {
+                            m
+                        }
+                    },
+                    Pow => |a, b| a.powf(b),
+                    Maximum => |a, b| {
+                        if a.is_nan() || b.is_nan() {
+                            <$t>::NAN
+                        } else if a > b {
+                            a
+                        } else {
+                            b
+                        }
+                    },
+                    Minimum => |a, b| {
+                        if a.is_nan() || b.is_nan() {
+                            <$t>::NAN
+                        } else if a < b {
+                            a
+                        } else {
+                            b
+                        }
+                    },
+                    Atan2 => |a, b| a.atan2(b),
+                    Fmod => |a, b| a % b,
+                    // bitwise ops on floats are rejected in `plan`
+                    _ => |a, _| a,
+                }
+            }
+        }
+    };
+}
+float_kernel!(f32);
+float_kernel!(f64);
+
+impl Kernel for i64 {
+    fn arith(op: BinaryOp) -> fn(i64, i64) -> i64 {
+        use BinaryOp::*;
+        match op {
+            Add => |a, b| a.wrapping_add(b),
+            Sub => |a, b| a.wrapping_sub(b),
+            Mul => |a, b| a.wrapping_mul(b),
+            // zero divisors are rejected before the kernel runs
+            FloorDiv => |a, b| {
+                if b == 0 {
+                    return 0;
+                }
+                let q = a.wrapping_div(b);
+                if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
+            },
+            Rem => |a, b| {
+                if b == 0 {
+                    return 0;
+                }
+                let r = a.wrapping_rem(b);
+                if r != 0 && ((r < 0) != (b < 0)) {
+                    r + b
+                } else {
+                    r
+                }
+            },
+            Pow => |a, b| a.wrapping_pow(b.clamp(0, u32::MAX as i64) as u32),
+            Fmod => |a, b| if b == 0 { 0 } else { a.wrapping_rem(b) },
+            Maximum => |a, b| a.max(b),
+            Minimum => |a, b| a.min(b),
+            BitAnd => |a, b| a & b,
+            BitOr => |a, b| a | b,
+            BitXor => |a, b| a ^ b,
+            _ => |a, _| a,
+        }
+    }
+}
+
+impl Kernel for bool {
+    fn arith(op: BinaryOp) -> fn(bool, bool) -> bool {
+        use BinaryOp::*;
+        match op {
+            Add | BitOr | Maximum => |a, b| a | b,
+            Mul | BitAnd | Minimum => |a, b| a & b,
+            BitXor | Sub => |a, b| a ^ b,
+            _ => |a, _| a,
+        }
+    }
+}

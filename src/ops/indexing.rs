@@ -1,0 +1,107 @@
+//! `x[...]` and `x[...] = v`: basic indexing (ints, slices, None, Ellipsis) becomes a
+//! view; tensor indices are handed to the advanced-indexing code in `index.rs`.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+#[derive(Clone)]
+pub enum IndexItem {
+    Int(i64),
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+    None,
+    Ellipsis,
+    /// An integer or boolean tensor (lists are converted to tensors by the binding).
+    Tensor(Tensor),
+}
+
+/// The view after basic indexing plus the advanced indices, each with the dim of the
+/// view it applies to.
+pub struct Indexed {
+    pub view: Tensor,
+    pub advanced: Vec<(usize, Tensor)>,
+}
+
+fn consumed(item: &IndexItem) -> usize {
+    match item {
+        IndexItem::Int(_) | IndexItem::Slice(..) => 1,
+        IndexItem::Tensor(t) if t.dtype() == DType::Bool => t.ndim(),
+        IndexItem::Tensor(_) => 1,
+        IndexItem::None | IndexItem::Ellipsis => 0,
+    }
+}
+
+/// Applies the basic part of an index expression.
+pub fn apply_basic(x: &Tensor, items: &[IndexItem]) -> Result<Indexed> {
+    let nd = x.ndim();
+    let used: usize = items.iter().map(consumed).sum();
+    let ellipses = items
+        .iter()
+        .filter(|i| matches!(i, IndexItem::Ellipsis))
+        .count();
+    if ellipses > 1 {
+        return Err(Error::index(
+            "index",
+            "an index can only have a single ellipsis ('...')",
+        ));
+    }
+    if used > nd {
+        return Err(Error::index(
+            "index",
+            format!("too many indices for tensor of dimension {nd}"),
+        ));
+    }
+    let mut v = x.clone();
+    let mut dim = 0usize;
+    let mut advanced = Vec::new();
+    for item in items {
+        match item {
+            IndexItem::Int(i) => {
+                let size = v.shape()[dim];
+                let idx = crate::layout::wrap_index("index", *i, dim, size).map_err(|_| {
+                    Error::index(
+                        "index",
+                        format!("index {i} is out of bounds for dimension {dim} with size {size}"),
+                    )
+                })?;
+                v = v.with_layout(v.layout.select(dim, idx));
+            }
+            IndexItem::Slice(start, stop, step) => {
+                let step = step.unwrap_or(1);
+                if step <= 0 {
+                    return Err(Error::value("index", "step must be greater than zero"));
+                }
+                v = v.slice(dim, start.unwrap_or(0), stop.unwrap_or(i64::MAX), step)?;
+                dim += 1;
+            }
+            IndexItem::None => {
+                v = v.with_layout(v.layout.unsqueeze(dim));
+                dim += 1;
+            }
+            IndexItem::Ellipsis => dim += nd - used,
+            IndexItem::Tensor(t) => {
+                advanced.push((dim, t.clone()));
+                dim += consumed(item);
+            }
+        }
+    }
+    Ok(Indexed { view: v, advanced })
+}
+
+/// `x[items]`.
+pub fn getitem(x: &Tensor, items: &[IndexItem]) -> Result<Tensor> {
+    let ix = apply_basic(x, items)?;
+    if ix.advanced.is_empty() {
+        return Ok(ix.view);
+    }
+    crate::ops::index::advanced_getitem(&ix.view, &ix.advanced)
+}
+
+/// `x[items] = value`; `value` broadcasts to the indexed shape and is cast to x's dtype.
+pub fn setitem(x: &Tensor, items: &[IndexItem], value: &Tensor) -> Result<()> {
+    let ix = apply_basic(x, items)?;
+    if ix.advanced.is_empty() {
+        return ix.view.copy_from(value);
+    }
+    crate::ops::index::advanced_setitem(&ix.view, &ix.advanced, value)
+}

@@ -1,0 +1,375 @@
+//! Elementwise unary ops. Each op is one row of `UnaryOp` plus its scalar function; the
+//! generic strided map does the rest.
+
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::kernels::strided;
+use crate::storage::try_zeroed_vec;
+use crate::tensor::Tensor;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Sign,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Frac,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sqrt,
+    Rsqrt,
+    Square,
+    Reciprocal,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Sigmoid,
+    LogSigmoid,
+    Relu,
+    Gelu,
+    GeluTanh,
+    Silu,
+    Mish,
+    Erf,
+    Erfc,
+    IsNan,
+    IsInf,
+    IsPosInf,
+    IsNegInf,
+    IsFinite,
+    LogicalNot,
+    BitwiseNot,
+}
+
+impl UnaryOp {
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "neg",
+            Abs => "abs",
+            Sign => "sign",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Trunc => "trunc",
+            Frac => "frac",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Expm1 => "expm1",
+            Log => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Log1p => "log1p",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Square => "square",
+            Reciprocal => "reciprocal",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Sigmoid => "sigmoid",
+            LogSigmoid => "logsigmoid",
+            Relu => "relu",
+            Gelu => "gelu",
+            GeluTanh => "gelu",
+            Silu => "silu",
+            Mish => "mish",
+            Erf => "erf",
+            Erfc => "erfc",
+            IsNan => "isnan",
+            IsInf => "isinf",
+            IsPosInf => "isposinf",
+            IsNegInf => "isneginf",
+            IsFinite => "isfinite",
+            LogicalNot => "logical_not",
+            BitwiseNot => "bitwise_not",
+        }
+    }
+}
+
+/// Floating-point math shared by f32 and f64 (computed in the type itself, except erf
+/// which goes through libm's f64/f32 versions).
+pub trait Float: Element + std::ops::Neg<Output = Self> {
+    fn f(op: UnaryOp) -> fn(Self) -> Self;
+}
+
+macro_rules! float_unary {
+    ($t:ty, $erf:path, $erfc:path) => {
+        impl Float for $t {
+            fn f(op: UnaryOp) -> fn($t) -> $t {
+                use UnaryOp::*;
+                match op {
+                    Neg => |x| -x,
+                    Abs => |x| x.abs(),
+                    Sign => |x| {
+                        if x > 0.0 {
+                            1.0
+                        } else if x < 0.0 {
+                            -1.0
+                        } else {
+                            x * 0.0
+                        }
+                    },
+                    Floor => |x| x.floor(),
+                    Ceil => |x| x.ceil(),
+                    Round => |x| x.round_ties_even(),
+                    Trunc => |x| x.trunc(),
+                    Frac => |x| x - x.trunc(),
+                    Exp => |x| x.exp(),
+                    Exp2 => |x| x.exp2(),
+                    Expm1 => |x| x.exp_m1(),
+                    Log => |x| x.ln(),
+                    Log2 => |x| x.log2(),
+                    Log10 => |x| x.log10(),
+                    Log1p => |x| x.ln_1p(),
+                    Sqrt => |x| x.sqrt(),
+                    Rsqrt => |x| 1.0 / x.sqrt(),
+                    Square => |x| x * x,
+                    Reciprocal => |x| 1.0 / x,
+                    Sin => |x| x.sin(),
+                    Cos => |x| x.cos(),
+                    Tan => |x| x.tan(),
+                    Asin => |x| x.asin(),
+                    Acos => |x| x.acos(),
+                    Atan => |x| x.atan(),
+                    Sinh => |x| x.sinh(),
+                    Cosh => |x| x.cosh(),
+                    Tanh => |x| x.tanh(),
+                    Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
+                    // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable both ways
+                    LogSigmoid => |x| x.min(0.0) - (-x.abs()).exp().ln_1p(),
+                    Relu => |x| {
+                        if x > 0.0 {
+                            x
+                        } else if x.is_nan() {
+                            x
+                        } else {
+                            0.0
+                        }
+                    },
+                    Gelu => |x| 0.5 * x * (1.0 + $erf(x * std::f64::consts::FRAC_1_SQRT_2 as $t)),
+                    GeluTanh => |x| {
+                        let k = (2.0 / std::f64::consts::PI).sqrt() as $t;
+                        0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+                    },
+                    Silu => |x| x / (1.0 + (-x).exp()),
+                    Mish => |x| x * softplus_(x, 1.0, 20.0).tanh(),
+                    Erf => |x| $erf(x),
+                    Erfc => |x| $erfc(x),
+                    // the predicates and bitwise ops are handled before dispatch
+                    _ => |x| x,
+                }
+            }
+        }
+    };
+}
+float_unary!(f32, libm::erff, libm::erfcf);
+float_unary!(f64, libm::erf, libm::erfc);
+
+/// `softplus(x) = log(1 + exp(beta*x)) / beta`, linear above `threshold` (PyTorch's rule).
+pub fn softplus_<T: Element + num_like::Real>(x: T, beta: T, threshold: T) -> T {
+    let bx = x * beta;
+    if bx > threshold {
+        x
+    } else {
+        bx.exp().ln_1p() / beta
+    }
+}
+
+/// The small part of float arithmetic the parameterised ops need generically.
+pub mod num_like {
+    pub trait Real:
+        Copy
+        + PartialOrd
+        + std::ops::Add<Output = Self>
+        + std::ops::Sub<Output = Self>
+        + std::ops::Mul<Output = Self>
+        + std::ops::Div<Output = Self>
+    {
+        fn exp(self) -> Self;
+        fn ln_1p(self) -> Self;
+        fn zero() -> Self;
+        fn is_nan(self) -> bool;
+    }
+    macro_rules! real {
+        ($t:ty) => {
+            impl Real for $t {
+                fn exp(self) -> Self {
+                    <$t>::exp(self)
+                }
+                fn ln_1p(self) -> Self {
+                    <$t>::ln_1p(self)
+                }
+                fn zero() -> Self {
+                    0.0
+                }
+                fn is_nan(self) -> bool {
+                    <$t>::is_nan(self)
+                }
+            }
+        };
+    }
+    real!(f32);
+    real!(f64);
+}
+
+/// Maps `f` over `x` (any layout) into a new contiguous tensor of element type `O`.
+pub fn map<S: Element, O: Element>(op: &str, x: &Tensor, f: impl Fn(S) -> O) -> Result<Tensor> {
+    let mut out = try_zeroed_vec::<O>(op, x.numel())?;
+    // SAFETY: callers pass S = x.dtype(); `out` is a separate buffer.
+    let src = unsafe { x.data::<S>() };
+    strided::copy_to_contiguous(src, x.shape(), x.strides(), x.layout.offset, &mut out, f);
+    Tensor::from_vec(out, x.shape())
+}
+
+fn type_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "Bool",
+        DType::I64 => "Long",
+        DType::F32 => "Float",
+        DType::F64 => "Double",
+    }
+}
+
+/// Applies a unary op with PyTorch's dtype rules: float math promotes integers and bool
+/// to float32; sign/abs/rounding keep integer dtypes; predicates return bool.
+pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    use UnaryOp::*;
+    let dt = x.dtype();
+    match op {
+        IsNan | IsInf | IsPosInf | IsNegInf | IsFinite => {
+            return crate::with_float_dtype!(
+                dt,
+                T,
+                {
+                    let f: fn(T) -> bool = match op {
+                        IsNan => |v| v.is_nan(),
+                        IsInf => |v| v.is_infinite(),
+                        IsPosInf => |v| v == T::INFINITY,
+                        IsNegInf => |v| v == T::NEG_INFINITY,
+                        _ => |v| v.is_finite(),
+                    };
+                    map::<T, bool>(op.name(), x, f)
+                },
+                {
+                    let v = op == IsFinite;
+                    Tensor::full(
+                        op.name(),
+                        x.shape(),
+                        crate::dtype::Scalar::Bool(v),
+                        DType::Bool,
+                    )
+                }
+            );
+        }
+        LogicalNot => {
+            return crate::with_dtype!(dt, T, map::<T, bool>(op.name(), x, |v| !v.to_bool()));
+        }
+        BitwiseNot => {
+            return match dt {
+                DType::Bool => map::<bool, bool>(op.name(), x, |v| !v),
+                DType::I64 => map::<i64, i64>(op.name(), x, |v| !v),
+                _ => Err(Error::runtime(
+                    op.name(),
+                    format!(
+                        "\"bitwise_not_cpu\" not implemented for '{}'",
+                        type_name(dt)
+                    ),
+                )),
+            };
+        }
+        _ => {}
+    }
+    if dt.is_float() {
+        return crate::with_float_dtype!(
+            dt,
+            T,
+            map::<T, T>(op.name(), x, <T as Float>::f(op)),
+            unreachable!()
+        );
+    }
+    // integer and bool inputs
+    match (op, dt) {
+        (Neg, DType::Bool) => Err(Error::runtime(
+            "neg",
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying \
+             to invert a mask, use the `~` or `logical_not()` operator instead.",
+        )),
+        (Neg, _) => map::<i64, i64>("neg", x, |v| v.wrapping_neg()),
+        (Abs, DType::Bool) | (Relu, DType::Bool) => Err(Error::runtime(
+            op.name(),
+            format!("\"{}_cpu\" not implemented for 'Bool'", op.name()),
+        )),
+        (Abs, _) => map::<i64, i64>("abs", x, |v| v.wrapping_abs()),
+        (Relu, _) => map::<i64, i64>("relu", x, |v| v.max(0)),
+        (Sign, DType::Bool) | (Floor | Ceil | Round | Trunc, _) => x.copy_as(dt),
+        (Sign, _) => map::<i64, i64>("sign", x, |v| v.signum()),
+        (Frac, _) => Err(Error::runtime(
+            "frac",
+            format!("\"frac_cpu\" not implemented for '{}'", type_name(dt)),
+        )),
+        (Square, _) => crate::with_dtype!(
+            dt,
+            T,
+            map::<T, i64>("square", x, |v| {
+                let i = v.to_i64();
+                i.wrapping_mul(i)
+            })
+        ),
+        _ => {
+            let xf = x.to_dtype(DType::F32)?;
+            map::<f32, f32>(op.name(), &xf, <f32 as Float>::f(op))
+        }
+    }
+}
+
+/// Applies a float function with parameters (clamp, softplus, leaky_relu, ...): integer
+/// inputs are computed in float32 unless `keep_int` says the op keeps integer dtypes.
+pub fn map_float(
+    op: &str,
+    x: &Tensor,
+    f32f: impl Fn(f32) -> f32,
+    f64f: impl Fn(f64) -> f64,
+) -> Result<Tensor> {
+    match x.dtype() {
+        DType::F64 => map::<f64, f64>(op, x, f64f),
+        DType::F32 => map::<f32, f32>(op, x, f32f),
+        _ => map::<f32, f32>(op, &x.to_dtype(DType::F32)?, f32f),
+    }
+}
+
+/// Applies `op` in place (`x.exp_()`); the result dtype must equal `x`'s.
+pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<()> {
+    let r = unary(op, x)?;
+    if r.dtype() != x.dtype() {
+        return Err(Error::runtime(
+            &format!("{}_", op.name()),
+            format!(
+                "result type {} can't be cast to the desired output type {}",
+                type_name(r.dtype()),
+                type_name(x.dtype())
+            ),
+        ));
+    }
+    x.copy_from(&r)
+}

@@ -1,0 +1,911 @@
+//! Arithmetic, comparison, logical and elementwise math on `Tensor`, as methods and
+//! Python operators. Module-level forms (`ferric.exp`) are the method descriptors.
+
+use crate::dtype::{DType, Scalar};
+use crate::ops::binary::{binary, binary_, BinaryOp, Operand};
+use crate::ops::unary::{map_float, softplus_, unary, unary_, UnaryOp};
+use crate::python::convert::{from_numpy_any, is_ndarray, scalar_arg, type_name};
+use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+/// An operand after conversion from Python.
+pub enum Arg {
+    T(Tensor),
+    S(Scalar),
+}
+
+impl Arg {
+    pub fn operand(&self) -> Operand<'_> {
+        match self {
+            Arg::T(t) => Operand::T(t),
+            Arg::S(s) => Operand::S(*s),
+        }
+    }
+}
+
+/// Tensor, number, NumPy array or NumPy scalar; None for anything else.
+pub fn arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<Arg>> {
+    if let Some(t) = as_tensor_ref(obj) {
+        return Ok(Some(Arg::T(t)));
+    }
+    if let Some(s) = scalar_arg(obj) {
+        return Ok(Some(Arg::S(s)));
+    }
+    if is_ndarray(obj) {
+        return Ok(Some(Arg::T(from_numpy_any(obj, true)?)));
+    }
+    Ok(None)
+}
+
+fn need_arg(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
+    arg(obj)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{op}(): argument 'other' must be Tensor or Number, not {}",
+            type_name(obj)
+        ))
+    })
+}
+
+/// `a op b` for Python operators: unknown operand types give NotImplemented.
+fn dunder(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
+    let Some(b) = arg(other)? else {
+        return Ok(py.NotImplemented());
+    };
+    let r = if reflected {
+        binary(op, b.operand(), Operand::T(a))
+    } else {
+        binary(op, Operand::T(a), b.operand())
+    }?;
+    Ok(wrap(py, r)?.into_any())
+}
+
+fn method(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+) -> PyResult<Py<PyTensor>> {
+    let b = need_arg(op.name(), other)?;
+    wrap(py, binary(op, Operand::T(a), b.operand())?)
+}
+
+fn inplace<'py>(
+    slf: PyRef<'py, PyTensor>,
+    other: &Bound<'_, PyAny>,
+    op: BinaryOp,
+) -> PyResult<PyRef<'py, PyTensor>> {
+    let b = need_arg(op.name(), other)?;
+    binary_(op, &slf.t, b.operand())?;
+    Ok(slf)
+}
+
+/// `other * alpha` for add/sub with `alpha`.
+fn scaled(op: &str, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Arg> {
+    let b = need_arg(op, other)?;
+    let Some(alpha) = alpha else { return Ok(b) };
+    let a = scalar_arg(alpha)
+        .ok_or_else(|| PyTypeError::new_err(format!("{op}(): alpha must be a number")))?;
+    if a == Scalar::Int(1) {
+        return Ok(b);
+    }
+    Ok(Arg::T(binary(BinaryOp::Mul, b.operand(), Operand::S(a))?))
+}
+
+fn div_mode(a: &Tensor, b: Operand, mode: Option<&str>) -> PyResult<Tensor> {
+    match mode {
+        None => Ok(binary(BinaryOp::Div, Operand::T(a), b)?),
+        Some("floor") => Ok(binary(BinaryOp::FloorDiv, Operand::T(a), b)?),
+        Some("trunc") => {
+            let out = crate::ops::binary::result_type(&Operand::T(a), &b);
+            let q = binary(
+                BinaryOp::Div,
+                Operand::T(&a.to_dtype(out.to_float().max(DType::F64))?),
+                b,
+            )?;
+            let q = unary(UnaryOp::Trunc, &q)?;
+            if out == DType::I64 && !matches!(b, Operand::T(t) if t.dtype().is_float()) {
+                // integer division by zero is an error for integer results
+                let zero = binary(BinaryOp::Eq, b, Operand::S(Scalar::Int(0)))?;
+                if zero.to_vec::<bool>()?.contains(&true) {
+                    return Err(crate::error::Error::runtime("div", "ZeroDivisionError").into());
+                }
+            }
+            Ok(q.to_dtype(out)?)
+        }
+        Some(m) => Err(PyValueError::new_err(format!(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
+        ))),
+    }
+}
+
+fn bound(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arg>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => Ok(Some(need_arg("clamp", o)?)),
+    }
+}
+
+fn clamp_impl(t: &Tensor, min: Option<Arg>, max: Option<Arg>) -> PyResult<Tensor> {
+    if min.is_none() && max.is_none() {
+        return Err(crate::error::Error::runtime(
+            "clamp",
+            "At least one of 'min' or 'max' must not be None",
+        )
+        .into());
+    }
+    let mut r = t.clone();
+    if let Some(lo) = &min {
+        r = binary(BinaryOp::Maximum, Operand::T(&r), lo.operand())?;
+    }
+    if let Some(hi) = &max {
+        r = binary(BinaryOp::Minimum, Operand::T(&r), hi.operand())?;
+    }
+    Ok(r)
+}
+
+macro_rules! binary_methods {
+    ($($name:ident, $rname:ident, $iname:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    dunder(py, &self.t, other, $op, false)
+                }
+                fn $rname(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    dunder(py, &self.t, other, $op, true)
+                }
+                fn $iname(slf: PyRef<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+                    inplace(slf, other, $op).map(|_| ())
+                }
+            )*
+        }
+    };
+}
+
+binary_methods! {
+    __add__, __radd__, __iadd__ => BinaryOp::Add;
+    __sub__, __rsub__, __isub__ => BinaryOp::Sub;
+    __mul__, __rmul__, __imul__ => BinaryOp::Mul;
+    __truediv__, __rtruediv__, __itruediv__ => BinaryOp::Div;
+    __floordiv__, __rfloordiv__, __ifloordiv__ => BinaryOp::FloorDiv;
+    __mod__, __rmod__, __imod__ => BinaryOp::Rem;
+    __and__, __rand__, __iand__ => BinaryOp::BitAnd;
+    __or__, __ror__, __ior__ => BinaryOp::BitOr;
+    __xor__, __rxor__, __ixor__ => BinaryOp::BitXor;
+}
+
+/// Named binary methods (`a.maximum(b)`) and their in-place forms where PyTorch has one.
+macro_rules! named_binary {
+    ($($name:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+                    method(py, &self.t, other, $op)
+                }
+            )*
+        }
+    };
+}
+
+named_binary! {
+    multiply => BinaryOp::Mul;
+    true_divide => BinaryOp::Div;
+    floor_divide => BinaryOp::FloorDiv;
+    remainder => BinaryOp::Rem;
+    fmod => BinaryOp::Fmod;
+    maximum => BinaryOp::Maximum;
+    minimum => BinaryOp::Minimum;
+    eq => BinaryOp::Eq;
+    ne => BinaryOp::Ne;
+    lt => BinaryOp::Lt;
+    le => BinaryOp::Le;
+    gt => BinaryOp::Gt;
+    ge => BinaryOp::Ge;
+    greater => BinaryOp::Gt;
+    greater_equal => BinaryOp::Ge;
+    less => BinaryOp::Lt;
+    less_equal => BinaryOp::Le;
+    not_equal => BinaryOp::Ne;
+    logical_and => BinaryOp::LogicalAnd;
+    logical_or => BinaryOp::LogicalOr;
+    logical_xor => BinaryOp::LogicalXor;
+    bitwise_and => BinaryOp::BitAnd;
+    bitwise_or => BinaryOp::BitOr;
+    bitwise_xor => BinaryOp::BitXor;
+    atan2 => BinaryOp::Atan2;
+}
+
+macro_rules! named_binary_inplace {
+    ($($name:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name<'py>(slf: PyRef<'py, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
+                    inplace(slf, other, $op)
+                }
+            )*
+        }
+    };
+}
+
+named_binary_inplace! {
+    mul_ => BinaryOp::Mul;
+    floor_divide_ => BinaryOp::FloorDiv;
+    remainder_ => BinaryOp::Rem;
+    fmod_ => BinaryOp::Fmod;
+    pow_ => BinaryOp::Pow;
+    logical_and_ => BinaryOp::LogicalAnd;
+    logical_or_ => BinaryOp::LogicalOr;
+    atan2_ => BinaryOp::Atan2;
+}
+
+macro_rules! unary_methods {
+    ($($name:ident, $iname:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+                    wrap(py, unary($op, &self.t)?)
+                }
+                fn $iname<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+                    unary_($op, &slf.t)?;
+                    Ok(slf)
+                }
+            )*
+        }
+    };
+}
+
+unary_methods! {
+    neg, neg_ => UnaryOp::Neg;
+    negative, negative_ => UnaryOp::Neg;
+    abs, abs_ => UnaryOp::Abs;
+    absolute, absolute_ => UnaryOp::Abs;
+    sign, sign_ => UnaryOp::Sign;
+    floor, floor_ => UnaryOp::Floor;
+    ceil, ceil_ => UnaryOp::Ceil;
+    trunc, trunc_ => UnaryOp::Trunc;
+    fix, fix_ => UnaryOp::Trunc;
+    frac, frac_ => UnaryOp::Frac;
+    exp, exp_ => UnaryOp::Exp;
+    exp2, exp2_ => UnaryOp::Exp2;
+    expm1, expm1_ => UnaryOp::Expm1;
+    log, log_ => UnaryOp::Log;
+    log2, log2_ => UnaryOp::Log2;
+    log10, log10_ => UnaryOp::Log10;
+    log1p, log1p_ => UnaryOp::Log1p;
+    sqrt, sqrt_ => UnaryOp::Sqrt;
+    rsqrt, rsqrt_ => UnaryOp::Rsqrt;
+    square, square_ => UnaryOp::Square;
+    reciprocal, reciprocal_ => UnaryOp::Reciprocal;
+    sin, sin_ => UnaryOp::Sin;
+    cos, cos_ => UnaryOp::Cos;
+    tan, tan_ => UnaryOp::Tan;
+    asin, asin_ => UnaryOp::Asin;
+    acos, acos_ => UnaryOp::Acos;
+    atan, atan_ => UnaryOp::Atan;
+    arcsin, arcsin_ => UnaryOp::Asin;
+    arccos, arccos_ => UnaryOp::Acos;
+    arctan, arctan_ => UnaryOp::Atan;
+    sinh, sinh_ => UnaryOp::Sinh;
+    cosh, cosh_ => UnaryOp::Cosh;
+    tanh, tanh_ => UnaryOp::Tanh;
+    sigmoid, sigmoid_ => UnaryOp::Sigmoid;
+    relu, relu_ => UnaryOp::Relu;
+    erf, erf_ => UnaryOp::Erf;
+    erfc, erfc_ => UnaryOp::Erfc;
+    logical_not, logical_not_ => UnaryOp::LogicalNot;
+    bitwise_not, bitwise_not_ => UnaryOp::BitwiseNot;
+}
+
+macro_rules! predicates {
+    ($($name:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+                    wrap(py, unary($op, &self.t)?)
+                }
+            )*
+        }
+    };
+}
+
+predicates! {
+    isnan => UnaryOp::IsNan;
+    isinf => UnaryOp::IsInf;
+    isposinf => UnaryOp::IsPosInf;
+    isneginf => UnaryOp::IsNegInf;
+    isfinite => UnaryOp::IsFinite;
+}
+
+#[pymethods]
+impl PyTensor {
+    fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, unary(UnaryOp::Neg, &self.t)?)
+    }
+    fn __pos__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+    fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, unary(UnaryOp::Abs, &self.t)?)
+    }
+    fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, unary(UnaryOp::BitwiseNot, &self.t)?)
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        dunder(py, &self.t, other, BinaryOp::Eq, false)
+    }
+    fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        dunder(py, &self.t, other, BinaryOp::Ne, false)
+    }
+    fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        dunder(py, &self.t, other, BinaryOp::Lt, false)
+    }
+    fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        dunder(py, &self.t, other, BinaryOp::Le, false)
+    }
+    fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        dunder(py, &self.t, other, BinaryOp::Gt, false)
+    }
+    fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        dunder(py, &self.t, other, BinaryOp::Ge, false)
+    }
+
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        dunder(py, &self.t, other, BinaryOp::Pow, false)
+    }
+    fn __rpow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        dunder(py, &self.t, other, BinaryOp::Pow, true)
+    }
+    fn __ipow__(
+        slf: PyRef<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let _ = modulo;
+        inplace(slf, other, BinaryOp::Pow).map(|_| ())
+    }
+
+    fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        method(py, &self.t, exponent, BinaryOp::Pow)
+    }
+
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let b = scaled("add", other, alpha)?;
+        wrap(py, binary(BinaryOp::Add, Operand::T(&self.t), b.operand())?)
+    }
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add_<'py>(
+        slf: PyRef<'py, Self>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        let b = scaled("add_", other, alpha)?;
+        binary_(BinaryOp::Add, &slf.t, b.operand())?;
+        Ok(slf)
+    }
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let b = scaled("sub", other, alpha)?;
+        wrap(py, binary(BinaryOp::Sub, Operand::T(&self.t), b.operand())?)
+    }
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn subtract(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        self.sub(py, other, alpha)
+    }
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub_<'py>(
+        slf: PyRef<'py, Self>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        let b = scaled("sub_", other, alpha)?;
+        binary_(BinaryOp::Sub, &slf.t, b.operand())?;
+        Ok(slf)
+    }
+    fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        method(py, &self.t, other, BinaryOp::Mul)
+    }
+    #[pyo3(signature = (other, *, rounding_mode=None))]
+    fn div(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        rounding_mode: Option<&str>,
+    ) -> PyResult<Py<PyTensor>> {
+        let b = need_arg("div", other)?;
+        wrap(py, div_mode(&self.t, b.operand(), rounding_mode)?)
+    }
+    #[pyo3(signature = (other, *, rounding_mode=None))]
+    fn divide(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        rounding_mode: Option<&str>,
+    ) -> PyResult<Py<PyTensor>> {
+        self.div(py, other, rounding_mode)
+    }
+    #[pyo3(signature = (other, *, rounding_mode=None))]
+    fn div_<'py>(
+        slf: PyRef<'py, Self>,
+        other: &Bound<'_, PyAny>,
+        rounding_mode: Option<&str>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        let b = need_arg("div_", other)?;
+        if rounding_mode.is_none() {
+            binary_(BinaryOp::Div, &slf.t, b.operand())?;
+        } else {
+            let r = div_mode(&slf.t, b.operand(), rounding_mode)?;
+            if !crate::ops::binary::can_cast(r.dtype(), slf.t.dtype()) {
+                return Err(crate::error::Error::runtime(
+                    "div_",
+                    "result type Float can't be cast to the desired output type Long",
+                )
+                .into());
+            }
+            slf.t.copy_from(&r)?;
+        }
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp(
+        &self,
+        py: Python<'_>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        wrap(py, clamp_impl(&self.t, bound(min)?, bound(max)?)?)
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clip(
+        &self,
+        py: Python<'_>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        self.clamp(py, min, max)
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp_<'py>(
+        slf: PyRef<'py, Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        slf.t.check_writable("clamp_")?;
+        let r = clamp_impl(&slf.t, bound(min)?, bound(max)?)?;
+        if !crate::ops::binary::can_cast(r.dtype(), slf.t.dtype()) {
+            return Err(crate::error::Error::runtime(
+                "clamp_",
+                "result type Float can't be cast to the desired output type Long",
+            )
+            .into());
+        }
+        slf.t.copy_from(&r)?;
+        Ok(slf)
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clip_<'py>(
+        slf: PyRef<'py, Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        Self::clamp_(slf, min, max)
+    }
+    fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        wrap(py, clamp_impl(&self.t, bound(Some(min))?, None)?)
+    }
+    fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        wrap(py, clamp_impl(&self.t, None, bound(Some(max))?)?)
+    }
+
+    #[pyo3(signature = (decimals=0))]
+    fn round(&self, py: Python<'_>, decimals: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, round_impl(&self.t, decimals)?)
+    }
+    #[pyo3(signature = (decimals=0))]
+    fn round_<'py>(slf: PyRef<'py, Self>, decimals: i64) -> PyResult<PyRef<'py, Self>> {
+        slf.t.check_writable("round_")?;
+        let r = round_impl(&slf.t, decimals)?;
+        slf.t.copy_from(&r)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    fn nan_to_num(
+        &self,
+        py: Python<'_>,
+        nan: f64,
+        posinf: Option<f64>,
+        neginf: Option<f64>,
+    ) -> PyResult<Py<PyTensor>> {
+        wrap(py, nan_to_num_impl(&self.t, nan, posinf, neginf)?)
+    }
+    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    fn nan_to_num_<'py>(
+        slf: PyRef<'py, Self>,
+        nan: f64,
+        posinf: Option<f64>,
+        neginf: Option<f64>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        let r = nan_to_num_impl(&slf.t, nan, posinf, neginf)?;
+        slf.t.copy_from(&r)?;
+        Ok(slf)
+    }
+
+    fn zero_(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
+        slf.t.fill(Scalar::Int(0))?;
+        Ok(slf)
+    }
+    fn fill_<'py>(slf: PyRef<'py, Self>, value: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
+        let v = match arg(value)? {
+            Some(Arg::S(s)) => s,
+            Some(Arg::T(t)) if t.ndim() == 0 => t.item()?,
+            Some(Arg::T(t)) => {
+                return Err(crate::error::Error::runtime(
+                    "fill_",
+                    format!("fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.", t.ndim()),
+                )
+                .into())
+            }
+            None => return Err(PyTypeError::new_err(format!("fill_(): argument 'value' must be Number, not {}", type_name(value)))),
+        };
+        slf.t.fill(v)?;
+        Ok(slf)
+    }
+    #[pyo3(signature = (src, non_blocking=false))]
+    fn copy_<'py>(
+        slf: PyRef<'py, Self>,
+        src: &Bound<'_, PyAny>,
+        non_blocking: bool,
+    ) -> PyResult<PyRef<'py, Self>> {
+        let _ = non_blocking;
+        let s = match need_arg("copy_", src)? {
+            Arg::T(t) => t,
+            Arg::S(s) => Tensor::scalar(s, s.dtype()),
+        };
+        slf.t.copy_from(&s)?;
+        Ok(slf)
+    }
+}
+
+fn round_impl(t: &Tensor, decimals: i64) -> PyResult<Tensor> {
+    if decimals == 0 || !t.dtype().is_float() {
+        return Ok(unary(UnaryOp::Round, t)?);
+    }
+    // PyTorch: round(x * 10^d) / 10^d (with the inverse for negative d)
+    let d = decimals.unsigned_abs() as i32;
+    let (s32, s64) = (10f32.powi(d), 10f64.powi(d));
+    let neg = decimals < 0;
+    Ok(map_float(
+        "round",
+        t,
+        move |x| {
+            if neg {
+                (x / s32).round_ties_even() * s32
+            } else {
+                (x * s32).round_ties_even() / s32
+            }
+        },
+        move |x| {
+            if neg {
+                (x / s64).round_ties_even() * s64
+            } else {
+                (x * s64).round_ties_even() / s64
+            }
+        },
+    )?)
+}
+
+fn nan_to_num_impl(
+    t: &Tensor,
+    nan: f64,
+    posinf: Option<f64>,
+    neginf: Option<f64>,
+) -> PyResult<Tensor> {
+    if !t.dtype().is_float() {
+        return Ok(t.copy_as(t.dtype())?);
+    }
+    let (p32, n32) = (
+        posinf.map_or(f32::MAX, |v| v as f32),
+        neginf.map_or(f32::MIN, |v| v as f32),
+    );
+    let (p64, n64) = (posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN));
+    let nan32 = nan as f32;
+    Ok(map_float(
+        "nan_to_num",
+        t,
+        move |x| {
+            if x.is_nan() {
+                nan32
+            } else if x == f32::INFINITY {
+                p32
+            } else if x == f32::NEG_INFINITY {
+                n32
+            } else {
+                x
+            }
+        },
+        move |x| {
+            if x.is_nan() {
+                nan
+            } else if x == f64::INFINITY {
+                p64
+            } else if x == f64::NEG_INFINITY {
+                n64
+            } else {
+                x
+            }
+        },
+    )?)
+}
+
+/// `torch.pow(self, exponent)` where `self` may be a Python number.
+#[pyfunction]
+fn pow(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    exponent: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyTensor>> {
+    let a = need_arg("pow", input)?;
+    let b = need_arg("pow", exponent)?;
+    if let (Arg::S(_), Arg::S(_)) = (&a, &b) {
+        return Err(PyTypeError::new_err(
+            "pow(): at least one of 'input' and 'exponent' must be a Tensor",
+        ));
+    }
+    wrap(py, binary(BinaryOp::Pow, a.operand(), b.operand())?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, approximate="none"))]
+fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> PyResult<Py<PyTensor>> {
+    let op = match approximate {
+        "none" => UnaryOp::Gelu,
+        "tanh" => UnaryOp::GeluTanh,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "approximate argument must be either none or tanh, got {other}"
+            )))
+        }
+    };
+    wrap(py, unary(op, &input.t)?)
+}
+
+#[pyfunction]
+fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+    wrap(py, unary(UnaryOp::Silu, &input.t)?)
+}
+
+#[pyfunction]
+fn mish(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+    wrap(py, unary(UnaryOp::Mish, &input.t)?)
+}
+
+#[pyfunction]
+fn logsigmoid(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+    wrap(py, unary(UnaryOp::LogSigmoid, &input.t)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, beta=1.0, threshold=20.0))]
+fn softplus(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    beta: f64,
+    threshold: f64,
+) -> PyResult<Py<PyTensor>> {
+    let (b32, t32) = (beta as f32, threshold as f32);
+    wrap(
+        py,
+        map_float(
+            "softplus",
+            &input.t,
+            move |x| softplus_(x, b32, t32),
+            move |x| softplus_(x, beta, threshold),
+        )?,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, negative_slope=0.01))]
+fn leaky_relu(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    negative_slope: f64,
+) -> PyResult<Py<PyTensor>> {
+    let s32 = negative_slope as f32;
+    wrap(
+        py,
+        map_float(
+            "leaky_relu",
+            &input.t,
+            move |x| if x > 0.0 { x } else { x * s32 },
+            move |x| if x > 0.0 { x } else { x * negative_slope },
+        )?,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, alpha=1.0))]
+fn elu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<PyTensor>> {
+    let a32 = alpha as f32;
+    wrap(
+        py,
+        map_float(
+            "elu",
+            &input.t,
+            move |x| if x > 0.0 { x } else { a32 * x.exp_m1() },
+            move |x| if x > 0.0 { x } else { alpha * x.exp_m1() },
+        )?,
+    )
+}
+
+/// `torch.result_type(a, b)`.
+#[pyfunction]
+fn result_type(
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<crate::python::convert::PyDType> {
+    let (x, y) = (need_arg("result_type", a)?, need_arg("result_type", b)?);
+    Ok(crate::python::convert::PyDType {
+        d: crate::ops::binary::result_type(&x.operand(), &y.operand()),
+    })
+}
+
+#[pyfunction]
+fn promote_types(
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<crate::python::convert::PyDType> {
+    let (x, y) = (
+        crate::python::convert::dtype_arg(a)?,
+        crate::python::convert::dtype_arg(b)?,
+    );
+    Ok(crate::python::convert::PyDType { d: x.promote(y) })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pow, m)?)?;
+    m.add_function(wrap_pyfunction!(gelu, m)?)?;
+    m.add_function(wrap_pyfunction!(silu, m)?)?;
+    m.add_function(wrap_pyfunction!(mish, m)?)?;
+    m.add_function(wrap_pyfunction!(logsigmoid, m)?)?;
+    m.add_function(wrap_pyfunction!(softplus, m)?)?;
+    m.add_function(wrap_pyfunction!(leaky_relu, m)?)?;
+    m.add_function(wrap_pyfunction!(elu, m)?)?;
+    m.add_function(wrap_pyfunction!(result_type, m)?)?;
+    m.add_function(wrap_pyfunction!(promote_types, m)?)?;
+    crate::python::tensor::alias_methods(
+        m,
+        &[
+            "add",
+            "sub",
+            "subtract",
+            "mul",
+            "multiply",
+            "div",
+            "divide",
+            "true_divide",
+            "floor_divide",
+            "remainder",
+            "fmod",
+            "maximum",
+            "minimum",
+            "eq",
+            "ne",
+            "lt",
+            "le",
+            "gt",
+            "ge",
+            "greater",
+            "greater_equal",
+            "less",
+            "less_equal",
+            "not_equal",
+            "logical_and",
+            "logical_or",
+            "logical_xor",
+            "logical_not",
+            "bitwise_and",
+            "bitwise_or",
+            "bitwise_xor",
+            "bitwise_not",
+            "atan2",
+            "neg",
+            "negative",
+            "abs",
+            "absolute",
+            "sign",
+            "floor",
+            "ceil",
+            "trunc",
+            "fix",
+            "frac",
+            "exp",
+            "exp2",
+            "expm1",
+            "log",
+            "log2",
+            "log10",
+            "log1p",
+            "sqrt",
+            "rsqrt",
+            "square",
+            "reciprocal",
+            "sin",
+            "cos",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "arcsin",
+            "arccos",
+            "arctan",
+            "sinh",
+            "cosh",
+            "tanh",
+            "sigmoid",
+            "relu",
+            "erf",
+            "erfc",
+            "isnan",
+            "isinf",
+            "isposinf",
+            "isneginf",
+            "isfinite",
+            "clamp",
+            "clip",
+            "clamp_min",
+            "clamp_max",
+            "round",
+            "nan_to_num",
+            "relu_",
+            "sigmoid_",
+            "tanh_",
+            "exp_",
+            "clamp_",
+        ],
+    )?;
+    Ok(())
+}

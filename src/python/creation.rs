@@ -1,0 +1,534 @@
+//! Tensor factories: `tensor`, `from_numpy`, `zeros`/`ones`/`full`/`empty` (+ `_like`),
+//! `arange`, `linspace`, `logspace`, `eye`.
+
+use crate::dtype::{DType, Scalar};
+use crate::error::Error;
+use crate::python::convert::{
+    dtype_arg, from_numpy_any, is_ndarray, scalar_arg, size_args, tensor_from_data,
+};
+use crate::python::tensor::{as_tensor_ref, PyTensor};
+use crate::shape::to_dims;
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// Wraps `t` and applies the common factory keywords.
+pub fn finish(
+    py: Python<'_>,
+    t: Tensor,
+    requires_grad: bool,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    check_device(device)?;
+    let mut p = PyTensor::new(t);
+    if requires_grad {
+        p.set_requires_grad_checked(true)?;
+    }
+    Py::new(py, p)
+}
+
+pub fn check_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    if let Some(d) = device {
+        if d.is_none() {
+            return Ok(());
+        }
+        let s = d.str()?.to_string();
+        if s != "cpu" && !s.starts_with("cpu:") {
+            return Err(PyRuntimeError::new_err(format!(
+                "ferric only supports the 'cpu' device, got '{s}'"
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl PyTensor {
+    pub fn set_requires_grad_checked(&mut self, v: bool) -> PyResult<()> {
+        if v && !self.t.dtype().is_float() {
+            return Err(PyRuntimeError::new_err(
+                "Only Tensors of floating point and complex dtype can require gradients",
+            ));
+        }
+        self.requires_grad = v;
+        Ok(())
+    }
+}
+
+fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match d {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => Ok(Some(dtype_arg(o)?)),
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false, pin_memory=false))]
+fn tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> PyResult<Py<PyTensor>> {
+    let _ = pin_memory;
+    let t = tensor_from_data(data, opt_dtype(dtype)?)?;
+    finish(py, t, requires_grad, device)
+}
+
+/// Like `tensor` but shares memory with a tensor or NumPy array when the dtype allows.
+#[pyfunction]
+#[pyo3(signature = (data, dtype=None, device=None))]
+fn as_tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    check_device(device)?;
+    let d = opt_dtype(dtype)?;
+    if let Some(t) = as_tensor_ref(data) {
+        if d.is_none_or(|d| d == t.dtype()) {
+            return Ok(data.clone().unbind());
+        }
+        return Ok(Py::new(py, PyTensor::new(t.copy_as(d.unwrap_or(t.dtype()))?))?.into_any());
+    }
+    if is_ndarray(data) {
+        let t = from_numpy_any(data, true)?;
+        let t = match d {
+            Some(d) => t.to_dtype(d)?,
+            None => t,
+        };
+        return Ok(Py::new(py, PyTensor::new(t))?.into_any());
+    }
+    Ok(Py::new(py, PyTensor::new(tensor_from_data(data, d)?))?.into_any())
+}
+
+#[pyfunction]
+fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+    if !is_ndarray(ndarray) {
+        return Err(PyTypeError::new_err(format!(
+            "expected np.ndarray (got {})",
+            crate::python::convert::type_name(ndarray)
+        )));
+    }
+    Py::new(py, PyTensor::new(from_numpy_any(ndarray, false)?))
+}
+
+fn filled(
+    op: &str,
+    size: &Bound<'_, PyTuple>,
+    v: Scalar,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Tensor> {
+    let dims = to_dims(op, &size_args(size)?)?;
+    let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
+    Ok(Tensor::full(op, &dims, v, d)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+fn zeros(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, out);
+    let dims = to_dims("zeros", &size_args(size)?)?;
+    let t = Tensor::zeros("zeros", &dims, opt_dtype(dtype)?.unwrap_or(DType::F32))?;
+    finish(py, t, requires_grad, device)
+}
+
+#[pyfunction]
+#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+fn ones(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, out);
+    finish(
+        py,
+        filled("ones", size, Scalar::Int(1), dtype)?,
+        requires_grad,
+        device,
+    )
+}
+
+/// `empty` returns zero-filled memory: reading uninitialised memory is never useful and
+/// calloc'd pages cost nothing until touched.
+#[pyfunction]
+#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None, pin_memory=false, memory_format=None))]
+#[allow(clippy::too_many_arguments)]
+fn empty(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+    pin_memory: bool,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, out, pin_memory, memory_format);
+    let dims = to_dims("empty", &size_args(size)?)?;
+    let t = Tensor::zeros("empty", &dims, opt_dtype(dtype)?.unwrap_or(DType::F32))?;
+    finish(py, t, requires_grad, device)
+}
+
+fn fill_scalar(v: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    if let Some(s) = scalar_arg(v) {
+        return Ok(s);
+    }
+    if let Some(t) = as_tensor_ref(v) {
+        if t.numel() == 1 {
+            return Ok(t.item()?);
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "full(): argument 'fill_value' must be Number, not {}",
+        crate::python::convert::type_name(v)
+    )))
+}
+
+#[pyfunction]
+#[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+#[allow(clippy::too_many_arguments)]
+fn full(
+    py: Python<'_>,
+    size: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, out);
+    let dims = to_dims("full", &crate::python::convert::int_list(size, "size")?)?;
+    let v = fill_scalar(fill_value)?;
+    let d = opt_dtype(dtype)?.unwrap_or(v.dtype());
+    finish(
+        py,
+        Tensor::full("full", &dims, v, d)?,
+        requires_grad,
+        device,
+    )
+}
+
+fn like_dtype(t: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
+    Ok(opt_dtype(dtype)?.unwrap_or(t.dtype()))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+fn zeros_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, memory_format);
+    let d = like_dtype(&input.t, dtype)?;
+    finish(
+        py,
+        Tensor::zeros("zeros_like", input.t.shape(), d)?,
+        requires_grad,
+        device,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+fn empty_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, memory_format);
+    let d = like_dtype(&input.t, dtype)?;
+    finish(
+        py,
+        Tensor::zeros("empty_like", input.t.shape(), d)?,
+        requires_grad,
+        device,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+fn ones_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, memory_format);
+    let d = like_dtype(&input.t, dtype)?;
+    finish(
+        py,
+        Tensor::full("ones_like", input.t.shape(), Scalar::Int(1), d)?,
+        requires_grad,
+        device,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, fill_value, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+#[allow(clippy::too_many_arguments)]
+fn full_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, memory_format);
+    let d = like_dtype(&input.t, dtype)?;
+    finish(
+        py,
+        Tensor::full("full_like", input.t.shape(), fill_scalar(fill_value)?, d)?,
+        requires_grad,
+        device,
+    )
+}
+
+fn number(op: &str, o: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    fill_scalar(o).map_err(|_| PyTypeError::new_err(format!("{op}(): arguments must be numbers")))
+}
+
+/// `arange(end)`, `arange(start, end, step=1)`; int64 when all arguments are ints.
+#[pyfunction]
+#[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+#[allow(clippy::too_many_arguments)]
+fn arange(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    end: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, out);
+    let (s, e) = match end {
+        Some(e) if !e.is_none() => (number("arange", start)?, number("arange", e)?),
+        _ => (Scalar::Int(0), number("arange", start)?),
+    };
+    let st = match step {
+        Some(x) if !x.is_none() => number("arange", x)?,
+        _ => Scalar::Int(1),
+    };
+    let all_int = [s, e, st].iter().all(|v| !matches!(v, Scalar::Float(_)));
+    let d = opt_dtype(dtype)?.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let t = if all_int && d == DType::I64 {
+        let (a, b, c) = (s.to_i64(), e.to_i64(), st.to_i64());
+        if c == 0 {
+            return Err(Error::runtime("arange", "step must be nonzero").into());
+        }
+        if (c > 0 && b < a) || (c < 0 && b > a) {
+            return Err(Error::runtime(
+                "arange",
+                "upper bound and larger bound inconsistent with step sign",
+            )
+            .into());
+        }
+        let n =
+            ((b as i128 - a as i128 + c as i128 - c.signum() as i128) / c as i128).max(0) as usize;
+        crate::shape::checked_numel("arange", &[n])?;
+        Tensor::from_vec((0..n as i64).map(|i| a + i * c).collect::<Vec<i64>>(), &[n])?
+    } else {
+        let (a, b, c) = (s.to_f64(), e.to_f64(), st.to_f64());
+        if c == 0.0 {
+            return Err(Error::runtime("arange", "step must be nonzero").into());
+        }
+        if !(a.is_finite() && b.is_finite()) {
+            return Err(Error::runtime("arange", format!("unsupported range: {a} -> {b}")).into());
+        }
+        if (c > 0.0 && b < a) || (c < 0.0 && b > a) {
+            return Err(Error::runtime(
+                "arange",
+                "upper bound and larger bound inconsistent with step sign",
+            )
+            .into());
+        }
+        let n = ((b - a) / c).ceil().max(0.0);
+        if n > (isize::MAX as f64) / 8.0 {
+            return Err(Error::runtime(
+                "arange",
+                format!("invalid size, possible overflow? ({n} elements)"),
+            )
+            .into());
+        }
+        let n = n as usize;
+        let v: Vec<f64> = (0..n).map(|i| a + i as f64 * c).collect();
+        Tensor::from_vec(v, &[n])?.to_dtype(d)?
+    };
+    finish(py, t.to_dtype(d)?, requires_grad, device)
+}
+
+fn linspace_values(a: f64, b: f64, steps: usize) -> Vec<f64> {
+    if steps == 1 {
+        return vec![a];
+    }
+    let step = (b - a) / (steps - 1) as f64;
+    let half = steps / 2;
+    // like PyTorch: the first half counts up from start, the second half down from end,
+    // so both endpoints are exact
+    (0..steps)
+        .map(|i| {
+            if i < half {
+                a + step * i as f64
+            } else {
+                b - step * (steps - 1 - i) as f64
+            }
+        })
+        .collect()
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+#[allow(clippy::too_many_arguments)]
+fn linspace(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    end: &Bound<'_, PyAny>,
+    steps: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, out);
+    if steps < 0 {
+        return Err(Error::runtime("linspace", "number of steps must be non-negative").into());
+    }
+    let (a, b) = (
+        number("linspace", start)?.to_f64(),
+        number("linspace", end)?.to_f64(),
+    );
+    let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
+    let v = linspace_values(a, b, steps as usize);
+    let t = if d == DType::I64 {
+        Tensor::from_vec(
+            v.iter().map(|x| x.trunc() as i64).collect::<Vec<i64>>(),
+            &[steps as usize],
+        )?
+    } else {
+        Tensor::from_vec(v, &[steps as usize])?.to_dtype(d)?
+    };
+    finish(py, t, requires_grad, device)
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=false))]
+#[allow(clippy::too_many_arguments)]
+fn logspace(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    end: &Bound<'_, PyAny>,
+    steps: i64,
+    base: f64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyTensor>> {
+    if steps < 0 {
+        return Err(Error::runtime("logspace", "number of steps must be non-negative").into());
+    }
+    let (a, b) = (
+        number("logspace", start)?.to_f64(),
+        number("logspace", end)?.to_f64(),
+    );
+    let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
+    let v: Vec<f64> = linspace_values(a, b, steps as usize)
+        .into_iter()
+        .map(|e| base.powf(e))
+        .collect();
+    finish(
+        py,
+        Tensor::from_vec(v, &[steps as usize])?.to_dtype(d)?,
+        requires_grad,
+        device,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (n, m=None, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+#[allow(clippy::too_many_arguments)]
+fn eye(
+    py: Python<'_>,
+    n: i64,
+    m: Option<i64>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    layout: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, out);
+    let m = m.unwrap_or(n);
+    if n < 0 || m < 0 {
+        return Err(Error::runtime(
+            "eye",
+            format!("n and m must be greater or equal to 0, got {n} and {m}"),
+        )
+        .into());
+    }
+    let dims = to_dims("eye", &[n, m])?;
+    let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
+    let t = Tensor::zeros("eye", &dims, d)?;
+    let diag = t.with_layout(crate::layout::Layout {
+        shape: [n.min(m) as usize].as_slice().into(),
+        strides: [(m + 1) as isize].as_slice().into(),
+        offset: 0,
+    });
+    diag.fill(Scalar::Int(1))?;
+    finish(py, t, requires_grad, device)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(empty, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
+    m.add_function(wrap_pyfunction!(ones_like, m)?)?;
+    m.add_function(wrap_pyfunction!(empty_like, m)?)?;
+    m.add_function(wrap_pyfunction!(full_like, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(logspace, m)?)?;
+    m.add_function(wrap_pyfunction!(eye, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,29 @@
+//! PyO3 bindings: the only module that knows about Python. Each file registers one
+//! family of functions/methods; bindings convert arguments, call the core, map errors.
+
+use pyo3::prelude::*;
+
+mod arith;
+pub mod convert;
+mod creation;
+mod errors;
+mod index;
+mod matmul;
+mod random;
+mod reduce;
+pub mod tensor;
+mod views;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    convert::register(m)?;
+    tensor::register(m)?;
+    arith::register(m)?;
+    views::register(m)?;
+    creation::register(m)?;
+    reduce::register(m)?;
+    index::register(m)?;
+    matmul::register(m)?;
+    random::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,507 @@
+//! `ferric.Tensor`: the Python class wrapping a core `Tensor`, with its basic
+//! properties, conversions and Python protocol methods.
+
+use crate::dtype::{DType, Scalar};
+use crate::python::convert::{self, dtype_arg, PyDType};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyTuple};
+
+#[pyclass(name = "Tensor", module = "ferric", subclass, weakref, dict)]
+pub struct PyTensor {
+    pub t: Tensor,
+    pub requires_grad: bool,
+}
+
+impl PyTensor {
+    pub fn new(t: Tensor) -> Self {
+        PyTensor {
+            t,
+            requires_grad: false,
+        }
+    }
+}
+
+/// Python-side helpers the bindings call back into, installed by `ferric/__init__.py`
+/// (`ferric.Size` and the PyTorch-style printer live in Python).
+static SIZE_CLS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static REPR_FN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+#[pyfunction]
+fn _install_hooks(py: Python<'_>, size_cls: Py<PyAny>, repr_fn: Py<PyAny>) {
+    let _ = SIZE_CLS.set(py, size_cls);
+    let _ = REPR_FN.set(py, repr_fn);
+}
+
+/// A `ferric.Size` (tuple subclass) for `shape`.
+pub fn size_obj<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    let tup = PyTuple::new(py, shape)?;
+    match SIZE_CLS.get(py) {
+        Some(cls) => cls.bind(py).call1((tup,)),
+        None => Ok(tup.into_any()),
+    }
+}
+
+/// The core tensor behind a Python object, if it is a `ferric.Tensor`.
+pub fn as_tensor_ref(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
+    obj.cast::<PyTensor>().ok().map(|t| t.borrow().t.clone())
+}
+
+/// Wraps a core tensor as a new Python `Tensor`.
+pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
+    Py::new(py, PyTensor::new(t))
+}
+
+/// Nested Python lists of the tensor's values (`tolist`).
+pub fn to_pylist<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    fn build<'py, T: Copy>(
+        py: Python<'py>,
+        shape: &[usize],
+        vals: &[T],
+        conv: &dyn Fn(Python<'py>, T) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if shape.is_empty() {
+            return conv(py, vals[0]);
+        }
+        let step: usize = shape[1..].iter().product();
+        let list = PyList::empty(py);
+        for i in 0..shape[0] {
+            let lo = i * step;
+            list.append(build(py, &shape[1..], &vals[lo..lo + step], conv)?)?;
+        }
+        Ok(list.into_any())
+    }
+    match t.dtype() {
+        DType::F32 | DType::F64 => build(py, t.shape(), &t.to_vec::<f64>()?, &|py, v| {
+            Ok(v.into_pyobject(py)?.into_any())
+        }),
+        DType::I64 => build(py, t.shape(), &t.to_vec::<i64>()?, &|py, v| {
+            Ok(v.into_pyobject(py)?.into_any())
+        }),
+        DType::Bool => build(py, t.shape(), &t.to_vec::<bool>()?, &|py, v| {
+            Ok(pyo3::types::PyBool::new(py, v).to_owned().into_any())
+        }),
+    }
+}
+
+pub fn scalar_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match s {
+        Scalar::Bool(b) => pyo3::types::PyBool::new(py, b).to_owned().into_any(),
+        Scalar::Int(i) => i.into_pyobject(py)?.into_any(),
+        Scalar::Float(f) => f.into_pyobject(py)?.into_any(),
+    })
+}
+
+fn one_element(t: &Tensor, what: &str) -> PyResult<Scalar> {
+    if t.numel() != 1 {
+        return Err(PyRuntimeError::new_err(format!(
+            "a Tensor with {} elements cannot be converted to {what}",
+            t.numel()
+        )));
+    }
+    Ok(t.item()?)
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `ferric.Tensor(data)` / `ferric.Tensor(*sizes)`: like `torch.Tensor`, always float32.
+    #[new]
+    #[pyo3(signature = (*args))]
+    fn py_new(args: &Bound<'_, PyTuple>) -> PyResult<Self> {
+        if args.is_empty() {
+            return Ok(PyTensor::new(Tensor::zeros("Tensor", &[0], DType::F32)?));
+        }
+        let first = args.get_item(0)?;
+        if args.len() == 1 && !first.is_instance_of::<pyo3::types::PyInt>() {
+            return Ok(PyTensor::new(convert::tensor_from_data(
+                &first,
+                Some(DType::F32),
+            )?));
+        }
+        let sizes = convert::size_args(args)?;
+        let dims = crate::shape::to_dims("Tensor", &sizes)?;
+        Ok(PyTensor::new(Tensor::zeros("Tensor", &dims, DType::F32)?))
+    }
+
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        size_obj(py, self.t.shape())
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn size<'py>(&self, py: Python<'py>, dim: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
+        match dim {
+            None => size_obj(py, self.t.shape()),
+            Some(d) => {
+                let d = crate::shape::normalize_dim(d, self.t.ndim())?;
+                let n = if self.t.ndim() == 0 {
+                    1
+                } else {
+                    self.t.shape()[d]
+                };
+                Ok(n.into_pyobject(py)?.into_any())
+            }
+        }
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn stride<'py>(&self, py: Python<'py>, dim: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
+        match dim {
+            None => Ok(PyTuple::new(py, self.t.strides())?.into_any()),
+            Some(d) => {
+                let d = crate::shape::normalize_dim(d, self.t.ndim())?;
+                let s = if self.t.ndim() == 0 {
+                    1
+                } else {
+                    self.t.strides()[d]
+                };
+                Ok(s.into_pyobject(py)?.into_any())
+            }
+        }
+    }
+
+    fn storage_offset(&self) -> usize {
+        self.t.layout.offset
+    }
+
+    #[getter]
+    fn dtype(&self) -> PyDType {
+        PyDType { d: self.t.dtype() }
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.t.ndim()
+    }
+    fn dim(&self) -> usize {
+        self.t.ndim()
+    }
+    fn ndimension(&self) -> usize {
+        self.t.ndim()
+    }
+    fn numel(&self) -> usize {
+        self.t.numel()
+    }
+    fn nelement(&self) -> usize {
+        self.t.numel()
+    }
+    fn element_size(&self) -> usize {
+        self.t.dtype().size_of()
+    }
+    fn is_floating_point(&self) -> bool {
+        self.t.dtype().is_float()
+    }
+    fn is_complex(&self) -> bool {
+        false
+    }
+    #[pyo3(signature = (memory_format=None))]
+    fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> bool {
+        let _ = memory_format;
+        self.t.is_contiguous()
+    }
+    fn data_ptr(&self) -> usize {
+        self.t.storage.as_ptr() as usize + self.t.layout.offset * self.t.dtype().size_of()
+    }
+    #[getter]
+    fn device(&self) -> &'static str {
+        "cpu"
+    }
+    #[getter]
+    fn is_cuda(&self) -> bool {
+        false
+    }
+    fn cpu(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[getter]
+    fn get_requires_grad(&self) -> bool {
+        self.requires_grad
+    }
+    #[setter]
+    fn set_requires_grad(&mut self, value: bool) -> PyResult<()> {
+        if value && !self.t.dtype().is_float() {
+            return Err(PyRuntimeError::new_err(
+                "only Tensors of floating point and complex dtype can require gradients",
+            ));
+        }
+        self.requires_grad = value;
+        Ok(())
+    }
+    #[pyo3(signature = (requires_grad=true))]
+    fn requires_grad_(
+        mut slf: PyRefMut<'_, Self>,
+        requires_grad: bool,
+    ) -> PyResult<PyRefMut<'_, Self>> {
+        slf.set_requires_grad(requires_grad)?;
+        Ok(slf)
+    }
+    #[getter]
+    fn is_leaf(&self) -> bool {
+        true
+    }
+
+    #[pyo3(signature = (memory_format=None))]
+    fn contiguous(
+        slf: Bound<'_, Self>,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = memory_format;
+        let t = slf.borrow().t.clone();
+        if t.is_contiguous() {
+            return Ok(slf.into_any().unbind());
+        }
+        Ok(wrap(slf.py(), t.contiguous()?)?.into_any())
+    }
+
+    #[pyo3(signature = (memory_format=None))]
+    fn clone(
+        &self,
+        py: Python<'_>,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let _ = memory_format;
+        wrap(py, self.t.copy_as(self.t.dtype())?)
+    }
+
+    fn detach(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.clone())
+    }
+
+    fn detach_(slf: PyRefMut<'_, Self>) -> PyRefMut<'_, Self> {
+        slf
+    }
+
+    /// `to(dtype)`, `to(other)`, `to("cpu")`, `to("cpu", dtype)`; `copy=True` forces a copy.
+    #[pyo3(signature = (*args, dtype=None, copy=false, non_blocking=false, device=None))]
+    fn to(
+        slf: Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        copy: bool,
+        non_blocking: bool,
+        device: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = non_blocking;
+        let mut target: Option<DType> = dtype.map(dtype_arg).transpose()?;
+        let mut dev = device.map(|d| d.str().map(|s| s.to_string())).transpose()?;
+        for a in args.iter() {
+            if let Some(o) = as_tensor_ref(&a) {
+                target = Some(o.dtype());
+            } else if a.cast::<PyDType>().is_ok() {
+                target = Some(dtype_arg(&a)?);
+            } else {
+                dev = Some(a.str()?.to_string());
+            }
+        }
+        if let Some(d) = dev {
+            if d != "cpu" && !d.starts_with("cpu:") {
+                return Err(PyRuntimeError::new_err(format!(
+                    "to: ferric only supports the 'cpu' device, got '{d}'"
+                )));
+            }
+        }
+        let t = slf.borrow().t.clone();
+        let d = target.unwrap_or(t.dtype());
+        if d == t.dtype() && !copy {
+            return Ok(slf.into_any().unbind());
+        }
+        Ok(wrap(slf.py(), t.copy_as(d)?)?.into_any())
+    }
+
+    fn float(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::F32)
+    }
+    fn double(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::F64)
+    }
+    fn long(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::I64)
+    }
+    fn bool(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        cast_to(slf, DType::Bool)
+    }
+    fn type_as(slf: Bound<'_, Self>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
+        let d = other.t.dtype();
+        cast_to(slf, d)
+    }
+
+    fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        scalar_to_py(
+            py,
+            self.t.item().map_err(|_| {
+                PyRuntimeError::new_err(format!(
+                    "a Tensor with {} elements cannot be converted to Scalar",
+                    self.t.numel()
+                ))
+            })?,
+        )
+    }
+
+    fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_pylist(py, &self.t)
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        if self.t.ndim() == 0 {
+            return Err(PyTypeError::new_err("len() of a 0-d tensor"));
+        }
+        Ok(self.t.shape()[0])
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.t.ndim() == 0 {
+            return Err(PyTypeError::new_err("iteration over a 0-d tensor"));
+        }
+        let items: Vec<Py<PyTensor>> = self
+            .t
+            .unbind(0)?
+            .into_iter()
+            .map(|t| wrap(py, t))
+            .collect::<PyResult<_>>()?;
+        PyList::new(py, items)?.try_iter().map(|i| i.into_any())
+    }
+
+    fn __bool__(&self) -> PyResult<bool> {
+        if self.t.numel() != 1 {
+            return Err(PyRuntimeError::new_err(format!(
+                "Boolean value of Tensor with {} values is ambiguous",
+                if self.t.numel() == 0 {
+                    "no".to_string()
+                } else {
+                    "more than one".to_string()
+                }
+            )));
+        }
+        Ok(one_element(&self.t, "Python bool")?.to_bool())
+    }
+    fn __float__(&self) -> PyResult<f64> {
+        Ok(one_element(&self.t, "Python scalars")?.to_f64())
+    }
+    fn __int__(&self) -> PyResult<i64> {
+        let s = one_element(&self.t, "Python scalars")?;
+        if let Scalar::Float(f) = s {
+            if !f.is_finite() {
+                return Err(PyValueError::new_err(format!(
+                    "cannot convert float {f} to integer"
+                )));
+            }
+        }
+        Ok(s.to_i64())
+    }
+    fn __index__(&self) -> PyResult<i64> {
+        if self.t.dtype().is_float() || self.t.numel() != 1 {
+            return Err(PyTypeError::new_err(
+                "only integer tensors of a single element can be converted to an index",
+            ));
+        }
+        Ok(one_element(&self.t, "an index")?.to_i64())
+    }
+    fn __hash__(slf: &Bound<'_, Self>) -> isize {
+        slf.as_ptr() as isize
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let py = slf.py();
+        match REPR_FN.get(py) {
+            Some(f) => f.bind(py).call1((slf,))?.extract(),
+            None => Ok(format!(
+                "tensor(<{} {:?}>)",
+                slf.borrow().t.dtype(),
+                slf.borrow().t.shape()
+            )),
+        }
+    }
+
+    fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
+        let t = slf.borrow().t.clone();
+        if t.ndim() == 0 && !spec.is_empty() {
+            let v = scalar_to_py(slf.py(), t.item()?)?;
+            return v.call_method1("__format__", (spec,))?.extract();
+        }
+        Self::__repr__(slf)
+    }
+
+    /// NumPy view of the same memory (`np.asarray(t)`).
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let arr = numpy_view(slf)?;
+        let np = py.import("numpy")?;
+        let mut out = arr;
+        if let Some(d) = dtype {
+            out = out.call_method1("astype", (d,))?;
+        }
+        if copy == Some(true) {
+            out = np.call_method1("array", (out,))?;
+        }
+        Ok(out)
+    }
+
+    #[classattr]
+    fn __array_priority__() -> i64 {
+        1000
+    }
+
+    #[pyo3(signature = (*, force=false))]
+    fn numpy<'py>(slf: &Bound<'py, Self>, force: bool) -> PyResult<Bound<'py, PyAny>> {
+        let arr = numpy_view(slf)?;
+        if force {
+            return arr.call_method0("copy");
+        }
+        Ok(arr)
+    }
+}
+
+/// Builds a NumPy array over the tensor's memory; the array keeps the tensor alive.
+fn numpy_view<'py>(slf: &Bound<'py, PyTensor>) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let t = slf.borrow().t.clone();
+    let iface = convert::array_interface(py, &t)?;
+    let holder = py.import("types")?.getattr("SimpleNamespace")?;
+    let kw = PyDict::new(py);
+    kw.set_item("__array_interface__", iface)?;
+    kw.set_item("_tensor", slf)?;
+    let obj = holder.call((), Some(&kw))?;
+    py.import("numpy")?.call_method1("asarray", (obj,))
+}
+
+fn cast_to(slf: Bound<'_, PyTensor>, d: DType) -> PyResult<Py<PyAny>> {
+    let t = slf.borrow().t.clone();
+    if t.dtype() == d {
+        return Ok(slf.into_any().unbind());
+    }
+    Ok(wrap(slf.py(), t.copy_as(d)?)?.into_any())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTensor>()?;
+    m.add_function(wrap_pyfunction!(_install_hooks, m)?)?;
+    alias_methods(
+        m,
+        &[
+            "numel",
+            "clone",
+            "detach",
+            "is_floating_point",
+            "is_complex",
+        ],
+    )
+}
+
+/// Exposes `Tensor` methods as module functions (`ferric.exp = Tensor.exp`): calling the
+/// method descriptor costs no extra Python frame, and a non-tensor argument raises
+/// TypeError as in PyTorch.
+pub fn alias_methods(m: &Bound<'_, PyModule>, names: &[&str]) -> PyResult<()> {
+    let cls = m.py().get_type::<PyTensor>();
+    for name in names {
+        m.add(*name, cls.getattr(*name)?)?;
+    }
+    Ok(())
+}

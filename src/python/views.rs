@@ -1,0 +1,279 @@
+//! View and shape methods, and `__getitem__` / `__setitem__`.
+
+use crate::dtype::DType;
+use crate::ops::indexing::{getitem, setitem, IndexItem};
+use crate::python::arith::{arg, Arg};
+use crate::python::convert::{int_list, size_args, type_name};
+use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyEllipsis, PyInt, PyList, PySlice, PyTuple};
+
+fn wrap_all(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Bound<'_, PyTuple>> {
+    let items: Vec<Py<PyTensor>> = ts
+        .into_iter()
+        .map(|t| wrap(py, t))
+        .collect::<PyResult<_>>()?;
+    PyTuple::new(py, items)
+}
+
+fn opt_int(obj: Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    if obj.is_none() {
+        Ok(None)
+    } else {
+        Ok(Some(obj.extract::<i64>().map_err(|_| {
+            PyTypeError::new_err(
+                "slice indices must be integers or None or have an __index__ method",
+            )
+        })?))
+    }
+}
+
+/// Converts one Python index component.
+fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
+    if obj.is_none() {
+        return Ok(IndexItem::None);
+    }
+    if obj.is_instance_of::<PyEllipsis>() {
+        return Ok(IndexItem::Ellipsis);
+    }
+    if let Ok(s) = obj.cast::<PySlice>() {
+        return Ok(IndexItem::Slice(
+            opt_int(s.getattr("start")?)?,
+            opt_int(s.getattr("stop")?)?,
+            opt_int(s.getattr("step")?)?,
+        ));
+    }
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(IndexItem::Tensor(Tensor::scalar(
+            crate::dtype::Scalar::Bool(obj.extract()?),
+            DType::Bool,
+        )));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(IndexItem::Int(obj.extract()?));
+    }
+    if let Some(t) = as_tensor_ref(obj) {
+        return match t.dtype() {
+            DType::I64 | DType::Bool => Ok(IndexItem::Tensor(t)),
+            _ => Err(PyIndexError::new_err(
+                "tensors used as indices must be long, int, byte or bool tensors",
+            )),
+        };
+    }
+    if obj.is_instance_of::<PyList>() || crate::python::convert::is_ndarray(obj) {
+        let t = crate::python::convert::tensor_from_data(obj, None)?;
+        return match t.dtype() {
+            DType::I64 | DType::Bool => Ok(IndexItem::Tensor(t)),
+            _ if t.numel() == 0 => Ok(IndexItem::Tensor(t.to_dtype(DType::I64)?)),
+            _ => Err(PyIndexError::new_err(
+                "tensors used as indices must be long, int, byte or bool tensors",
+            )),
+        };
+    }
+    // objects with __index__ (NumPy ints)
+    if let Ok(i) = obj.call_method0("__index__") {
+        return Ok(IndexItem::Int(i.extract()?));
+    }
+    Err(PyIndexError::new_err(format!(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
+        type_name(obj)
+    )))
+}
+
+fn index_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
+    if let Ok(t) = key.cast::<PyTuple>() {
+        return t.iter().map(|k| index_item(&k)).collect();
+    }
+    Ok(vec![index_item(key)?])
+}
+
+fn value_tensor(op: &str, v: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
+    match arg(v)? {
+        Some(Arg::T(t)) => Ok(t),
+        Some(Arg::S(s)) => Ok(Tensor::scalar(s, dtype)),
+        None => {
+            if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+                return Ok(crate::python::convert::tensor_from_data(v, Some(dtype))?);
+            }
+            Err(PyTypeError::new_err(format!(
+                "{op}: can't assign a {} to a ferric tensor",
+                type_name(v)
+            )))
+        }
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        wrap(py, getitem(&self.t, &index_items(key)?)?)
+    }
+
+    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = value_tensor("__setitem__", value, self.t.dtype())?;
+        Ok(setitem(&self.t, &index_items(key)?, &v)?)
+    }
+
+    #[pyo3(signature = (*shape))]
+    fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.view(&size_args(shape)?)?)
+    }
+    fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+        let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
+        wrap(py, self.t.view(&s)?)
+    }
+    #[pyo3(signature = (*shape))]
+    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.reshape(&size_args(shape)?)?)
+    }
+    fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+        let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
+        wrap(py, self.t.reshape(&s)?)
+    }
+    #[pyo3(signature = (*dims))]
+    fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.permute(&size_args(dims)?)?)
+    }
+    fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.transpose(dim0, dim1)?)
+    }
+    fn swapaxes(&self, py: Python<'_>, axis0: i64, axis1: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.transpose(axis0, axis1)?)
+    }
+    fn swapdims(&self, py: Python<'_>, dim0: i64, dim1: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.transpose(dim0, dim1)?)
+    }
+    fn t(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.t()?)
+    }
+    #[getter(T)]
+    fn big_t(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        let n = self.t.ndim() as i64;
+        let rev: Vec<i64> = (0..n).rev().collect();
+        wrap(py, self.t.permute(&rev)?)
+    }
+    #[getter(mT)]
+    fn m_t(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.mt()?)
+    }
+    #[pyo3(signature = (*sizes))]
+    fn expand(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.expand(&size_args(sizes)?)?)
+    }
+    fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+        let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
+        wrap(py, self.t.expand(&s)?)
+    }
+    fn broadcast_to(&self, py: Python<'_>, size: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let s = int_list(size, "size")?;
+        wrap(py, self.t.expand(&s)?)
+    }
+    #[pyo3(signature = (dim=None))]
+    fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
+        let dims = crate::python::convert::dims_arg(dim)?;
+        wrap(py, self.t.squeeze(dims.as_deref())?)
+    }
+    fn unsqueeze(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.unsqueeze(dim)?)
+    }
+    #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.flatten(start_dim, end_dim)?)
+    }
+    fn ravel(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.reshape(&[-1])?)
+    }
+    fn unflatten(
+        &self,
+        py: Python<'_>,
+        dim: i64,
+        sizes: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.unflatten(dim, &int_list(sizes, "sizes")?)?)
+    }
+    fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.narrow(dim, start, length)?)
+    }
+    fn select(&self, py: Python<'_>, dim: i64, index: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.select(dim, index)?)
+    }
+    #[pyo3(signature = (dim=0))]
+    fn unbind<'py>(&self, py: Python<'py>, dim: i64) -> PyResult<Bound<'py, PyTuple>> {
+        wrap_all(py, self.t.unbind(dim)?)
+    }
+    #[pyo3(signature = (chunks, dim=0))]
+    fn chunk<'py>(&self, py: Python<'py>, chunks: i64, dim: i64) -> PyResult<Bound<'py, PyTuple>> {
+        wrap_all(py, self.t.chunk(chunks, dim)?)
+    }
+    #[pyo3(signature = (split_size_or_sections, dim=0))]
+    fn split<'py>(
+        &self,
+        py: Python<'py>,
+        split_size_or_sections: &Bound<'py, PyAny>,
+        dim: i64,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        if split_size_or_sections.is_instance_of::<PyInt>() {
+            wrap_all(
+                py,
+                self.t.split_size(split_size_or_sections.extract()?, dim)?,
+            )
+        } else {
+            wrap_all(
+                py,
+                self.t
+                    .split_sizes(&int_list(split_size_or_sections, "split_sizes")?, dim)?,
+            )
+        }
+    }
+    fn movedim(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        destination: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyTensor>> {
+        wrap(
+            py,
+            self.t.movedim(
+                &int_list(source, "source")?,
+                &int_list(destination, "destination")?,
+            )?,
+        )
+    }
+    fn moveaxis(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        destination: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyTensor>> {
+        self.movedim(py, source, destination)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    crate::python::tensor::alias_methods(
+        m,
+        &[
+            "reshape",
+            "permute",
+            "transpose",
+            "swapaxes",
+            "swapdims",
+            "t",
+            "squeeze",
+            "unsqueeze",
+            "flatten",
+            "ravel",
+            "unflatten",
+            "narrow",
+            "select",
+            "unbind",
+            "chunk",
+            "split",
+            "movedim",
+            "moveaxis",
+            "broadcast_to",
+        ],
+    )
+}
