@@ -29,7 +29,7 @@ def broadcast_shapes(*shapes):
         a = [1] * (n - len(out)) + out
         b = [1] * (n - len(shape)) + list(shape)
         res = []
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             if x == y or y == 1:
                 res.append(x)
             elif x == 1:

@@ -83,9 +83,9 @@ class _Formatter:
             return
         p = PRINT_OPTS.precision
         if not nonzero:
-            strs = [f"{v:.0f}" for v in values]
             for v in values:
-                self.max_width = max(self.max_width, len(f"{v:.0f}") + (1 if math.isfinite(v) else 0))
+                w = len(f"{v:.0f}") + (1 if math.isfinite(v) else 0)
+                self.max_width = max(self.max_width, w)
             return
         lo, hi = min(nonzero), max(nonzero)
         for v in finite:
@@ -195,7 +195,7 @@ def tensor_repr(t):
         suffixes.append("dtype=" + repr(t.dtype))
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(grad_fn).__name__ if not hasattr(grad_fn, 'name') else grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -274,18 +274,14 @@ fn check_operands(op: BinaryOp, b: &Tensor, compute: DType) -> Result<()> {
         return Ok(());
     }
     match op {
-        BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod => {
-            if b.to_vec::<i64>()?.contains(&0) {
-                return Err(Error::runtime(op.name(), "ZeroDivisionError"));
-            }
+        BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod if b.to_vec::<i64>()?.contains(&0) => {
+            return Err(Error::runtime(op.name(), "ZeroDivisionError"));
         }
-        BinaryOp::Pow => {
-            if b.to_vec::<i64>()?.iter().any(|&e| e < 0) {
-                return Err(Error::runtime(
-                    "pow",
-                    "Integers to negative integer powers are not allowed.",
-                ));
-            }
+        BinaryOp::Pow if b.to_vec::<i64>()?.iter().any(|&e| e < 0) => {
+            return Err(Error::runtime(
+                "pow",
+                "Integers to negative integer powers are not allowed.",
+            ));
         }
         _ => {}
     }

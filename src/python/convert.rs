@@ -2,7 +2,6 @@
 //! arguments, nested sequences and NumPy arrays.
 
 use crate::dtype::{DType, Scalar};
-use crate::error::Error;
 use crate::layout::Layout;
 use crate::storage::Storage;
 use crate::tensor::Tensor;

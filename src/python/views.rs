@@ -95,7 +95,7 @@ fn value_tensor(op: &str, v: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor
         Some(Arg::S(s)) => Ok(Tensor::scalar(s, dtype)),
         None => {
             if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-                return Ok(crate::python::convert::tensor_from_data(v, Some(dtype))?);
+                return crate::python::convert::tensor_from_data(v, Some(dtype));
             }
             Err(PyTypeError::new_err(format!(
                 "{op}: can't assign a {} to a ferric tensor",
