@@ -1,3 +1,5 @@
 //! Pure kernels on slices + layouts: no `Tensor`, no tape, no pyo3.
 
+pub mod matmul;
+pub mod reduce;
 pub mod strided;

@@ -3,5 +3,9 @@
 pub mod binary;
 pub mod index;
 pub mod indexing;
+pub mod join;
+pub mod matmul;
 pub mod movement;
+pub mod random;
+pub mod reduce;
 pub mod unary;

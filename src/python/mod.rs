@@ -8,6 +8,7 @@ pub mod convert;
 mod creation;
 mod errors;
 mod index;
+mod join;
 mod matmul;
 mod random;
 mod reduce;
@@ -23,6 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     creation::register(m)?;
     reduce::register(m)?;
     index::register(m)?;
+    join::register(m)?;
     matmul::register(m)?;
     random::register(m)?;
     Ok(())

@@ -1,0 +1,1 @@
+//! The join op family.

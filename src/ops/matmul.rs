@@ -1,0 +1,1 @@
+//! The matmul op family.

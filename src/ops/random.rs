@@ -1,0 +1,1 @@
+//! The random op family.

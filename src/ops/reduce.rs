@@ -1,0 +1,1 @@
+//! The reduce op family.
