@@ -2,6 +2,7 @@
 //! The numeric core is plain Rust; `python/` (feature `python`) is the only place that
 //! knows about PyO3.
 
+pub mod autograd;
 pub mod dtype;
 pub mod error;
 pub mod kernels;

@@ -1,0 +1,340 @@
+//! Differentiable binary ops: forward through `ops::binary`, backward rules beside them.
+//! Gradients are written with differentiable ops, so `create_graph=True` gives higher
+//! derivatives; broadcasting is undone by the engine.
+
+use super::{needs_grad, record, unary, Saved, Var};
+use crate::dtype::Scalar;
+use crate::error::Result;
+use crate::ops::binary::{binary as raw, BinaryOp, Operand};
+
+/// A differentiable operand: a tensor or a Python number.
+#[derive(Clone, Copy)]
+pub enum Arg<'a> {
+    V(&'a Var),
+    S(Scalar),
+}
+
+impl Arg<'_> {
+    fn operand(&self) -> Operand<'_> {
+        match self {
+            Arg::V(v) => Operand::T(&v.t),
+            Arg::S(s) => Operand::S(*s),
+        }
+    }
+    fn var(&self) -> Option<&Var> {
+        match self {
+            Arg::V(v) => Some(v),
+            Arg::S(_) => None,
+        }
+    }
+}
+
+/// Saved operand (tensor with version, or the number).
+enum SArg {
+    V(Saved),
+    S(Scalar),
+}
+
+impl SArg {
+    fn new(a: &Arg) -> SArg {
+        match a {
+            Arg::V(v) => SArg::V(Saved::input(v)),
+            Arg::S(s) => SArg::S(*s),
+        }
+    }
+    fn get(&self, op: &str) -> Result<SVal> {
+        Ok(match self {
+            SArg::V(s) => SVal::V(s.get(op)?),
+            SArg::S(s) => SVal::S(*s),
+        })
+    }
+}
+
+enum SVal {
+    V(Var),
+    S(Scalar),
+}
+
+impl SVal {
+    fn arg(&self) -> Arg<'_> {
+        match self {
+            SVal::V(v) => Arg::V(v),
+            SVal::S(s) => Arg::S(*s),
+        }
+    }
+}
+
+fn is_differentiable(op: BinaryOp) -> bool {
+    use BinaryOp::*;
+    matches!(
+        op,
+        Add | Sub | Mul | Div | Pow | Maximum | Minimum | Atan2 | Rem | Fmod
+    )
+}
+
+fn backward_name(op: BinaryOp) -> &'static str {
+    use BinaryOp::*;
+    match op {
+        Add => "AddBackward0",
+        Sub => "SubBackward0",
+        Mul => "MulBackward0",
+        Div => "DivBackward0",
+        Pow => "PowBackward1",
+        Maximum => "MaximumBackward0",
+        Minimum => "MinimumBackward0",
+        Atan2 => "Atan2Backward0",
+        Rem => "RemainderBackward0",
+        Fmod => "FmodBackward0",
+        _ => "NotDifferentiable",
+    }
+}
+
+/// `a op b` on differentiable operands.
+pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
+    let out = raw(op, a.operand(), b.operand())?;
+    let vars: Vec<&Var> = [a.var(), b.var()].into_iter().flatten().collect();
+    if !is_differentiable(op) || !out.dtype().is_float() || !needs_grad(&vars) {
+        return Ok(Var::plain(out));
+    }
+    // which of a, b are tensors (their positions in `next`)
+    let (a_is_t, b_is_t) = (a.var().is_some(), b.var().is_some());
+    let saves = !matches!(op, BinaryOp::Add | BinaryOp::Sub);
+    let (sa, sb) = if saves {
+        (Some(SArg::new(&a)), Some(SArg::new(&b)))
+    } else {
+        (None, None)
+    };
+    let sout = if op == BinaryOp::Pow {
+        Some(Saved::output(&out))
+    } else {
+        None
+    };
+    let name = backward_name(op);
+    Ok(record(
+        name,
+        out,
+        &vars,
+        saves,
+        Box::new(move |grads, needs| {
+            let g = &grads[0];
+            let (ga, gb) = rule(
+                op,
+                g,
+                sa.as_ref(),
+                sb.as_ref(),
+                sout.as_ref(),
+                name,
+                (
+                    needs.first().copied().unwrap_or(false) && a_is_t,
+                    needs
+                        .get(if a_is_t { 1 } else { 0 })
+                        .copied()
+                        .unwrap_or(false)
+                        && b_is_t,
+                ),
+            )?;
+            let mut res = Vec::new();
+            if a_is_t {
+                res.push(ga);
+            }
+            if b_is_t {
+                res.push(gb);
+            }
+            Ok(res)
+        }),
+    ))
+}
+
+type Pair = (Option<Var>, Option<Var>);
+
+fn rule(
+    op: BinaryOp,
+    g: &Var,
+    sa: Option<&SArg>,
+    sb: Option<&SArg>,
+    sout: Option<&Saved>,
+    name: &str,
+    need: (bool, bool),
+) -> Result<Pair> {
+    use BinaryOp::*;
+    let load = |s: Option<&SArg>| -> Result<SVal> {
+        match s {
+            Some(s) => s.get(name),
+            None => Ok(SVal::S(Scalar::Int(0))),
+        }
+    };
+    Ok(match op {
+        Add => (need.0.then(|| g.clone()), need.1.then(|| g.clone())),
+        Sub => (
+            need.0.then(|| g.clone()),
+            if need.1 { Some(unary::neg(g)?) } else { None },
+        ),
+        Mul => {
+            let (a, b) = (load(sa)?, load(sb)?);
+            (
+                if need.0 {
+                    Some(binary(Mul, Arg::V(g), b.arg())?)
+                } else {
+                    None
+                },
+                if need.1 {
+                    Some(binary(Mul, Arg::V(g), a.arg())?)
+                } else {
+                    None
+                },
+            )
+        }
+        Div => {
+            let (a, b) = (load(sa)?, load(sb)?);
+            let ga = if need.0 {
+                Some(binary(Div, Arg::V(g), b.arg())?)
+            } else {
+                None
+            };
+            let gb = if need.1 {
+                // -g * a / b^2
+                let b2 = binary(Mul, b.arg(), b.arg())?;
+                let num = binary(Mul, Arg::V(g), a.arg())?;
+                Some(unary::neg(&binary(Div, Arg::V(&num), Arg::V(&b2))?)?)
+            } else {
+                None
+            };
+            (ga, gb)
+        }
+        Pow => {
+            let (a, b) = (load(sa)?, load(sb)?);
+            let out = sout.map(|s| s.get(name)).transpose()?;
+            let ga = if need.0 {
+                // g * b * a^(b-1), zero where b == 0
+                let bm1 = binary(Sub, b.arg(), Arg::S(Scalar::Int(1)))?;
+                let p = binary(Pow, a.arg(), Arg::V(&bm1))?;
+                let t = binary(Mul, Arg::V(&binary(Mul, Arg::V(g), b.arg())?), Arg::V(&p))?;
+                let zero_exp = raw(BinaryOp::Eq, b.arg().operand(), Operand::S(Scalar::Int(0)))?;
+                Some(unary::masked_zero(&t, &zero_exp)?)
+            } else {
+                None
+            };
+            let gb = match (need.1, out) {
+                (true, Some(out)) => {
+                    // g * out * log(a), zero where a == 0 and b >= 0
+                    let la = unary::unary(crate::ops::unary::UnaryOp::Log, &to_var(&a)?)?;
+                    let t = binary(
+                        Mul,
+                        Arg::V(&binary(Mul, Arg::V(g), Arg::V(&out))?),
+                        Arg::V(&la),
+                    )?;
+                    let az = raw(BinaryOp::Eq, a.arg().operand(), Operand::S(Scalar::Int(0)))?;
+                    let bp = raw(BinaryOp::Ge, b.arg().operand(), Operand::S(Scalar::Int(0)))?;
+                    let cond = raw(BinaryOp::LogicalAnd, Operand::T(&az), Operand::T(&bp))?;
+                    Some(unary::masked_zero(&t, &cond)?)
+                }
+                _ => None,
+            };
+            (ga, gb)
+        }
+        Maximum | Minimum => {
+            let (a, b) = (load(sa)?, load(sb)?);
+            // the larger (smaller) input gets the gradient; ties split it evenly
+            let lose = if op == Maximum {
+                BinaryOp::Lt
+            } else {
+                BinaryOp::Gt
+            };
+            let tie = raw(BinaryOp::Eq, a.arg().operand(), b.arg().operand())?;
+            let half = binary(
+                Mul,
+                Arg::V(&Var::plain(tie.clone())),
+                Arg::S(Scalar::Float(-0.5)),
+            )?;
+            let scale = binary(Add, Arg::V(&half), Arg::S(Scalar::Int(1)))?;
+            let gs = binary(Mul, Arg::V(g), Arg::V(&scale))?;
+            let ga = if need.0 {
+                Some(unary::masked_zero(
+                    &gs,
+                    &raw(lose, a.arg().operand(), b.arg().operand())?,
+                )?)
+            } else {
+                None
+            };
+            let gb = if need.1 {
+                Some(unary::masked_zero(
+                    &gs,
+                    &raw(lose, b.arg().operand(), a.arg().operand())?,
+                )?)
+            } else {
+                None
+            };
+            (ga, gb)
+        }
+        Atan2 => {
+            let (a, b) = (load(sa)?, load(sb)?);
+            let d = binary(
+                Add,
+                Arg::V(&binary(Mul, a.arg(), a.arg())?),
+                Arg::V(&binary(Mul, b.arg(), b.arg())?),
+            )?;
+            let ga = if need.0 {
+                Some(binary(
+                    Div,
+                    Arg::V(&binary(Mul, Arg::V(g), b.arg())?),
+                    Arg::V(&d),
+                )?)
+            } else {
+                None
+            };
+            let gb = if need.1 {
+                Some(unary::neg(&binary(
+                    Div,
+                    Arg::V(&binary(Mul, Arg::V(g), a.arg())?),
+                    Arg::V(&d),
+                )?)?)
+            } else {
+                None
+            };
+            (ga, gb)
+        }
+        Rem | Fmod => {
+            let (a, b) = (load(sa)?, load(sb)?);
+            let gb = if need.1 {
+                let q = if op == Rem {
+                    raw(BinaryOp::FloorDiv, a.arg().operand(), b.arg().operand())?
+                } else {
+                    let d = raw(BinaryOp::Div, a.arg().operand(), b.arg().operand())?;
+                    crate::ops::unary::unary(crate::ops::unary::UnaryOp::Trunc, &d)?
+                };
+                Some(unary::neg(&binary(
+                    Mul,
+                    Arg::V(g),
+                    Arg::V(&Var::plain(q)),
+                )?)?)
+            } else {
+                None
+            };
+            (need.0.then(|| g.clone()), gb)
+        }
+        _ => (None, None),
+    })
+}
+
+fn to_var(v: &SVal) -> Result<Var> {
+    Ok(match v {
+        SVal::V(v) => v.clone(),
+        SVal::S(s) => Var::plain(crate::tensor::Tensor::scalar(*s, crate::dtype::DType::F64)),
+    })
+}
+
+pub fn add(a: &Var, b: &Var) -> Result<Var> {
+    binary(BinaryOp::Add, Arg::V(a), Arg::V(b))
+}
+pub fn sub(a: &Var, b: &Var) -> Result<Var> {
+    binary(BinaryOp::Sub, Arg::V(a), Arg::V(b))
+}
+pub fn mul(a: &Var, b: &Var) -> Result<Var> {
+    binary(BinaryOp::Mul, Arg::V(a), Arg::V(b))
+}
+pub fn div(a: &Var, b: &Var) -> Result<Var> {
+    binary(BinaryOp::Div, Arg::V(a), Arg::V(b))
+}
+pub fn mul_s(a: &Var, s: f64) -> Result<Var> {
+    binary(BinaryOp::Mul, Arg::V(a), Arg::S(Scalar::Float(s)))
+}

@@ -1,0 +1,377 @@
+//! `backward()` and `autograd.grad()`: walks the recorded graph from the outputs.
+//!
+//! Like PyTorch's engine: count, for every reachable node, how many edges point at it;
+//! then repeatedly run the ready node with the highest sequence number (the most recently
+//! created), summing the gradients arriving for each of its outputs in an input buffer.
+//! Broadcast gradients are reduced to the input's shape here, once, for every op.
+
+use super::{binary, views, GradMode, Meta, Node, NodeKind, Var};
+use crate::error::{fmt_shape, Error, Result};
+use crate::tensor::Tensor;
+use std::collections::{BinaryHeap, HashMap};
+use std::rc::Rc;
+
+fn key(n: &Rc<Node>) -> usize {
+    Rc::as_ptr(n) as usize
+}
+
+/// What to do with the gradients that reach the requested inputs.
+pub enum Mode<'a> {
+    /// `backward()`: accumulate into `.grad` of leaves (only of `inputs` when given).
+    Accumulate(Option<&'a [Var]>),
+    /// `autograd.grad()`: return the gradients of `inputs`, touching no `.grad`.
+    Capture(&'a [Var]),
+}
+
+struct Ready(u64, usize);
+impl PartialEq for Ready {
+    fn eq(&self, o: &Self) -> bool {
+        self.0 == o.0 && self.1 == o.1
+    }
+}
+impl Eq for Ready {}
+impl PartialOrd for Ready {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ready {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.0, self.1).cmp(&(o.0, o.1))
+    }
+}
+
+fn accumulate_into(slot: &mut Option<Var>, g: Var) -> Result<()> {
+    *slot = Some(match slot.take() {
+        None => g,
+        Some(prev) => binary::add(&prev, &g)?,
+    });
+    Ok(())
+}
+
+/// Makes `g` fit the input it is the gradient of: sum over broadcast dims, cast dtype.
+fn fit(g: Var, meta: &super::TensorMeta, node: &Node) -> Result<Var> {
+    let mut g = g;
+    if g.t.shape() != meta.shape.as_slice() {
+        g = views::sum_to(&g, &meta.shape).map_err(|_| {
+            Error::runtime(
+                "backward",
+                format!(
+                    "Function {} returned an invalid gradient - got {} but expected shape compatible with {}",
+                    node.name,
+                    fmt_shape(g.t.shape()),
+                    fmt_shape(&meta.shape)
+                ),
+            )
+        })?;
+    }
+    if g.t.dtype() != meta.dtype {
+        g = super::unary::to_dtype(&g, meta.dtype)?;
+    }
+    Ok(g)
+}
+
+fn zeros_like_meta(m: &super::TensorMeta) -> Result<Var> {
+    Ok(Var::plain(Tensor::zeros("backward", &m.shape, m.dtype)?))
+}
+
+/// Adds `g` into a leaf's `.grad`, running its hooks.
+fn accumulate_leaf(meta: &Rc<Meta>, g: Var, create_graph: bool) -> Result<()> {
+    let mut g = g;
+    let hooks: Vec<_> = meta.hooks.borrow().iter().map(|(_, h)| h.clone()).collect();
+    for h in hooks {
+        if let Some(r) = h(&g)? {
+            g = r;
+        }
+    }
+    {
+        let mut slot = meta.grad.borrow_mut();
+        match slot.take() {
+            None => {
+                // Keep the incoming buffer only if nothing else references it; otherwise
+                // two leaves (or the caller) would share one `.grad` storage.
+                let owned = std::sync::Arc::strong_count(&g.t.storage) == 1;
+                let g = if create_graph {
+                    g
+                } else if owned && g.t.is_contiguous() {
+                    g.detach()
+                } else {
+                    Var::plain(g.t.copy_as(g.t.dtype())?)
+                };
+                *slot = Some(g);
+            }
+            Some(prev) => {
+                if create_graph || prev.requires_grad() {
+                    *slot = Some(binary::add(&prev, &g)?);
+                } else {
+                    crate::ops::binary::binary_(
+                        crate::ops::binary::BinaryOp::Add,
+                        &prev.t,
+                        crate::ops::binary::Operand::T(&g.t),
+                    )?;
+                    *slot = Some(prev);
+                }
+            }
+        }
+    }
+    let post: Vec<_> = meta
+        .post_acc_hooks
+        .borrow()
+        .iter()
+        .map(|(_, h)| h.clone())
+        .collect();
+    if !post.is_empty() {
+        // hooks receive the leaf tensor itself; the bindings wrap the meta as needed
+        let leaf_grad = meta.grad.borrow().clone();
+        if let Some(gv) = leaf_grad {
+            for h in post {
+                h(&gv)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the backward pass from `roots` (each with the gradient of that root).
+pub fn run(
+    roots: &[(Var, Var)],
+    retain_graph: bool,
+    create_graph: bool,
+    mode: Mode,
+) -> Result<Vec<Option<Var>>> {
+    let _grad_mode = GradMode::set(create_graph);
+
+    // 1. root edges
+    let mut buffers: HashMap<usize, Vec<Option<Var>>> = HashMap::new();
+    let mut nodes: HashMap<usize, Rc<Node>> = HashMap::new();
+    let mut root_nodes = Vec::new();
+    for (i, (out, grad)) in roots.iter().enumerate() {
+        let edge = out.gradient_edge().ok_or_else(|| {
+            Error::runtime(
+                "",
+                format!("element {i} of tensors does not require grad and does not have a grad_fn"),
+            )
+        })?;
+        let k = key(&edge.node);
+        let n_out = edge.node.outputs.len().max(1);
+        let buf = buffers.entry(k).or_insert_with(|| vec![None; n_out]);
+        if let Some(slot) = buf.get_mut(edge.input_nr) {
+            accumulate_into(slot, grad.clone())?;
+        }
+        nodes.insert(k, edge.node.clone());
+        root_nodes.push(edge.node);
+    }
+
+    // 2. dependency counts over everything reachable
+    let mut deps: HashMap<usize, usize> = HashMap::new();
+    let mut seen: HashMap<usize, ()> = HashMap::new();
+    let mut stack: Vec<Rc<Node>> = root_nodes.clone();
+    for n in &root_nodes {
+        seen.insert(key(n), ());
+    }
+    while let Some(n) = stack.pop() {
+        for e in n.next.iter().flatten() {
+            let k = key(&e.node);
+            *deps.entry(k).or_insert(0) += 1;
+            if seen.insert(k, ()).is_none() {
+                nodes.insert(k, e.node.clone());
+                stack.push(e.node.clone());
+            }
+        }
+    }
+
+    // 3. capture targets: (node, slot) -> result index
+    let mut targets: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut accumulate_only: Option<HashMap<usize, ()>> = None;
+    let n_results = match &mode {
+        Mode::Capture(inputs) => {
+            for (i, v) in inputs.iter().enumerate() {
+                let e = v.gradient_edge().ok_or_else(|| {
+                    Error::runtime(
+                        "grad",
+                        "One of the differentiated Tensors does not require grad",
+                    )
+                })?;
+                targets.insert((key(&e.node), e.input_nr), i);
+                nodes.entry(key(&e.node)).or_insert(e.node);
+            }
+            inputs.len()
+        }
+        Mode::Accumulate(Some(inputs)) => {
+            let mut only = HashMap::new();
+            for (i, v) in inputs.iter().enumerate() {
+                let e = v.gradient_edge().ok_or_else(|| {
+                    Error::runtime(
+                        "backward",
+                        "One of the differentiated Tensors does not require grad",
+                    )
+                })?;
+                if e.node.is_accumulate() {
+                    only.insert(key(&e.node), ());
+                } else {
+                    // a non-leaf input: its gradient goes to its .grad, like retain_grad
+                    targets.insert((key(&e.node), e.input_nr), i);
+                }
+            }
+            accumulate_only = Some(only);
+            inputs.len()
+        }
+        Mode::Accumulate(None) => 0,
+    };
+    let mut results: Vec<Option<Var>> = vec![None; n_results];
+
+    // 4. execute in decreasing sequence order
+    let mut heap: BinaryHeap<Ready> = BinaryHeap::new();
+    for n in &root_nodes {
+        let k = key(n);
+        if deps.get(&k).copied().unwrap_or(0) == 0 && !heap.iter().any(|r| r.1 == k) {
+            heap.push(Ready(n.seq, k));
+        }
+    }
+    while let Some(Ready(_, k)) = heap.pop() {
+        let Some(node) = nodes.get(&k).cloned() else {
+            continue;
+        };
+        let mut grads = buffers
+            .remove(&k)
+            .unwrap_or_else(|| vec![None; node.outputs.len().max(1)]);
+
+        // hooks registered on this node's outputs (tensor hooks, retain_grad)
+        let pre: Vec<_> = node
+            .pre_hooks
+            .borrow()
+            .iter()
+            .map(|(i, _, h)| (*i, h.clone()))
+            .collect();
+        for (slot, h) in pre {
+            if let Some(Some(g)) = grads.get(slot) {
+                if let Some(r) = h(g)? {
+                    grads[slot] = Some(r);
+                }
+            }
+        }
+        for (slot, g) in grads.iter().enumerate() {
+            if let Some(&ri) = targets.get(&(k, slot)) {
+                if let Some(g) = g {
+                    match &mode {
+                        Mode::Capture(_) => results[ri] = Some(g.clone()),
+                        Mode::Accumulate(Some(inputs)) => {
+                            if let Some(m) = inputs[ri].meta.as_ref() {
+                                let mut s = m.grad.borrow_mut();
+                                let cur = s.take();
+                                *s = Some(match cur {
+                                    None => g.detach(),
+                                    Some(p) => binary::add(&p, g)?,
+                                });
+                            }
+                        }
+                        Mode::Accumulate(None) => {}
+                    }
+                }
+            }
+        }
+
+        let input_grads: Vec<Option<Var>> = match &node.kind {
+            NodeKind::Accumulate(meta) => {
+                let run_it = match (&mode, &accumulate_only) {
+                    (Mode::Capture(_), _) => false,
+                    (_, Some(only)) => only.contains_key(&k),
+                    _ => true,
+                };
+                if run_it {
+                    if let Some(Some(g)) = grads.into_iter().next() {
+                        accumulate_leaf(meta, g, create_graph)?;
+                    }
+                }
+                Vec::new()
+            }
+            NodeKind::Op { backward, saves } => {
+                let outs: Vec<Var> = grads
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, g)| match g {
+                        Some(g) => Ok(g),
+                        None => zeros_like_meta(&node.outputs[i]),
+                    })
+                    .collect::<Result<_>>()?;
+                let needs: Vec<bool> = node.next.iter().map(|e| e.is_some()).collect();
+                let mut slot = backward.borrow_mut();
+                let Some(f) = slot.as_mut() else {
+                    return Err(Error::runtime(
+                        "",
+                        "Trying to backward through the graph a second time (or directly access saved tensors \
+                         after they have already been freed). Saved intermediate values of the graph are freed \
+                         when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to \
+                         backward through the graph a second time or if you need to access saved tensors after \
+                         calling backward.",
+                    ));
+                };
+                let r = f(&outs, &needs).map_err(|e| with_trace(e, &node))?;
+                if !retain_graph && *saves {
+                    slot.take();
+                    node.released.set(true);
+                }
+                drop(slot);
+                if super::is_anomaly_enabled() {
+                    check_nan(&node, &r)?;
+                }
+                r
+            }
+        };
+
+        for (i, g) in input_grads.into_iter().enumerate() {
+            let Some(Some(edge)) = node.next.get(i) else {
+                continue;
+            };
+            let nk = key(&edge.node);
+            if let Some(g) = g {
+                let g = fit(g, &node.inputs[i], &node)?;
+                let n_out = edge.node.outputs.len().max(1);
+                let buf = buffers.entry(nk).or_insert_with(|| vec![None; n_out]);
+                if let Some(s) = buf.get_mut(edge.input_nr) {
+                    accumulate_into(s, g)?;
+                }
+            }
+            if let Some(d) = deps.get_mut(&nk) {
+                *d -= 1;
+                if *d == 0 {
+                    heap.push(Ready(edge.node.seq, nk));
+                }
+            }
+        }
+    }
+    Ok(results)
+}
+
+fn with_trace(e: Error, node: &Node) -> Error {
+    match node.trace.borrow().as_ref() {
+        Some(t) => Error {
+            kind: e.kind,
+            msg: format!(
+                "{}\n\nError detected in {}. Traceback of forward call that caused the error:\n{t}",
+                e.msg, node.name
+            ),
+        },
+        None => e,
+    }
+}
+
+fn check_nan(node: &Node, grads: &[Option<Var>]) -> Result<()> {
+    for (i, g) in grads.iter().enumerate() {
+        if let Some(g) = g {
+            if g.t.dtype().is_float() && g.t.to_vec::<f64>()?.iter().any(|x| x.is_nan()) {
+                let mut msg = format!(
+                    "Function '{}' returned nan values in its {i}th output.",
+                    node.name
+                );
+                if let Some(t) = node.trace.borrow().as_ref() {
+                    msg.push_str(&format!(
+                        "\n\nTraceback of forward call that caused the error:\n{t}"
+                    ));
+                }
+                return Err(Error::runtime("", msg));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,406 @@
+//! The define-by-run graph tape, modelled on PyTorch's autograd engine.
+//!
+//! A [`Var`] is a tensor plus optional autograd metadata. Ops on `Var`s compute their
+//! result with the plain tensor ops and, when grad mode is on and an input requires grad,
+//! record a [`Node`] holding the backward rule (a closure that sits next to the forward
+//! code) and edges to the nodes of the inputs. Leaves that require grad get an
+//! `AccumulateGrad` node that writes into their `.grad`. `engine::backward` walks the
+//! graph in reverse creation order.
+//!
+//! The tape is single-threaded by design (`Rc`/`RefCell`): graph metadata is only ever
+//! touched while holding the GIL, and the Python layer refuses to use a graph-carrying
+//! tensor from a thread other than the one that created it.
+
+pub mod binary;
+pub mod engine;
+pub mod unary;
+pub mod views;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::Dims;
+use crate::tensor::Tensor;
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+thread_local! {
+    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
+    static NEXT_SEQ: Cell<u64> = const { Cell::new(0) };
+    static ANOMALY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether ops record the graph (`torch.is_grad_enabled`). Thread-local like PyTorch.
+pub fn is_grad_enabled() -> bool {
+    GRAD_ENABLED.with(|g| g.get())
+}
+
+pub fn set_grad_enabled(on: bool) {
+    GRAD_ENABLED.with(|g| g.set(on));
+}
+
+pub fn is_anomaly_enabled() -> bool {
+    ANOMALY.with(|a| a.get())
+}
+
+pub fn set_anomaly_enabled(on: bool) {
+    ANOMALY.with(|a| a.set(on));
+}
+
+/// Restores the previous grad mode when dropped.
+pub struct GradMode(bool);
+
+impl GradMode {
+    pub fn set(on: bool) -> GradMode {
+        let prev = is_grad_enabled();
+        set_grad_enabled(on);
+        GradMode(prev)
+    }
+}
+
+impl Drop for GradMode {
+    fn drop(&mut self) {
+        set_grad_enabled(self.0);
+    }
+}
+
+fn next_seq() -> u64 {
+    NEXT_SEQ.with(|s| {
+        let v = s.get();
+        s.set(v + 1);
+        v
+    })
+}
+
+/// A hook on the gradient flowing into a tensor; may return a replacement gradient.
+pub type GradHook = Rc<dyn Fn(&Var) -> Result<Option<Var>>>;
+/// Runs after a leaf's `.grad` was updated.
+pub type PostAccHook = Rc<dyn Fn(&Var) -> Result<()>>;
+
+/// Autograd state of one tensor.
+#[derive(Default)]
+pub struct Meta {
+    /// Set for leaves by the user; for results, whether a graph was recorded.
+    pub requires_grad: Cell<bool>,
+    /// The node that produced this tensor (None for leaves).
+    pub grad_fn: RefCell<Option<Rc<Node>>>,
+    /// Which output of `grad_fn` this tensor is.
+    pub output_nr: Cell<usize>,
+    /// Accumulated gradient (`.grad`).
+    pub grad: RefCell<Option<Var>>,
+    /// The leaf's AccumulateGrad node, created on first use and shared by all uses.
+    pub accumulator: RefCell<Weak<Node>>,
+    pub retains_grad: Cell<bool>,
+    pub hooks: RefCell<Vec<(u64, GradHook)>>,
+    pub post_acc_hooks: RefCell<Vec<(u64, PostAccHook)>>,
+    /// When this tensor is a view of another tensor that requires grad: the base and how
+    /// to re-create the view from it (used to rebase history after in-place ops).
+    pub view_of: RefCell<Option<ViewInfo>>,
+}
+
+/// How a view was derived from its base, so in-place writes to the view can be
+/// differentiated with respect to the base (PyTorch's CopySlices).
+#[derive(Clone)]
+pub struct ViewInfo {
+    pub base: Var,
+    pub replay: views::Replay,
+}
+
+/// A tensor with (optional) autograd metadata. Cloning shares both.
+#[derive(Clone)]
+pub struct Var {
+    pub t: Tensor,
+    pub meta: Option<Rc<Meta>>,
+}
+
+impl Var {
+    /// A tensor with no autograd state (the fast path for everything that does not
+    /// require grad).
+    pub fn plain(t: Tensor) -> Var {
+        Var { t, meta: None }
+    }
+
+    /// A leaf that requires grad.
+    pub fn leaf(t: Tensor, requires_grad: bool) -> Result<Var> {
+        if !requires_grad {
+            return Ok(Var::plain(t));
+        }
+        check_float("requires_grad_", t.dtype())?;
+        let meta = Meta::default();
+        meta.requires_grad.set(true);
+        Ok(Var {
+            t,
+            meta: Some(Rc::new(meta)),
+        })
+    }
+
+    pub fn requires_grad(&self) -> bool {
+        self.meta.as_ref().is_some_and(|m| m.requires_grad.get())
+    }
+
+    pub fn grad_fn(&self) -> Option<Rc<Node>> {
+        self.meta.as_ref().and_then(|m| m.grad_fn.borrow().clone())
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        self.grad_fn().is_none()
+    }
+
+    /// The same data with no graph (`detach()`); shares storage.
+    pub fn detach(&self) -> Var {
+        Var::plain(self.t.clone())
+    }
+
+    pub fn meta_or_init(&mut self) -> Rc<Meta> {
+        self.meta
+            .get_or_insert_with(|| Rc::new(Meta::default()))
+            .clone()
+    }
+
+    /// The edge gradients for this tensor flow into, creating a leaf's accumulator on
+    /// first use.
+    pub fn gradient_edge(&self) -> Option<Edge> {
+        let m = self.meta.as_ref()?;
+        if let Some(f) = m.grad_fn.borrow().as_ref() {
+            return Some(Edge {
+                node: f.clone(),
+                input_nr: m.output_nr.get(),
+            });
+        }
+        if !m.requires_grad.get() {
+            return None;
+        }
+        let existing = m.accumulator.borrow().upgrade();
+        let node = existing.unwrap_or_else(|| {
+            let n = Rc::new(Node::accumulate(m.clone(), &self.t));
+            *m.accumulator.borrow_mut() = Rc::downgrade(&n);
+            n
+        });
+        Some(Edge { node, input_nr: 0 })
+    }
+}
+
+pub fn check_float(op: &str, d: DType) -> Result<()> {
+    if !d.is_float() {
+        return Err(Error::runtime(
+            op,
+            "only Tensors of floating point and complex dtype can require gradients",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether an op on these inputs must record a node.
+pub fn needs_grad(inputs: &[&Var]) -> bool {
+    is_grad_enabled() && inputs.iter().any(|v| v.requires_grad())
+}
+
+/// An edge to the node that receives the gradient of one input.
+#[derive(Clone)]
+pub struct Edge {
+    pub node: Rc<Node>,
+    pub input_nr: usize,
+}
+
+/// Shape and dtype of a tensor the engine must produce a gradient for.
+#[derive(Clone, Debug)]
+pub struct TensorMeta {
+    pub shape: Dims,
+    pub dtype: DType,
+}
+
+impl TensorMeta {
+    pub fn of(t: &Tensor) -> TensorMeta {
+        TensorMeta {
+            shape: t.shape().into(),
+            dtype: t.dtype(),
+        }
+    }
+}
+
+/// The backward rule of one recorded op: gradients of its outputs in, gradients of its
+/// inputs out (None where an input needs none).
+pub type BackwardFn = Box<dyn FnMut(&[Var], &[bool]) -> Result<Vec<Option<Var>>>>;
+
+pub enum NodeKind {
+    /// Adds incoming gradients into a leaf's `.grad`.
+    Accumulate(Rc<Meta>),
+    Op {
+        /// Taken (and so released, with the tensors it saved) after the node runs unless
+        /// the graph is retained. `saves` tells whether running it again is an error.
+        backward: RefCell<Option<BackwardFn>>,
+        saves: bool,
+    },
+}
+
+/// A recorded operation in the graph.
+pub struct Node {
+    pub seq: u64,
+    pub name: String,
+    /// One entry per differentiable input; None where the input needs no gradient.
+    pub next: Vec<Option<Edge>>,
+    /// Shapes/dtypes of the inputs: incoming gradients are reduced (broadcast) and cast
+    /// to these in one place, the engine.
+    pub inputs: Vec<TensorMeta>,
+    /// Shapes/dtypes of the outputs (to materialise zero gradients for unused outputs).
+    pub outputs: Vec<TensorMeta>,
+    pub kind: NodeKind,
+    /// Hooks run on the gradients of this node's outputs before it runs, keyed by
+    /// output number (tensor hooks on non-leaf tensors, retain_grad).
+    pub pre_hooks: RefCell<Vec<(usize, u64, GradHook)>>,
+    /// Where the op was created (anomaly mode), for error messages.
+    pub trace: RefCell<Option<String>>,
+    pub released: Cell<bool>,
+}
+
+impl Node {
+    fn accumulate(meta: Rc<Meta>, t: &Tensor) -> Node {
+        Node {
+            seq: u64::MAX,
+            name: "AccumulateGrad".into(),
+            next: Vec::new(),
+            inputs: Vec::new(),
+            outputs: vec![TensorMeta::of(t)],
+            kind: NodeKind::Accumulate(meta),
+            pre_hooks: RefCell::new(Vec::new()),
+            trace: RefCell::new(None),
+            released: Cell::new(false),
+        }
+    }
+
+    pub fn is_accumulate(&self) -> bool {
+        matches!(self.kind, NodeKind::Accumulate(_))
+    }
+}
+
+impl Drop for Node {
+    /// Frees long chains without recursion: a 150 000-op graph would otherwise overflow
+    /// the stack. The backward closure (and the tensors it saved) is dropped first, while
+    /// the edges still keep the input nodes alive, so nothing deep is freed from there.
+    fn drop(&mut self) {
+        if let NodeKind::Op { backward, .. } = &self.kind {
+            drop(backward.borrow_mut().take());
+        }
+        let mut stack: Vec<Rc<Node>> = self.next.drain(..).flatten().map(|e| e.node).collect();
+        while let Some(n) = stack.pop() {
+            if let Ok(mut node) = Rc::try_unwrap(n) {
+                if let NodeKind::Op { backward, .. } = &node.kind {
+                    drop(backward.borrow_mut().take());
+                }
+                stack.extend(node.next.drain(..).flatten().map(|e| e.node));
+            }
+        }
+    }
+}
+
+/// A tensor saved for backward, remembering its version so in-place changes made after
+/// saving are detected (PyTorch's "modified by an inplace operation" error).
+pub struct Saved {
+    var: Var,
+    version: u64,
+}
+
+impl Saved {
+    /// Saves an input (keeps its graph, so double backward can differentiate through it).
+    pub fn input(v: &Var) -> Saved {
+        Saved {
+            var: v.clone(),
+            version: v.t.storage.version(),
+        }
+    }
+
+    /// Saves an op's own output. Only the data is kept: keeping the output's node would be
+    /// a reference cycle (node -> saved output -> node).
+    pub fn output(t: &Tensor) -> Saved {
+        Saved {
+            var: Var::plain(t.clone()),
+            version: t.storage.version(),
+        }
+    }
+
+    pub fn get(&self, op: &str) -> Result<Var> {
+        let now = self.var.t.storage.version();
+        if now != self.version {
+            return Err(Error::runtime(
+                "",
+                format!(
+                    "one of the variables needed for gradient computation has been modified by an inplace \
+                     operation: [{} {}], which is output 0 of {op}, is at version {now}; expected version {} \
+                     instead. Hint: enable anomaly detection to find the operation that failed to compute its \
+                     gradient, with torch.autograd.set_detect_anomaly(True).",
+                    self.var.t.dtype(),
+                    crate::error::fmt_shape(self.var.t.shape()),
+                    self.version
+                ),
+            ));
+        }
+        Ok(self.var.clone())
+    }
+}
+
+/// Python-level trace provider for anomaly mode (installed by the bindings).
+type TraceFn = fn() -> Option<String>;
+thread_local! {
+    static TRACE_FN: Cell<Option<TraceFn>> = const { Cell::new(None) };
+}
+
+pub fn set_trace_provider(f: TraceFn) {
+    TRACE_FN.with(|t| t.set(Some(f)));
+}
+
+/// Records `out` as produced by an op named `name` from `inputs`, with `backward`
+/// computing the input gradients. Callers check [`needs_grad`] first so that nothing is
+/// saved when no graph is needed.
+pub fn record(name: &str, out: Tensor, inputs: &[&Var], saves: bool, backward: BackwardFn) -> Var {
+    let outs = record_multi(name, vec![out], inputs, saves, backward);
+    outs.into_iter().next().unwrap_or_else(|| unreachable!())
+}
+
+/// Like [`record`] for ops with several outputs (each output gets its own output_nr).
+pub fn record_multi(
+    name: &str,
+    outs: Vec<Tensor>,
+    inputs: &[&Var],
+    saves: bool,
+    backward: BackwardFn,
+) -> Vec<Var> {
+    let node = Rc::new(Node {
+        seq: next_seq(),
+        name: name.to_string(),
+        next: inputs.iter().map(|v| v.gradient_edge()).collect(),
+        inputs: inputs.iter().map(|v| TensorMeta::of(&v.t)).collect(),
+        outputs: outs.iter().map(TensorMeta::of).collect(),
+        kind: NodeKind::Op {
+            backward: RefCell::new(Some(backward)),
+            saves,
+        },
+        pre_hooks: RefCell::new(Vec::new()),
+        trace: RefCell::new(if is_anomaly_enabled() {
+            TRACE_FN.with(|t| t.get()).and_then(|f| f())
+        } else {
+            None
+        }),
+        released: Cell::new(false),
+    });
+    outs.into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let meta = Meta::default();
+            meta.requires_grad.set(true);
+            *meta.grad_fn.borrow_mut() = Some(node.clone());
+            meta.output_nr.set(i);
+            Var {
+                t,
+                meta: Some(Rc::new(meta)),
+            }
+        })
+        .collect()
+}
+
+static HOOK_IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+pub fn next_hook_id() -> u64 {
+    HOOK_IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests;

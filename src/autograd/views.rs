@@ -1,0 +1,211 @@
+//! Differentiable views and the `sum_to` / `expand` pair the engine uses for broadcasting.
+//!
+//! A view's backward either has a cheap closed form (reshape back, inverse permutation,
+//! sum over expanded dims) or is the generic "scatter into zeros": create zeros shaped
+//! like the input, take the same view of them and copy the gradient in.
+
+use super::{needs_grad, record, Var};
+use crate::error::{Error, Result};
+use crate::kernels::strided;
+use crate::shape::Dims;
+use crate::tensor::Tensor;
+use std::rc::Rc;
+
+/// Re-creates a view from a tensor shaped like the view's input.
+pub type Replay = Rc<dyn Fn(&Tensor) -> Result<Tensor>>;
+
+/// Sums `x` down to `shape` (the reverse of broadcasting `shape` up to `x.shape`).
+pub fn sum_to(x: &Var, shape: &[usize]) -> Result<Var> {
+    if x.t.shape() == shape {
+        return Ok(x.clone());
+    }
+    let out = sum_to_raw(&x.t, shape)?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let full: Dims = x.t.shape().into();
+    Ok(record(
+        "SumBackward1",
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(expand(&g[0], &full)?)])),
+    ))
+}
+
+fn sum_to_raw(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let out = Tensor::zeros("sum_to", shape, x.dtype())?;
+    // accumulate through a broadcast view of the output: expanded dims have stride 0, so
+    // every element of x lands on the output element it was broadcast from
+    let target: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+    let lo = out.layout.expand(&target).map_err(|_| {
+        Error::runtime(
+            "sum_to",
+            format!(
+                "shape {} is not broadcastable to {}",
+                crate::error::fmt_shape(shape),
+                crate::error::fmt_shape(x.shape())
+            ),
+        )
+    })?;
+    crate::with_dtype!(x.dtype(), T, {
+        // SAFETY: `out` is a fresh buffer of dtype T distinct from x's storage.
+        let d = unsafe { out.data_mut::<T>() };
+        let s = unsafe { x.data::<T>() };
+        strided::zip_inplace(
+            d,
+            (&lo.strides, lo.offset),
+            s,
+            (x.strides(), x.layout.offset),
+            x.shape(),
+            add_elem,
+        );
+    });
+    Ok(out)
+}
+
+fn add_elem<T: crate::dtype::Element>(a: T, b: T) -> T {
+    match T::DTYPE {
+        crate::dtype::DType::Bool => T::from_bool(a.to_bool() | b.to_bool()),
+        crate::dtype::DType::I64 => T::from_i64(a.to_i64().wrapping_add(b.to_i64())),
+        _ => T::from_f64(a.to_f64() + b.to_f64()),
+    }
+}
+
+pub fn expand(x: &Var, shape: &[usize]) -> Result<Var> {
+    let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    expand_sizes(x, &sizes)
+}
+
+pub fn expand_sizes(x: &Var, sizes: &[i64]) -> Result<Var> {
+    let out = x.t.expand(sizes)?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let shape: Dims = x.t.shape().into();
+    Ok(record(
+        "ExpandBackward0",
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(sum_to(&g[0], &shape)?)])),
+    ))
+}
+
+/// Views whose gradient is the incoming gradient reshaped back (view, reshape, squeeze,
+/// unsqueeze, flatten, unflatten).
+pub fn reshape_like(name: &str, x: &Var, out: Tensor) -> Result<Var> {
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let shape: Vec<i64> = x.t.shape().iter().map(|&d| d as i64).collect();
+    Ok(record(
+        name,
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(reshape(&g[0], &shape)?)])),
+    ))
+}
+
+pub fn reshape(x: &Var, sizes: &[i64]) -> Result<Var> {
+    let out = x.t.reshape(sizes)?;
+    let name = if out.shares_storage(&x.t) {
+        "ViewBackward0"
+    } else {
+        "UnsafeViewBackward0"
+    };
+    reshape_like(name, x, out)
+}
+
+pub fn view(x: &Var, sizes: &[i64]) -> Result<Var> {
+    let out = x.t.view(sizes)?;
+    reshape_like("ViewBackward0", x, out)
+}
+
+pub fn permute(x: &Var, dims: &[i64]) -> Result<Var> {
+    let out = x.t.permute(dims)?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let nd = x.t.ndim();
+    let p = crate::layout::check_permutation(dims, nd)?;
+    let mut inv = vec![0i64; nd];
+    for (i, &d) in p.iter().enumerate() {
+        inv[d] = i as i64;
+    }
+    Ok(record(
+        "PermuteBackward0",
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(permute(&g[0], &inv)?)])),
+    ))
+}
+
+pub fn transpose(x: &Var, d0: i64, d1: i64) -> Result<Var> {
+    let out = x.t.transpose(d0, d1)?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    Ok(record(
+        "TransposeBackward0",
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(transpose(&g[0], d0, d1)?)])),
+    ))
+}
+
+/// A view described by `replay` (select, slice, narrow, diagonal, basic indexing...).
+pub fn view_op(name: &str, x: &Var, replay: Replay) -> Result<Var> {
+    let out = replay(&x.t)?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let shape: Dims = x.t.shape().into();
+    let nm = name.to_string();
+    let v = record(
+        name,
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(unview(&nm, &g[0], &shape, replay.clone())?)])),
+    );
+    Ok(v)
+}
+
+/// The adjoint of a view: zeros shaped like the view's input with `g` written into the
+/// viewed positions. Its own backward is the view again (for double backward).
+pub fn unview(name: &str, g: &Var, shape: &[usize], replay: Replay) -> Result<Var> {
+    let z = Tensor::zeros("backward", shape, g.t.dtype())?;
+    let target = replay(&z)?;
+    target.copy_from(&g.t)?;
+    if !needs_grad(&[g]) {
+        return Ok(Var::plain(z));
+    }
+    let nm = name.to_string();
+    Ok(record(
+        &format!("{name}Backward"),
+        z,
+        &[g],
+        false,
+        Box::new(move |gg, _| Ok(vec![Some(view_op(&nm, &gg[0], replay.clone())?)])),
+    ))
+}
+
+pub fn select(x: &Var, dim: i64, index: i64) -> Result<Var> {
+    view_op(
+        "SelectBackward0",
+        x,
+        Rc::new(move |t: &Tensor| t.select(dim, index)),
+    )
+}
+
+pub fn narrow(x: &Var, dim: i64, start: i64, len: i64) -> Result<Var> {
+    view_op(
+        "SliceBackward0",
+        x,
+        Rc::new(move |t: &Tensor| t.narrow(dim, start, len)),
+    )
+}
