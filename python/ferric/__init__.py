@@ -47,6 +47,14 @@ for _name in dir(_core):
         globals()[_name] = getattr(_core, _name)
 del _name
 
+from . import autograd  # noqa: E402
+from .autograd.grad_mode import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ._functions import (  # noqa: E402
     allclose,
     broadcast_shapes,

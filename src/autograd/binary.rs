@@ -109,7 +109,13 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
     } else {
         None
     };
-    let name = backward_name(op);
+    let name = if op == BinaryOp::Pow && !b_is_t {
+        "PowBackward0"
+    } else if op == BinaryOp::Pow && !a_is_t {
+        "PowBackward2"
+    } else {
+        backward_name(op)
+    };
     Ok(record(
         name,
         out,
@@ -205,12 +211,33 @@ fn rule(
             let (a, b) = (load(sa)?, load(sb)?);
             let out = sout.map(|s| s.get(name)).transpose()?;
             let ga = if need.0 {
-                // g * b * a^(b-1), zero where b == 0
-                let bm1 = binary(Sub, b.arg(), Arg::S(Scalar::Int(1)))?;
-                let p = binary(Pow, a.arg(), Arg::V(&bm1))?;
-                let t = binary(Mul, Arg::V(&binary(Mul, Arg::V(g), b.arg())?), Arg::V(&p))?;
-                let zero_exp = raw(BinaryOp::Eq, b.arg().operand(), Operand::S(Scalar::Int(0)))?;
-                Some(unary::masked_zero(&t, &zero_exp)?)
+                match b {
+                    // scalar exponent: g * b * a^(b-1) directly (PowBackward0)
+                    SVal::S(e) if e.to_f64() == 0.0 => {
+                        Some(binary(Mul, Arg::V(g), Arg::S(Scalar::Int(0)))?)
+                    }
+                    SVal::S(e) => {
+                        let em1 = match e {
+                            Scalar::Int(i) => Scalar::Int(i - 1),
+                            other => Scalar::Float(other.to_f64() - 1.0),
+                        };
+                        let p = binary(Pow, a.arg(), Arg::S(em1))?;
+                        Some(binary(
+                            Mul,
+                            Arg::V(&binary(Mul, Arg::V(g), Arg::S(e))?),
+                            Arg::V(&p),
+                        )?)
+                    }
+                    SVal::V(_) => {
+                        // g * b * a^(b-1), zero where b == 0
+                        let bm1 = binary(Sub, b.arg(), Arg::S(Scalar::Int(1)))?;
+                        let p = binary(Pow, a.arg(), Arg::V(&bm1))?;
+                        let t = binary(Mul, Arg::V(&binary(Mul, Arg::V(g), b.arg())?), Arg::V(&p))?;
+                        let zero_exp =
+                            raw(BinaryOp::Eq, b.arg().operand(), Operand::S(Scalar::Int(0)))?;
+                        Some(unary::masked_zero(&t, &zero_exp)?)
+                    }
+                }
             } else {
                 None
             };

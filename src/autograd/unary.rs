@@ -484,3 +484,78 @@ pub fn clamp(x: &Var, min: Option<Arg>, max: Option<Arg>) -> Result<Var> {
         Box::new(move |g, _| Ok(vec![Some(masked_zero(&g[0], &outside)?)])),
     ))
 }
+
+/// A copy with the same autograd identity downstream (`clone()`, `contiguous()`).
+pub fn clone(x: &Var) -> Result<Var> {
+    let out = x.t.copy_as(x.t.dtype())?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    Ok(record(
+        "CloneBackward0",
+        out,
+        &[x],
+        false,
+        Box::new(|g, _| Ok(vec![Some(g[0].clone())])),
+    ))
+}
+
+/// `value` (same shape as `x`) as the result of an op on `x` whose gradient is zero
+/// (round, fill_, zero_, floor-division results written in place).
+pub fn constant_like(x: &Var, value: &Tensor) -> Result<Var> {
+    if !needs_grad(&[x]) || !value.dtype().is_float() {
+        return Ok(Var::plain(value.clone()));
+    }
+    Ok(record(
+        "FillBackward0",
+        value.clone(),
+        &[x],
+        false,
+        Box::new(|g, _| {
+            Ok(vec![Some(Var::plain(Tensor::zeros(
+                "backward",
+                g[0].t.shape(),
+                g[0].t.dtype(),
+            )?))])
+        }),
+    ))
+}
+
+/// The result of `x.copy_(src)`: `src` broadcast and cast to `x`; the gradient goes to
+/// `src` (summed over broadcast dims by the engine), none to `x`'s old value.
+pub fn copy_into(x: &Var, src: &Var) -> Result<Var> {
+    let out = Tensor::zeros("copy_", x.t.shape(), x.t.dtype())?;
+    out.copy_from(&src.t)?;
+    if !needs_grad(&[x, src]) || !out.dtype().is_float() {
+        return Ok(Var::plain(out));
+    }
+    let src_needs = src.requires_grad();
+    let x_needs = x.requires_grad();
+    let mut inputs: Vec<&Var> = Vec::new();
+    if x_needs {
+        inputs.push(x);
+    }
+    if src_needs {
+        inputs.push(src);
+    }
+    Ok(record(
+        "CopyBackwards",
+        out,
+        &inputs,
+        false,
+        Box::new(move |g, _| {
+            let mut r = Vec::new();
+            if x_needs {
+                r.push(Some(Var::plain(Tensor::zeros(
+                    "backward",
+                    g[0].t.shape(),
+                    g[0].t.dtype(),
+                )?)));
+            }
+            if src_needs {
+                r.push(Some(g[0].clone()));
+            }
+            Ok(r)
+        }),
+    ))
+}

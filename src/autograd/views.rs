@@ -209,3 +209,80 @@ pub fn narrow(x: &Var, dim: i64, start: i64, len: i64) -> Result<Var> {
         Rc::new(move |t: &Tensor| t.narrow(dim, start, len)),
     )
 }
+
+/// `x[items]` (basic indexing is a view; advanced indexing gathers a copy).
+pub fn getitem(x: &Var, items: &[crate::ops::indexing::IndexItem]) -> Result<Var> {
+    use crate::ops::indexing::IndexItem;
+    let advanced = items.iter().any(|i| matches!(i, IndexItem::Tensor(_)));
+    let owned: Vec<IndexItem> = items.to_vec();
+    if !advanced {
+        let name = match items.last() {
+            Some(IndexItem::Int(_)) => "SelectBackward0",
+            Some(IndexItem::None) => "UnsqueezeBackward0",
+            Some(IndexItem::Ellipsis) | None => "AliasBackward0",
+            _ => "SliceBackward0",
+        };
+        return view_op(
+            name,
+            x,
+            Rc::new(move |t: &Tensor| crate::ops::indexing::getitem(t, &owned)),
+        );
+    }
+    let out = crate::ops::indexing::getitem(&x.t, items)?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let shape: Dims = x.t.shape().into();
+    Ok(record(
+        "IndexBackward0",
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| {
+            // scatter-add the gradient back: repeated indices receive their sum
+            let z = Tensor::zeros("backward", &shape, g[0].t.dtype())?;
+            crate::ops::index::index_put_accumulate(&z, &owned, &g[0].t)?;
+            Ok(vec![Some(Var::plain(z))])
+        }),
+    ))
+}
+
+/// The value of `old` after `old[items] = value` (for autograd-aware `__setitem__`).
+pub fn index_put(old: &Var, items: &[crate::ops::indexing::IndexItem], value: &Var) -> Result<Var> {
+    let out = old.t.copy_as(old.t.dtype())?;
+    crate::ops::indexing::setitem(&out, items, &value.t)?;
+    if !needs_grad(&[old, value]) || !out.dtype().is_float() {
+        return Ok(Var::plain(out));
+    }
+    let owned = items.to_vec();
+    let (old_needs, val_needs) = (old.requires_grad(), value.requires_grad());
+    let mut inputs: Vec<&Var> = Vec::new();
+    if old_needs {
+        inputs.push(old);
+    }
+    if val_needs {
+        inputs.push(value);
+    }
+    Ok(record(
+        "CopySlices",
+        out,
+        &inputs,
+        false,
+        Box::new(move |g, _| {
+            let mut r = Vec::new();
+            if old_needs {
+                let go = g[0].t.copy_as(g[0].t.dtype())?;
+                crate::ops::indexing::setitem(
+                    &go,
+                    &owned,
+                    &Tensor::scalar(crate::dtype::Scalar::Int(0), go.dtype()),
+                )?;
+                r.push(Some(Var::plain(go)));
+            }
+            if val_needs {
+                r.push(Some(getitem(&g[0], &owned)?));
+            }
+            Ok(r)
+        }),
+    ))
+}

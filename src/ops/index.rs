@@ -20,3 +20,17 @@ pub fn advanced_setitem(view: &Tensor, adv: &[(usize, Tensor)], value: &Tensor) 
         "advanced indexing is being implemented",
     ))
 }
+
+/// `dst[items] += src` with repeated indices accumulating (the adjoint of advanced
+/// indexing, used by autograd).
+pub fn index_put_accumulate(
+    dst: &Tensor,
+    items: &[crate::ops::indexing::IndexItem],
+    src: &Tensor,
+) -> Result<()> {
+    let _ = (dst, items, src);
+    Err(Error::not_implemented(
+        "index_put_",
+        "advanced indexing is being implemented",
+    ))
+}

@@ -295,6 +295,11 @@ impl Tensor {
     }
 
     pub fn movedim(&self, src: &[i64], dst: &[i64]) -> Result<Tensor> {
+        self.permute(&self.movedim_perm(src, dst)?)
+    }
+
+    /// The permutation `movedim(src, dst)` applies.
+    pub fn movedim_perm(&self, src: &[i64], dst: &[i64]) -> Result<Vec<i64>> {
         let nd = self.ndim();
         if src.len() != dst.len() {
             return Err(Error::runtime(
@@ -309,11 +314,10 @@ impl Tensor {
             order[b] = Some(a);
         }
         let mut rest = (0..nd).filter(|i| !s.contains(i));
-        let perm: Vec<i64> = order
+        Ok(order
             .iter()
             .map(|o| o.unwrap_or_else(|| rest.next().unwrap_or(0)) as i64)
-            .collect();
-        self.permute(&perm)
+            .collect())
     }
 
     /// Result shape for functions taking `*size` (used by creation ops).

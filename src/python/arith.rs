@@ -1,11 +1,14 @@
 //! Arithmetic, comparison, logical and elementwise math on `Tensor`, as methods and
 //! Python operators. Module-level forms (`ferric.exp`) are the method descriptors.
 
+use crate::autograd::binary::{binary as vbinary, Arg as VA};
+use crate::autograd::{self, Var};
 use crate::dtype::{DType, Scalar};
-use crate::ops::binary::{binary, binary_, BinaryOp, Operand};
-use crate::ops::unary::{map_float, softplus_, unary, unary_, UnaryOp};
+use crate::error::Error;
+use crate::ops::binary::{binary, binary_, can_cast, BinaryOp, Operand};
+use crate::ops::unary::{map_float, unary, UnaryOp};
 use crate::python::convert::{from_numpy_any, is_ndarray, scalar_arg, type_name};
-use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -48,33 +51,117 @@ fn need_arg(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
     })
 }
 
+/// A differentiable operand converted from Python.
+pub enum VArg {
+    V(Var),
+    S(Scalar),
+}
+
+impl VArg {
+    pub fn arg(&self) -> VA<'_> {
+        match self {
+            VArg::V(v) => VA::V(v),
+            VArg::S(s) => VA::S(*s),
+        }
+    }
+    pub fn requires_grad(&self) -> bool {
+        matches!(self, VArg::V(v) if v.requires_grad())
+    }
+}
+
+pub fn varg(obj: &Bound<'_, PyAny>) -> PyResult<Option<VArg>> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Ok(Some(VArg::V(t.borrow().var()?)));
+    }
+    Ok(arg(obj)?.map(|a| match a {
+        Arg::T(t) => VArg::V(Var::plain(t)),
+        Arg::S(s) => VArg::S(s),
+    }))
+}
+
+pub fn need_varg(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<VArg> {
+    varg(obj)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{op}(): argument 'other' must be Tensor or Number, not {}",
+            type_name(obj)
+        ))
+    })
+}
+
+/// Runs an in-place op on `slf`. When autograd is not involved, `raw` mutates the data
+/// directly (the fast path). Otherwise the result is computed out of place by `diff` from
+/// a snapshot that carries the tensor's history, written back into the tensor, and the
+/// tensor's history is rebased onto the new node — so saved tensors keep their values
+/// and gradients flow through the in-place op.
+pub fn inplace_with(
+    slf: &PyTensor,
+    name: &str,
+    others_require_grad: bool,
+    raw: impl FnOnce(&Tensor) -> crate::error::Result<()>,
+    diff: impl FnOnce(&Var) -> crate::error::Result<Var>,
+) -> PyResult<()> {
+    let me = slf.var()?;
+    if !autograd::is_grad_enabled() || !(me.requires_grad() || others_require_grad) {
+        return Ok(raw(&slf.t)?);
+    }
+    if me.is_leaf() && me.requires_grad() {
+        return Err(Error::runtime(
+            "",
+            "a leaf Variable that requires grad is being used in an in-place operation.",
+        )
+        .into());
+    }
+    slf.t.check_writable(name)?;
+    let old = Var {
+        t: slf.t.copy_as(slf.t.dtype())?,
+        meta: me.meta.clone(),
+    };
+    let r = diff(&old)?;
+    if !can_cast(r.t.dtype(), slf.t.dtype()) {
+        return Err(Error::runtime(
+            name,
+            format!(
+                "result type {} can't be cast to the desired output type {}",
+                r.t.dtype(),
+                slf.t.dtype()
+            ),
+        )
+        .into());
+    }
+    let r = autograd::unary::to_dtype(&r, slf.t.dtype())?;
+    slf.t.copy_from(&r.t)?;
+    slf.ag.set(r.meta)?;
+    Ok(())
+}
+
 /// `a op b` for Python operators: unknown operand types give NotImplemented.
 fn dunder(
     py: Python<'_>,
-    a: &Tensor,
+    a: &PyTensor,
     other: &Bound<'_, PyAny>,
     op: BinaryOp,
     reflected: bool,
 ) -> PyResult<Py<PyAny>> {
-    let Some(b) = arg(other)? else {
+    let Some(b) = varg(other)? else {
         return Ok(py.NotImplemented());
     };
+    let a = a.var()?;
     let r = if reflected {
-        binary(op, b.operand(), Operand::T(a))
+        vbinary(op, b.arg(), VA::V(&a))
     } else {
-        binary(op, Operand::T(a), b.operand())
+        vbinary(op, VA::V(&a), b.arg())
     }?;
-    Ok(wrap(py, r)?.into_any())
+    Ok(wrap_var(py, r)?.into_any())
 }
 
 fn method(
     py: Python<'_>,
-    a: &Tensor,
+    a: &PyTensor,
     other: &Bound<'_, PyAny>,
     op: BinaryOp,
 ) -> PyResult<Py<PyTensor>> {
-    let b = need_arg(op.name(), other)?;
-    wrap(py, binary(op, Operand::T(a), b.operand())?)
+    let b = need_varg(op.name(), other)?;
+    wrap_var(py, vbinary(op, VA::V(&a.var()?), b.arg())?)
 }
 
 fn inplace<'py>(
@@ -82,21 +169,21 @@ fn inplace<'py>(
     other: &Bound<'_, PyAny>,
     op: BinaryOp,
 ) -> PyResult<PyRef<'py, PyTensor>> {
-    let b = need_arg(op.name(), other)?;
-    binary_(op, &slf.t, b.operand())?;
+    let b = need_varg(op.name(), other)?;
+    binary_inplace(&slf, op, &b)?;
     Ok(slf)
 }
 
 /// `other * alpha` for add/sub with `alpha`.
-fn scaled(op: &str, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Arg> {
-    let b = need_arg(op, other)?;
+fn scaled(op: &str, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<VArg> {
+    let b = need_varg(op, other)?;
     let Some(alpha) = alpha else { return Ok(b) };
     let a = scalar_arg(alpha)
         .ok_or_else(|| PyTypeError::new_err(format!("{op}(): alpha must be a number")))?;
     if a == Scalar::Int(1) {
         return Ok(b);
     }
-    Ok(Arg::T(binary(BinaryOp::Mul, b.operand(), Operand::S(a))?))
+    Ok(VArg::V(vbinary(BinaryOp::Mul, b.arg(), VA::S(a))?))
 }
 
 fn div_mode(a: &Tensor, b: Operand, mode: Option<&str>) -> PyResult<Tensor> {
@@ -126,30 +213,37 @@ fn div_mode(a: &Tensor, b: Operand, mode: Option<&str>) -> PyResult<Tensor> {
     }
 }
 
-fn bound(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arg>> {
+fn bound(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<VArg>> {
     match obj {
         None => Ok(None),
         Some(o) if o.is_none() => Ok(None),
-        Some(o) => Ok(Some(need_arg("clamp", o)?)),
+        Some(o) => Ok(Some(need_varg("clamp", o)?)),
     }
 }
 
-fn clamp_impl(t: &Tensor, min: Option<Arg>, max: Option<Arg>) -> PyResult<Tensor> {
+fn clamp_impl(x: &Var, min: Option<VArg>, max: Option<VArg>) -> PyResult<Var> {
     if min.is_none() && max.is_none() {
-        return Err(crate::error::Error::runtime(
-            "clamp",
-            "At least one of 'min' or 'max' must not be None",
-        )
-        .into());
+        return Err(
+            Error::runtime("clamp", "At least one of 'min' or 'max' must not be None").into(),
+        );
     }
-    let mut r = t.clone();
-    if let Some(lo) = &min {
-        r = binary(BinaryOp::Maximum, Operand::T(&r), lo.operand())?;
-    }
-    if let Some(hi) = &max {
-        r = binary(BinaryOp::Minimum, Operand::T(&r), hi.operand())?;
-    }
-    Ok(r)
+    Ok(autograd::unary::clamp(
+        x,
+        min.as_ref().map(|a| a.arg()),
+        max.as_ref().map(|a| a.arg()),
+    )?)
+}
+
+/// In-place unary op (`x.exp_()`), autograd-aware.
+fn unary_inplace(slf: &PyTensor, op: UnaryOp) -> PyResult<()> {
+    let name = format!("{}_", op.name());
+    inplace_with(
+        slf,
+        &name,
+        false,
+        |t| crate::ops::unary::unary_(op, t),
+        |old| autograd::unary::unary(op, old),
+    )
 }
 
 macro_rules! binary_methods {
@@ -158,10 +252,10 @@ macro_rules! binary_methods {
         impl PyTensor {
             $(
                 fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    dunder(py, &self.t, other, $op, false)
+                    dunder(py, self, other, $op, false)
                 }
                 fn $rname(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    dunder(py, &self.t, other, $op, true)
+                    dunder(py, self, other, $op, true)
                 }
                 fn $iname(slf: PyRef<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
                     inplace(slf, other, $op).map(|_| ())
@@ -190,7 +284,7 @@ macro_rules! named_binary {
         impl PyTensor {
             $(
                 fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-                    method(py, &self.t, other, $op)
+                    method(py, self, other, $op)
                 }
             )*
         }
@@ -255,10 +349,10 @@ macro_rules! unary_methods {
         impl PyTensor {
             $(
                 fn $name(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-                    wrap(py, unary($op, &self.t)?)
+                    wrap_var(py, autograd::unary::unary($op, &self.var()?)?)
                 }
                 fn $iname<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
-                    unary_($op, &slf.t)?;
+                    unary_inplace(&slf, $op)?;
                     Ok(slf)
                 }
             )*
@@ -332,35 +426,35 @@ predicates! {
 #[pymethods]
 impl PyTensor {
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, unary(UnaryOp::Neg, &self.t)?)
+        wrap_var(py, autograd::unary::unary(UnaryOp::Neg, &self.var()?)?)
     }
     fn __pos__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
     fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, unary(UnaryOp::Abs, &self.t)?)
+        wrap_var(py, autograd::unary::unary(UnaryOp::Abs, &self.var()?)?)
     }
     fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap(py, unary(UnaryOp::BitwiseNot, &self.t)?)
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        dunder(py, &self.t, other, BinaryOp::Eq, false)
+        dunder(py, self, other, BinaryOp::Eq, false)
     }
     fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        dunder(py, &self.t, other, BinaryOp::Ne, false)
+        dunder(py, self, other, BinaryOp::Ne, false)
     }
     fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        dunder(py, &self.t, other, BinaryOp::Lt, false)
+        dunder(py, self, other, BinaryOp::Lt, false)
     }
     fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        dunder(py, &self.t, other, BinaryOp::Le, false)
+        dunder(py, self, other, BinaryOp::Le, false)
     }
     fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        dunder(py, &self.t, other, BinaryOp::Gt, false)
+        dunder(py, self, other, BinaryOp::Gt, false)
     }
     fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        dunder(py, &self.t, other, BinaryOp::Ge, false)
+        dunder(py, self, other, BinaryOp::Ge, false)
     }
 
     fn __pow__(
@@ -370,7 +464,7 @@ impl PyTensor {
         modulo: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
-        dunder(py, &self.t, other, BinaryOp::Pow, false)
+        dunder(py, self, other, BinaryOp::Pow, false)
     }
     fn __rpow__(
         &self,
@@ -379,7 +473,7 @@ impl PyTensor {
         modulo: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
-        dunder(py, &self.t, other, BinaryOp::Pow, true)
+        dunder(py, self, other, BinaryOp::Pow, true)
     }
     fn __ipow__(
         slf: PyRef<'_, Self>,
@@ -391,7 +485,7 @@ impl PyTensor {
     }
 
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        method(py, &self.t, exponent, BinaryOp::Pow)
+        method(py, self, exponent, BinaryOp::Pow)
     }
 
     #[pyo3(signature = (other, *, alpha=None))]
@@ -402,7 +496,7 @@ impl PyTensor {
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
         let b = scaled("add", other, alpha)?;
-        wrap(py, binary(BinaryOp::Add, Operand::T(&self.t), b.operand())?)
+        wrap_var(py, vbinary(BinaryOp::Add, VA::V(&self.var()?), b.arg())?)
     }
     #[pyo3(signature = (other, *, alpha=None))]
     fn add_<'py>(
@@ -411,7 +505,7 @@ impl PyTensor {
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
         let b = scaled("add_", other, alpha)?;
-        binary_(BinaryOp::Add, &slf.t, b.operand())?;
+        binary_inplace(&slf, BinaryOp::Add, &b)?;
         Ok(slf)
     }
     #[pyo3(signature = (other, *, alpha=None))]
@@ -422,7 +516,7 @@ impl PyTensor {
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
         let b = scaled("sub", other, alpha)?;
-        wrap(py, binary(BinaryOp::Sub, Operand::T(&self.t), b.operand())?)
+        wrap_var(py, vbinary(BinaryOp::Sub, VA::V(&self.var()?), b.arg())?)
     }
     #[pyo3(signature = (other, *, alpha=None))]
     fn subtract(
@@ -440,11 +534,11 @@ impl PyTensor {
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
         let b = scaled("sub_", other, alpha)?;
-        binary_(BinaryOp::Sub, &slf.t, b.operand())?;
+        binary_inplace(&slf, BinaryOp::Sub, &b)?;
         Ok(slf)
     }
     fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        method(py, &self.t, other, BinaryOp::Mul)
+        method(py, self, other, BinaryOp::Mul)
     }
     #[pyo3(signature = (other, *, rounding_mode=None))]
     fn div(
@@ -453,6 +547,9 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         rounding_mode: Option<&str>,
     ) -> PyResult<Py<PyTensor>> {
+        if rounding_mode.is_none() {
+            return method(py, self, other, BinaryOp::Div);
+        }
         let b = need_arg("div", other)?;
         wrap(py, div_mode(&self.t, b.operand(), rounding_mode)?)
     }
@@ -471,20 +568,31 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         rounding_mode: Option<&str>,
     ) -> PyResult<PyRef<'py, Self>> {
-        let b = need_arg("div_", other)?;
         if rounding_mode.is_none() {
-            binary_(BinaryOp::Div, &slf.t, b.operand())?;
-        } else {
-            let r = div_mode(&slf.t, b.operand(), rounding_mode)?;
-            if !crate::ops::binary::can_cast(r.dtype(), slf.t.dtype()) {
-                return Err(crate::error::Error::runtime(
-                    "div_",
-                    "result type Float can't be cast to the desired output type Long",
-                )
-                .into());
-            }
-            slf.t.copy_from(&r)?;
+            let b = need_varg("div_", other)?;
+            binary_inplace(&slf, BinaryOp::Div, &b)?;
+            return Ok(slf);
         }
+        let b = need_arg("div_", other)?;
+        let r = div_mode(&slf.t, b.operand(), rounding_mode)?;
+        if !can_cast(r.dtype(), slf.t.dtype()) {
+            return Err(Error::runtime(
+                "div_",
+                format!(
+                    "result type {} can't be cast to the desired output type {}",
+                    r.dtype(),
+                    slf.t.dtype()
+                ),
+            )
+            .into());
+        }
+        inplace_with(
+            &slf,
+            "div_",
+            false,
+            |t| t.copy_from(&r),
+            |old| autograd::unary::constant_like(old, &r),
+        )?;
         Ok(slf)
     }
 
@@ -495,7 +603,7 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(py, clamp_impl(&self.t, bound(min)?, bound(max)?)?)
+        wrap_var(py, clamp_impl(&self.var()?, bound(min)?, bound(max)?)?)
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clip(
@@ -512,16 +620,37 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        slf.t.check_writable("clamp_")?;
-        let r = clamp_impl(&slf.t, bound(min)?, bound(max)?)?;
-        if !crate::ops::binary::can_cast(r.dtype(), slf.t.dtype()) {
-            return Err(crate::error::Error::runtime(
+        let (lo, hi) = (bound(min)?, bound(max)?);
+        if lo.is_none() && hi.is_none() {
+            return Err(Error::runtime(
                 "clamp_",
-                "result type Float can't be cast to the desired output type Long",
+                "At least one of 'min' or 'max' must not be None",
             )
             .into());
         }
-        slf.t.copy_from(&r)?;
+        let others = lo.as_ref().is_some_and(|a| a.requires_grad())
+            || hi.as_ref().is_some_and(|a| a.requires_grad());
+        let (la, ha) = (lo.as_ref().map(|a| a.arg()), hi.as_ref().map(|a| a.arg()));
+        inplace_with(
+            &slf,
+            "clamp_",
+            others,
+            |t| {
+                let v = autograd::unary::clamp(&Var::plain(t.clone()), la, ha)?;
+                if !can_cast(v.t.dtype(), t.dtype()) {
+                    return Err(Error::runtime(
+                        "clamp_",
+                        format!(
+                            "result type {} can't be cast to the desired output type {}",
+                            v.t.dtype(),
+                            t.dtype()
+                        ),
+                    ));
+                }
+                t.copy_from(&v.t)
+            },
+            |old| autograd::unary::clamp(old, la, ha),
+        )?;
         Ok(slf)
     }
     #[pyo3(signature = (min=None, max=None))]
@@ -533,21 +662,29 @@ impl PyTensor {
         Self::clamp_(slf, min, max)
     }
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        wrap(py, clamp_impl(&self.t, bound(Some(min))?, None)?)
+        wrap_var(py, clamp_impl(&self.var()?, bound(Some(min))?, None)?)
     }
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        wrap(py, clamp_impl(&self.t, None, bound(Some(max))?)?)
+        wrap_var(py, clamp_impl(&self.var()?, None, bound(Some(max))?)?)
     }
 
     #[pyo3(signature = (decimals=0))]
     fn round(&self, py: Python<'_>, decimals: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, round_impl(&self.t, decimals)?)
+        let v = self.var()?;
+        let r = round_impl(&self.t, decimals)?;
+        wrap_var(py, autograd::unary::constant_like(&v, &r)?)
     }
     #[pyo3(signature = (decimals=0))]
     fn round_<'py>(slf: PyRef<'py, Self>, decimals: i64) -> PyResult<PyRef<'py, Self>> {
         slf.t.check_writable("round_")?;
         let r = round_impl(&slf.t, decimals)?;
-        slf.t.copy_from(&r)?;
+        inplace_with(
+            &slf,
+            "round_",
+            false,
+            |t| t.copy_from(&r),
+            |old| autograd::unary::constant_like(old, &r),
+        )?;
         Ok(slf)
     }
 
@@ -574,7 +711,7 @@ impl PyTensor {
     }
 
     fn zero_(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
-        slf.t.fill(Scalar::Int(0))?;
+        fill_scalar(&slf, Scalar::Int(0), "zero_")?;
         Ok(slf)
     }
     fn fill_<'py>(slf: PyRef<'py, Self>, value: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
@@ -582,7 +719,7 @@ impl PyTensor {
             Some(Arg::S(s)) => s,
             Some(Arg::T(t)) if t.ndim() == 0 => t.item()?,
             Some(Arg::T(t)) => {
-                return Err(crate::error::Error::runtime(
+                return Err(Error::runtime(
                     "fill_",
                     format!("fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.", t.ndim()),
                 )
@@ -590,7 +727,7 @@ impl PyTensor {
             }
             None => return Err(PyTypeError::new_err(format!("fill_(): argument 'value' must be Number, not {}", type_name(value)))),
         };
-        slf.t.fill(v)?;
+        fill_scalar(&slf, v, "fill_")?;
         Ok(slf)
     }
     #[pyo3(signature = (src, non_blocking=false))]
@@ -600,13 +737,47 @@ impl PyTensor {
         non_blocking: bool,
     ) -> PyResult<PyRef<'py, Self>> {
         let _ = non_blocking;
-        let s = match need_arg("copy_", src)? {
-            Arg::T(t) => t,
-            Arg::S(s) => Tensor::scalar(s, s.dtype()),
+        let s = match need_varg("copy_", src)? {
+            VArg::V(v) => v,
+            VArg::S(s) => Var::plain(Tensor::scalar(s, s.dtype())),
         };
-        slf.t.copy_from(&s)?;
+        inplace_with(
+            &slf,
+            "copy_",
+            s.requires_grad(),
+            |t| t.copy_from(&s.t),
+            |old| autograd::unary::copy_into(old, &s),
+        )?;
         Ok(slf)
     }
+}
+
+/// In-place binary op on an already converted operand (add_ with alpha, div_).
+fn binary_inplace(slf: &PyTensor, op: BinaryOp, b: &VArg) -> PyResult<()> {
+    let name = format!("{}_", op.name());
+    inplace_with(
+        slf,
+        &name,
+        b.requires_grad(),
+        |t| match b {
+            VArg::V(v) => binary_(op, t, Operand::T(&v.t)),
+            VArg::S(s) => binary_(op, t, Operand::S(*s)),
+        },
+        |old| vbinary(op, VA::V(old), b.arg()),
+    )
+}
+
+fn fill_scalar(slf: &PyTensor, v: Scalar, name: &str) -> PyResult<()> {
+    inplace_with(
+        slf,
+        name,
+        false,
+        |t| t.fill(v),
+        |old| {
+            let filled = Tensor::full(name, old.t.shape(), v, old.t.dtype())?;
+            autograd::unary::constant_like(old, &filled)
+        },
+    )
 }
 
 fn round_impl(t: &Tensor, decimals: i64) -> PyResult<Tensor> {
@@ -709,22 +880,25 @@ fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> PyResu
             )))
         }
     };
-    wrap(py, unary(op, &input.t)?)
+    wrap_var(py, autograd::unary::unary(op, &input.var()?)?)
 }
 
 #[pyfunction]
 fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-    wrap(py, unary(UnaryOp::Silu, &input.t)?)
+    wrap_var(py, autograd::unary::unary(UnaryOp::Silu, &input.var()?)?)
 }
 
 #[pyfunction]
 fn mish(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-    wrap(py, unary(UnaryOp::Mish, &input.t)?)
+    wrap_var(py, autograd::unary::unary(UnaryOp::Mish, &input.var()?)?)
 }
 
 #[pyfunction]
 fn logsigmoid(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-    wrap(py, unary(UnaryOp::LogSigmoid, &input.t)?)
+    wrap_var(
+        py,
+        autograd::unary::unary(UnaryOp::LogSigmoid, &input.var()?)?,
+    )
 }
 
 #[pyfunction]
@@ -735,15 +909,9 @@ fn softplus(
     beta: f64,
     threshold: f64,
 ) -> PyResult<Py<PyTensor>> {
-    let (b32, t32) = (beta as f32, threshold as f32);
-    wrap(
+    wrap_var(
         py,
-        map_float(
-            "softplus",
-            &input.t,
-            move |x| softplus_(x, b32, t32),
-            move |x| softplus_(x, beta, threshold),
-        )?,
+        autograd::unary::softplus(&input.var()?, beta, threshold)?,
     )
 }
 
@@ -754,31 +922,16 @@ fn leaky_relu(
     input: PyRef<'_, PyTensor>,
     negative_slope: f64,
 ) -> PyResult<Py<PyTensor>> {
-    let s32 = negative_slope as f32;
-    wrap(
+    wrap_var(
         py,
-        map_float(
-            "leaky_relu",
-            &input.t,
-            move |x| if x > 0.0 { x } else { x * s32 },
-            move |x| if x > 0.0 { x } else { x * negative_slope },
-        )?,
+        autograd::unary::leaky_relu(&input.var()?, negative_slope)?,
     )
 }
 
 #[pyfunction]
 #[pyo3(signature = (input, alpha=1.0))]
 fn elu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<PyTensor>> {
-    let a32 = alpha as f32;
-    wrap(
-        py,
-        map_float(
-            "elu",
-            &input.t,
-            move |x| if x > 0.0 { x } else { a32 * x.exp_m1() },
-            move |x| if x > 0.0 { x } else { alpha * x.exp_m1() },
-        )?,
-    )
+    wrap_var(py, autograd::unary::elu(&input.var()?, alpha)?)
 }
 
 /// `torch.result_type(a, b)`.

@@ -21,11 +21,15 @@ pub fn finish(
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
     check_device(device)?;
-    let mut p = PyTensor::new(t);
-    if requires_grad {
-        p.set_requires_grad_checked(true)?;
+    if requires_grad && !t.dtype().is_float() {
+        return Err(PyRuntimeError::new_err(
+            "Only Tensors of floating point and complex dtype can require gradients",
+        ));
     }
-    Py::new(py, p)
+    Py::new(
+        py,
+        PyTensor::from_var(crate::autograd::Var::leaf(t, requires_grad)?),
+    )
 }
 
 pub fn check_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
@@ -41,18 +45,6 @@ pub fn check_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         }
     }
     Ok(())
-}
-
-impl PyTensor {
-    pub fn set_requires_grad_checked(&mut self, v: bool) -> PyResult<()> {
-        if v && !self.t.dtype().is_float() {
-            return Err(PyRuntimeError::new_err(
-                "Only Tensors of floating point and complex dtype can require gradients",
-            ));
-        }
-        self.requires_grad = v;
-        Ok(())
-    }
 }
 
 fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {

@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 mod arith;
+mod autograd;
 pub mod convert;
 mod creation;
 mod errors;
@@ -19,6 +20,7 @@ mod views;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     convert::register(m)?;
     tensor::register(m)?;
+    autograd::register(m)?;
     arith::register(m)?;
     views::register(m)?;
     creation::register(m)?;

@@ -1,6 +1,7 @@
 //! `ferric.Tensor`: the Python class wrapping a core `Tensor`, with its basic
 //! properties, conversions and Python protocol methods.
 
+use crate::autograd::{Meta, Var};
 use crate::dtype::{DType, Scalar};
 use crate::python::convert::{self, dtype_arg, PyDType};
 use crate::tensor::Tensor;
@@ -8,20 +9,103 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
+use std::rc::Rc;
 
 #[pyclass(name = "Tensor", module = "ferric", subclass, weakref, dict)]
 pub struct PyTensor {
+    /// The data (storage + layout). Always safe to read from any thread.
     pub t: Tensor,
-    pub requires_grad: bool,
+    /// Autograd state; None for plain tensors (the common, fast case).
+    pub ag: AgSlot,
+}
+
+/// Autograd metadata of a Python tensor, pinned to the thread that created it.
+///
+/// The tape uses `Rc`/`RefCell` (single-threaded by design). Python only runs our code
+/// while holding the GIL, so two threads never touch these reference counts at the same
+/// time; what must not happen is one thread's graph being *used* from another thread,
+/// which `get` turns into a RuntimeError (never a panic).
+pub struct AgSlot {
+    meta: std::cell::RefCell<Option<Rc<Meta>>>,
+    owner: std::cell::Cell<Option<std::thread::ThreadId>>,
+}
+
+// SAFETY: see the type's docs: all access happens under the GIL, and graph metadata is
+// only dereferenced on its owning thread (checked in `get`/`set`).
+unsafe impl Send for AgSlot {}
+unsafe impl Sync for AgSlot {}
+
+impl AgSlot {
+    pub fn none() -> AgSlot {
+        AgSlot {
+            meta: std::cell::RefCell::new(None),
+            owner: std::cell::Cell::new(None),
+        }
+    }
+
+    fn check_thread(&self) -> PyResult<()> {
+        if let Some(owner) = self.owner.get() {
+            if owner != std::thread::current().id() {
+                return Err(PyRuntimeError::new_err(
+                    "this tensor is part of an autograd graph (or requires grad) and was created on another \
+                     thread; ferric's graph is single-threaded. Pass `t.detach()` (or create the tensor in \
+                     this thread) instead.",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn get(&self) -> PyResult<Option<Rc<Meta>>> {
+        if self.owner.get().is_none() {
+            return Ok(None);
+        }
+        self.check_thread()?;
+        Ok(self.meta.borrow().clone())
+    }
+
+    pub fn set(&self, meta: Option<Rc<Meta>>) -> PyResult<()> {
+        self.check_thread()?;
+        self.owner
+            .set(meta.as_ref().map(|_| std::thread::current().id()));
+        *self.meta.borrow_mut() = meta;
+        Ok(())
+    }
 }
 
 impl PyTensor {
     pub fn new(t: Tensor) -> Self {
         PyTensor {
             t,
-            requires_grad: false,
+            ag: AgSlot::none(),
         }
     }
+
+    pub fn from_var(v: Var) -> Self {
+        let ag = AgSlot::none();
+        if v.meta.is_some() {
+            ag.owner.set(Some(std::thread::current().id()));
+            *ag.meta.borrow_mut() = v.meta;
+        }
+        PyTensor { t: v.t, ag }
+    }
+
+    /// The tensor with its autograd state, for differentiable ops.
+    pub fn var(&self) -> PyResult<Var> {
+        Ok(Var {
+            t: self.t.clone(),
+            meta: self.ag.get()?,
+        })
+    }
+
+    pub fn requires_grad(&self) -> PyResult<bool> {
+        Ok(self.ag.get()?.is_some_and(|m| m.requires_grad.get()))
+    }
+}
+
+/// Wraps the result of a differentiable op.
+pub fn wrap_var(py: Python<'_>, v: Var) -> PyResult<Py<PyTensor>> {
+    Py::new(py, PyTensor::from_var(v))
 }
 
 /// Python-side helpers the bindings call back into, installed by `ferric/__init__.py`
@@ -216,44 +300,17 @@ impl PyTensor {
         slf
     }
 
-    #[getter]
-    fn get_requires_grad(&self) -> bool {
-        self.requires_grad
-    }
-    #[setter]
-    fn set_requires_grad(&mut self, value: bool) -> PyResult<()> {
-        if value && !self.t.dtype().is_float() {
-            return Err(PyRuntimeError::new_err(
-                "only Tensors of floating point and complex dtype can require gradients",
-            ));
-        }
-        self.requires_grad = value;
-        Ok(())
-    }
-    #[pyo3(signature = (requires_grad=true))]
-    fn requires_grad_(
-        mut slf: PyRefMut<'_, Self>,
-        requires_grad: bool,
-    ) -> PyResult<PyRefMut<'_, Self>> {
-        slf.set_requires_grad(requires_grad)?;
-        Ok(slf)
-    }
-    #[getter]
-    fn is_leaf(&self) -> bool {
-        true
-    }
-
     #[pyo3(signature = (memory_format=None))]
     fn contiguous(
         slf: Bound<'_, Self>,
         memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = memory_format;
-        let t = slf.borrow().t.clone();
-        if t.is_contiguous() {
+        let v = slf.borrow().var()?;
+        if v.t.is_contiguous() {
             return Ok(slf.into_any().unbind());
         }
-        Ok(wrap(slf.py(), t.contiguous()?)?.into_any())
+        Ok(wrap_var(slf.py(), crate::autograd::unary::clone(&v)?)?.into_any())
     }
 
     #[pyo3(signature = (memory_format=None))]
@@ -263,15 +320,7 @@ impl PyTensor {
         memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
         let _ = memory_format;
-        wrap(py, self.t.copy_as(self.t.dtype())?)
-    }
-
-    fn detach(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.clone())
-    }
-
-    fn detach_(slf: PyRefMut<'_, Self>) -> PyRefMut<'_, Self> {
-        slf
+        wrap_var(py, crate::autograd::unary::clone(&self.var()?)?)
     }
 
     /// `to(dtype)`, `to(other)`, `to("cpu")`, `to("cpu", dtype)`; `copy=True` forces a copy.
@@ -303,12 +352,15 @@ impl PyTensor {
                 )));
             }
         }
-        let t = slf.borrow().t.clone();
-        let d = target.unwrap_or(t.dtype());
-        if d == t.dtype() && !copy {
-            return Ok(slf.into_any().unbind());
+        let v = slf.borrow().var()?;
+        let d = target.unwrap_or(v.t.dtype());
+        if d == v.t.dtype() {
+            if !copy {
+                return Ok(slf.into_any().unbind());
+            }
+            return Ok(wrap_var(slf.py(), crate::autograd::unary::clone(&v)?)?.into_any());
         }
-        Ok(wrap(slf.py(), t.copy_as(d)?)?.into_any())
+        Ok(wrap_var(slf.py(), crate::autograd::unary::to_dtype(&v, d)?)?.into_any())
     }
 
     fn float(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
@@ -473,11 +525,11 @@ fn numpy_view<'py>(slf: &Bound<'py, PyTensor>) -> PyResult<Bound<'py, PyAny>> {
 }
 
 fn cast_to(slf: Bound<'_, PyTensor>, d: DType) -> PyResult<Py<PyAny>> {
-    let t = slf.borrow().t.clone();
-    if t.dtype() == d {
+    let v = slf.borrow().var()?;
+    if v.t.dtype() == d {
         return Ok(slf.into_any().unbind());
     }
-    Ok(wrap(slf.py(), t.copy_as(d)?)?.into_any())
+    Ok(wrap_var(slf.py(), crate::autograd::unary::to_dtype(&v, d)?)?.into_any())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,21 +1,52 @@
 //! View and shape methods, and `__getitem__` / `__setitem__`.
 
+use crate::autograd::{self, views as av, Var};
 use crate::dtype::DType;
 use crate::ops::indexing::{getitem, setitem, IndexItem};
 use crate::python::arith::{arg, Arg};
 use crate::python::convert::{int_list, size_args, type_name};
-use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::python::tensor::{as_tensor_ref, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyEllipsis, PyInt, PyList, PySlice, PyTuple};
+use std::rc::Rc;
 
-fn wrap_all(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Bound<'_, PyTuple>> {
-    let items: Vec<Py<PyTensor>> = ts
+fn wrap_all(py: Python<'_>, vs: Vec<Var>) -> PyResult<Bound<'_, PyTuple>> {
+    let items: Vec<Py<PyTensor>> = vs
         .into_iter()
-        .map(|t| wrap(py, t))
+        .map(|v| wrap_var(py, v))
         .collect::<PyResult<_>>()?;
     PyTuple::new(py, items)
+}
+
+/// Splits `x` into pieces along `dim` as differentiable views (`unbind`, `split`, `chunk`).
+fn pieces(
+    x: &Var,
+    name: &str,
+    pieces: Vec<Tensor>,
+    dim: i64,
+    select: bool,
+) -> crate::error::Result<Vec<Var>> {
+    if !autograd::needs_grad(&[x]) {
+        return Ok(pieces.into_iter().map(Var::plain).collect());
+    }
+    let mut start = 0i64;
+    let mut out = Vec::with_capacity(pieces.len());
+    for (i, p) in pieces.iter().enumerate() {
+        let v = if select {
+            let idx = i as i64;
+            av::view_op(name, x, Rc::new(move |t: &Tensor| t.select(dim, idx)))?
+        } else {
+            let d = crate::shape::normalize_dim(dim, x.t.ndim())?;
+            let len = p.shape()[d] as i64;
+            let s0 = start;
+            start += len;
+            av::view_op(name, x, Rc::new(move |t: &Tensor| t.narrow(dim, s0, len)))?
+        };
+        out.push(v);
+    }
+    Ok(out)
 }
 
 fn opt_int(obj: Bound<'_, PyAny>) -> PyResult<Option<i64>> {
@@ -108,82 +139,115 @@ fn value_tensor(op: &str, v: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor
 #[pymethods]
 impl PyTensor {
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        wrap(py, getitem(&self.t, &index_items(key)?)?)
+        let items = index_items(key)?;
+        let x = self.var()?;
+        if x.meta.is_none() {
+            return wrap_var(py, Var::plain(getitem(&self.t, &items)?));
+        }
+        wrap_var(py, av::getitem(&x, &items)?)
     }
 
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let v = value_tensor("__setitem__", value, self.t.dtype())?;
-        Ok(setitem(&self.t, &index_items(key)?, &v)?)
+        let items = index_items(key)?;
+        let v = match value.cast::<PyTensor>() {
+            Ok(t) => t.borrow().var()?,
+            Err(_) => Var::plain(value_tensor("__setitem__", value, self.t.dtype())?),
+        };
+        crate::python::arith::inplace_with(
+            self,
+            "__setitem__",
+            v.requires_grad(),
+            |t| setitem(t, &items, &v.t),
+            |old| av::index_put(old, &items, &v),
+        )
     }
 
     #[pyo3(signature = (*shape))]
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.view(&size_args(shape)?)?)
+        wrap_var(py, av::view(&self.var()?, &size_args(shape)?)?)
     }
     fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
         let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
-        wrap(py, self.t.view(&s)?)
+        wrap_var(py, av::view(&self.var()?, &s)?)
     }
     #[pyo3(signature = (*shape))]
     fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.reshape(&size_args(shape)?)?)
+        wrap_var(py, av::reshape(&self.var()?, &size_args(shape)?)?)
     }
     fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
         let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
-        wrap(py, self.t.reshape(&s)?)
+        wrap_var(py, av::reshape(&self.var()?, &s)?)
     }
     #[pyo3(signature = (*dims))]
     fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.permute(&size_args(dims)?)?)
+        wrap_var(py, av::permute(&self.var()?, &size_args(dims)?)?)
     }
     fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.transpose(dim0, dim1)?)
+        wrap_var(py, av::transpose(&self.var()?, dim0, dim1)?)
     }
     fn swapaxes(&self, py: Python<'_>, axis0: i64, axis1: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.transpose(axis0, axis1)?)
+        wrap_var(py, av::transpose(&self.var()?, axis0, axis1)?)
     }
     fn swapdims(&self, py: Python<'_>, dim0: i64, dim1: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.transpose(dim0, dim1)?)
+        wrap_var(py, av::transpose(&self.var()?, dim0, dim1)?)
     }
     fn t(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.t()?)
+        let x = self.var()?;
+        let out = self.t.t()?;
+        if self.t.ndim() < 2 {
+            return wrap_var(py, av::reshape_like("AliasBackward0", &x, out)?);
+        }
+        wrap_var(py, av::transpose(&x, 0, 1)?)
     }
     #[getter(T)]
     fn big_t(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         let n = self.t.ndim() as i64;
         let rev: Vec<i64> = (0..n).rev().collect();
-        wrap(py, self.t.permute(&rev)?)
+        wrap_var(py, av::permute(&self.var()?, &rev)?)
     }
     #[getter(mT)]
     fn m_t(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.mt()?)
+        self.t.mt()?;
+        wrap_var(py, av::transpose(&self.var()?, -2, -1)?)
     }
     #[pyo3(signature = (*sizes))]
     fn expand(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.expand(&size_args(sizes)?)?)
+        wrap_var(py, av::expand_sizes(&self.var()?, &size_args(sizes)?)?)
     }
     fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
         let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
-        wrap(py, self.t.expand(&s)?)
+        wrap_var(py, av::expand_sizes(&self.var()?, &s)?)
     }
     fn broadcast_to(&self, py: Python<'_>, size: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let s = int_list(size, "size")?;
-        wrap(py, self.t.expand(&s)?)
+        wrap_var(py, av::expand_sizes(&self.var()?, &s)?)
     }
     #[pyo3(signature = (dim=None))]
     fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
         let dims = crate::python::convert::dims_arg(dim)?;
-        wrap(py, self.t.squeeze(dims.as_deref())?)
+        let out = self.t.squeeze(dims.as_deref())?;
+        wrap_var(py, av::reshape_like("SqueezeBackward0", &self.var()?, out)?)
     }
     fn unsqueeze(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.unsqueeze(dim)?)
+        let out = self.t.unsqueeze(dim)?;
+        wrap_var(
+            py,
+            av::reshape_like("UnsqueezeBackward0", &self.var()?, out)?,
+        )
     }
     #[pyo3(signature = (start_dim=0, end_dim=-1))]
     fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.flatten(start_dim, end_dim)?)
+        let x = self.var()?;
+        let out = self.t.flatten(start_dim, end_dim)?;
+        let name = if out.shares_storage(&x.t) {
+            "ViewBackward0"
+        } else {
+            "UnsafeViewBackward0"
+        };
+        wrap_var(py, av::reshape_like(name, &x, out)?)
     }
     fn ravel(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.reshape(&[-1])?)
+        wrap_var(py, av::reshape(&self.var()?, &[-1])?)
     }
     fn unflatten(
         &self,
@@ -191,21 +255,42 @@ impl PyTensor {
         dim: i64,
         sizes: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.unflatten(dim, &int_list(sizes, "sizes")?)?)
+        let out = self.t.unflatten(dim, &int_list(sizes, "sizes")?)?;
+        wrap_var(py, av::reshape_like("ViewBackward0", &self.var()?, out)?)
     }
     fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.narrow(dim, start, length)?)
+        self.t.narrow(dim, start, length)?;
+        wrap_var(py, av::narrow(&self.var()?, dim, start, length)?)
     }
     fn select(&self, py: Python<'_>, dim: i64, index: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.select(dim, index)?)
+        self.t.select(dim, index)?;
+        wrap_var(py, av::select(&self.var()?, dim, index)?)
     }
     #[pyo3(signature = (dim=0))]
     fn unbind<'py>(&self, py: Python<'py>, dim: i64) -> PyResult<Bound<'py, PyTuple>> {
-        wrap_all(py, self.t.unbind(dim)?)
+        wrap_all(
+            py,
+            pieces(
+                &self.var()?,
+                "UnbindBackward0",
+                self.t.unbind(dim)?,
+                dim,
+                true,
+            )?,
+        )
     }
     #[pyo3(signature = (chunks, dim=0))]
     fn chunk<'py>(&self, py: Python<'py>, chunks: i64, dim: i64) -> PyResult<Bound<'py, PyTuple>> {
-        wrap_all(py, self.t.chunk(chunks, dim)?)
+        wrap_all(
+            py,
+            pieces(
+                &self.var()?,
+                "SplitBackward0",
+                self.t.chunk(chunks, dim)?,
+                dim,
+                false,
+            )?,
+        )
     }
     #[pyo3(signature = (split_size_or_sections, dim=0))]
     fn split<'py>(
@@ -214,16 +299,17 @@ impl PyTensor {
         split_size_or_sections: &Bound<'py, PyAny>,
         dim: i64,
     ) -> PyResult<Bound<'py, PyTuple>> {
+        let x = self.var()?;
         if split_size_or_sections.is_instance_of::<PyInt>() {
-            wrap_all(
-                py,
-                self.t.split_size(split_size_or_sections.extract()?, dim)?,
-            )
+            let parts = self.t.split_size(split_size_or_sections.extract()?, dim)?;
+            wrap_all(py, pieces(&x, "SplitBackward0", parts, dim, false)?)
         } else {
+            let parts = self
+                .t
+                .split_sizes(&int_list(split_size_or_sections, "split_sizes")?, dim)?;
             wrap_all(
                 py,
-                self.t
-                    .split_sizes(&int_list(split_size_or_sections, "split_sizes")?, dim)?,
+                pieces(&x, "SplitWithSizesBackward0", parts, dim, false)?,
             )
         }
     }
@@ -233,13 +319,11 @@ impl PyTensor {
         source: &Bound<'_, PyAny>,
         destination: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(
-            py,
-            self.t.movedim(
-                &int_list(source, "source")?,
-                &int_list(destination, "destination")?,
-            )?,
-        )
+        let perm = self.t.movedim_perm(
+            &int_list(source, "source")?,
+            &int_list(destination, "destination")?,
+        )?;
+        wrap_var(py, av::permute(&self.var()?, &perm)?)
     }
     fn moveaxis(
         &self,

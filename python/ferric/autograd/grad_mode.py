@@ -1,0 +1,116 @@
+"""Grad-mode context managers: ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
+``inference_mode``. The flag is thread-local (it lives in the Rust core), like PyTorch's."""
+
+from __future__ import annotations
+
+import functools
+
+from .. import _core
+
+
+class _DecoratorContextManager:
+    """Usable as ``with no_grad():`` and as ``@no_grad()`` (or ``@no_grad``)."""
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disables graph recording inside the block (results do not require grad)."""
+
+    def __init__(self, orig_func=None):
+        self._orig = orig_func
+
+    def __new__(cls, orig_func=None):
+        # support the bare-decorator form `@no_grad`
+        if callable(orig_func) and cls is no_grad:
+            return no_grad()(orig_func)
+        return super().__new__(cls)
+
+    def __enter__(self):
+        self.prev = _core.is_grad_enabled()
+        _core._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _core._set_grad_enabled(self.prev)
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enables graph recording inside the block (e.g. within ``no_grad``)."""
+
+    def __new__(cls, orig_func=None):
+        if callable(orig_func) and cls is enable_grad:
+            return enable_grad()(orig_func)
+        return super().__new__(cls)
+
+    def __init__(self, orig_func=None):
+        pass
+
+    def __enter__(self):
+        self.prev = _core.is_grad_enabled()
+        _core._set_grad_enabled(True)
+
+    def __exit__(self, *exc):
+        _core._set_grad_enabled(self.prev)
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode on or off. Takes effect immediately (usable as a function) and is
+    restored when used as a context manager."""
+
+    def __init__(self, mode: bool):
+        self.prev = _core.is_grad_enabled()
+        self.mode = bool(mode)
+        _core._set_grad_enabled(self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _core._set_grad_enabled(self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad`` (ferric has no separate inference tensors)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode) and cls is inference_mode:
+            return inference_mode()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev = _core.is_grad_enabled()
+        if self.mode:
+            _core._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _core._set_grad_enabled(self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def is_grad_enabled() -> bool:
+    return _core.is_grad_enabled()
+
+
+def is_inference_mode_enabled() -> bool:
+    return False
