@@ -48,13 +48,6 @@ for _name in dir(_core):
 del _name
 
 from . import autograd  # noqa: E402
-from .autograd.grad_mode import (  # noqa: E402
-    enable_grad,
-    inference_mode,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
 from ._functions import (  # noqa: E402
     allclose,
     broadcast_shapes,
@@ -64,6 +57,13 @@ from ._functions import (  # noqa: E402
     is_floating_point,
     is_tensor,
     isclose,
+)
+from .autograd.grad_mode import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
 )
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in ("annotations",)]

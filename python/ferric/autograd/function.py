@@ -65,11 +65,16 @@ class Function(metaclass=FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+        # abstract: PyTorch raises the same error when a subclass forgets forward()
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the backward function for custom autograd.Function."
+        )
 
     @classmethod
     def apply(cls, *args, **kwargs):
