@@ -104,10 +104,12 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
     } else {
         (None, None)
     };
-    let sout = if op == BinaryOp::Pow {
-        Some(Saved::output(&out))
+    // only a tensor exponent's gradient uses the output (out * log(a))
+    let (sout, slot) = if op == BinaryOp::Pow && b_is_t {
+        let (s, slot) = Saved::output_of(&out, "PowBackward1");
+        (Some(s), Some(slot))
     } else {
-        None
+        (None, None)
     };
     let name = if op == BinaryOp::Pow && !b_is_t {
         "PowBackward0"
@@ -116,7 +118,7 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
     } else {
         backward_name(op)
     };
-    Ok(record(
+    let v = record(
         name,
         out,
         &vars,
@@ -148,7 +150,11 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
             }
             Ok(res)
         }),
-    ))
+    );
+    if let Some(slot) = slot {
+        slot.bind(&v);
+    }
+    Ok(v)
 }
 
 type Pair = (Option<Var>, Option<Var>);

@@ -297,14 +297,40 @@ impl Drop for Node {
 pub struct Saved {
     var: Var,
     version: u64,
+    /// The node that produced the saved tensor (None for leaves), for error messages.
+    producer: Option<(String, usize)>,
+    /// For a saved *output*: a weak link to the node that produced it, filled in once the
+    /// node exists, so double backward can differentiate through the saved value without
+    /// a strong reference cycle.
+    out_node: Option<OutputSlot>,
+}
+
+/// Filled with the output's node after `record` (see [`Saved::output_of`]).
+#[derive(Clone, Default)]
+pub struct OutputSlot(Rc<RefCell<Weak<Node>>>);
+
+impl OutputSlot {
+    pub fn bind(&self, v: &Var) {
+        if let Some(n) = v.grad_fn() {
+            *self.0.borrow_mut() = Rc::downgrade(&n);
+        }
+    }
 }
 
 impl Saved {
     /// Saves an input (keeps its graph, so double backward can differentiate through it).
     pub fn input(v: &Var) -> Saved {
+        let producer = v.grad_fn().map(|n| {
+            (
+                n.name.clone(),
+                v.meta.as_ref().map_or(0, |m| m.output_nr.get()),
+            )
+        });
         Saved {
             var: v.clone(),
             version: v.t.storage.version(),
+            producer,
+            out_node: None,
         }
     }
 
@@ -314,24 +340,62 @@ impl Saved {
         Saved {
             var: Var::plain(t.clone()),
             version: t.storage.version(),
+            producer: None,
+            out_node: None,
         }
     }
 
-    pub fn get(&self, op: &str) -> Result<Var> {
+    /// Saves the output of the node being recorded (named `node`); call `bind` on the
+    /// returned slot with the recorded result.
+    pub fn output_of(t: &Tensor, node: &str) -> (Saved, OutputSlot) {
+        let slot = OutputSlot::default();
+        let s = Saved {
+            var: Var::plain(t.clone()),
+            version: t.storage.version(),
+            producer: Some((node.to_string(), 0)),
+            out_node: Some(slot.clone()),
+        };
+        (s, slot)
+    }
+
+    pub fn get(&self, _consumer: &str) -> Result<Var> {
         let now = self.var.t.storage.version();
         if now != self.version {
+            let kind = match self.var.t.dtype() {
+                DType::F32 => "FloatTensor",
+                DType::F64 => "DoubleTensor",
+                DType::I64 => "LongTensor",
+                DType::Bool => "BoolTensor",
+            };
+            let what = format!(
+                "[ferric.{kind} {}]",
+                crate::error::fmt_shape(self.var.t.shape())
+            );
+            let which = match &self.producer {
+                Some((n, nr)) => format!("{what}, which is output {nr} of {n},"),
+                None => what,
+            };
             return Err(Error::runtime(
                 "",
                 format!(
                     "one of the variables needed for gradient computation has been modified by an inplace \
-                     operation: [{} {}], which is output 0 of {op}, is at version {now}; expected version {} \
-                     instead. Hint: enable anomaly detection to find the operation that failed to compute its \
-                     gradient, with torch.autograd.set_detect_anomaly(True).",
-                    self.var.t.dtype(),
-                    crate::error::fmt_shape(self.var.t.shape()),
+                     operation: {which} is at version {now}; expected version {} instead. Hint: enable anomaly \
+                     detection to find the operation that failed to compute its gradient, with \
+                     ferric.autograd.set_detect_anomaly(True).",
                     self.version
                 ),
             ));
+        }
+        if let Some(slot) = &self.out_node {
+            if let Some(node) = slot.0.borrow().upgrade() {
+                let meta = Meta::default();
+                meta.requires_grad.set(true);
+                *meta.grad_fn.borrow_mut() = Some(node);
+                return Ok(Var {
+                    t: self.var.t.clone(),
+                    meta: Some(Rc::new(meta)),
+                });
+            }
         }
         Ok(self.var.clone())
     }

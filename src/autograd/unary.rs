@@ -67,10 +67,13 @@ pub fn unary(op: UnaryOp, x: &Var) -> Result<Var> {
     }
     let (si, so) = saves(op);
     let sx = si.then(|| Saved::input(x));
-    let sy = so.then(|| Saved::output(&out));
+    let (sy, slot) = match so.then(|| Saved::output_of(&out, &name(op))) {
+        Some((s, slot)) => (Some(s), Some(slot)),
+        None => (None, None),
+    };
     let nm = name(op);
     let nm2 = nm.clone();
-    Ok(record(
+    let v = record(
         &nm,
         out,
         &[x],
@@ -81,7 +84,11 @@ pub fn unary(op: UnaryOp, x: &Var) -> Result<Var> {
             let y = sy.as_ref().map(|s| s.get(&nm2)).transpose()?;
             Ok(vec![Some(rule(op, g, x.as_ref(), y.as_ref())?)])
         }),
-    ))
+    );
+    if let Some(slot) = slot {
+        slot.bind(&v);
+    }
+    Ok(v)
 }
 
 fn rule(op: UnaryOp, g: &Var, x: Option<&Var>, y: Option<&Var>) -> Result<Var> {

@@ -34,12 +34,16 @@ def _numerical_jacobian(fn, inputs, outputs, eps):
         base = x.detach()
         for flat in range(n_in):
             idx = _unravel(flat, tuple(x.shape))
+            # values are perturbed without recording; fn itself runs with grad enabled,
+            # since gradgradcheck's function computes gradients inside
             with no_grad():
                 orig = float(base[idx]) if idx else float(base)
                 _set(base, idx, orig + eps)
-                plus = [o.detach().clone() for o in _differentiable_plain(fn, inputs)]
+            plus = [o.detach().clone() for o in _differentiable_plain(fn, inputs)]
+            with no_grad():
                 _set(base, idx, orig - eps)
-                minus = [o.detach().clone() for o in _differentiable_plain(fn, inputs)]
+            minus = [o.detach().clone() for o in _differentiable_plain(fn, inputs)]
+            with no_grad():
                 _set(base, idx, orig)
             for j, (p, m) in enumerate(zip(plus, minus, strict=True)):
                 cols[j].append(((p - m) / (2 * eps)).reshape(-1).tolist())
