@@ -4,8 +4,9 @@ Run with ``python examples/quickstart.py``. Everything here is plain PyTorch API
 script also runs with ``import torch as ferric``.
 """
 
-import ferric
 import numpy as np
+
+import ferric
 
 x = ferric.linspace(-2.0, 2.0, 5)
 print("x        =", x)
