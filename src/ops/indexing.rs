@@ -55,6 +55,15 @@ pub fn apply_basic(x: &Tensor, items: &[IndexItem]) -> Result<Indexed> {
     let mut dim = 0usize;
     let mut advanced = Vec::new();
     for item in items {
+        // PyTorch applies a 0-d integer tensor index as `select` (a view), like an int.
+        let as_int;
+        let item = match item {
+            IndexItem::Tensor(t) if t.ndim() == 0 && t.dtype() == DType::I64 => {
+                as_int = IndexItem::Int(t.item()?.to_i64());
+                &as_int
+            }
+            other => other,
+        };
         match item {
             IndexItem::Int(i) => {
                 let size = v.shape()[dim];

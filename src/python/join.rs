@@ -1,7 +1,259 @@
-//! Bindings for the join op family.
+//! Bindings for joining (`cat`, `stack`, ...), `pad` and the shape-copy ops (`flip`,
+//! `roll`, `repeat`, `tile`, `repeat_interleave`, `tril`/`triu`, diagonals).
 
+use crate::dtype::Scalar;
+use crate::ops::join::repeat::{repeat_interleave_index, Repeats};
+use crate::ops::join::{self, PadMode};
+use crate::python::convert::{int_list, scalar_arg, size_args, type_name};
+use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyTuple};
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
-    Ok(())
+/// A sequence of tensors (`cat`, `stack`, ...), with PyTorch's TypeError for other items.
+fn tensor_list(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+    if as_tensor_ref(obj).is_some() || obj.is_instance_of::<pyo3::types::PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}",
+            type_name(obj)
+        )));
+    }
+    let iter = obj.try_iter().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}",
+            type_name(obj)
+        ))
+    })?;
+    iter.enumerate()
+        .map(|(i, o)| {
+            let o = o?;
+            as_tensor_ref(&o).ok_or_else(|| {
+                PyTypeError::new_err(format!(
+                    "expected Tensor as element {i} in argument 0, but got {}",
+                    type_name(&o)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Ints given as `*args` or as one keyword sequence (`x.flip(0, 1)`, `x.flip(dims=(0, 1))`).
+fn dims_or_args(
+    args: &Bound<'_, PyTuple>,
+    kw: Option<&Bound<'_, PyAny>>,
+    what: &str,
+) -> PyResult<Vec<i64>> {
+    match kw {
+        Some(k) if args.is_empty() => int_list(k, what),
+        Some(_) => Err(PyTypeError::new_err(format!(
+            "{what} given both positionally and as a keyword"
+        ))),
+        None => size_args(args),
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> PyResult<Py<PyTensor>> {
+    wrap(py, join::cat(&tensor_list("cat", tensors)?, dim)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> PyResult<Py<PyTensor>> {
+    wrap(py, join::stack(&tensor_list("stack", tensors)?, dim)?)
+}
+
+#[pyfunction]
+fn hstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+    wrap(py, join::hstack(&tensor_list("hstack", tensors)?)?)
+}
+
+#[pyfunction]
+fn vstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+    wrap(py, join::vstack(&tensor_list("vstack", tensors)?)?)
+}
+
+#[pyfunction]
+fn dstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+    wrap(py, join::dstack(&tensor_list("dstack", tensors)?)?)
+}
+
+#[pyfunction]
+fn column_stack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+    wrap(
+        py,
+        join::column_stack(&tensor_list("column_stack", tensors)?)?,
+    )
+}
+
+/// `nn.functional.pad(input, pad, mode='constant', value=None)`.
+#[pyfunction]
+#[pyo3(signature = (input, pad, mode="constant", value=None))]
+fn pad(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    pad: &Bound<'_, PyAny>,
+    mode: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let pads = int_list(pad, "pad")?;
+    let v: Option<Scalar> = match value {
+        None => None,
+        Some(o) if o.is_none() => None,
+        Some(o) => Some(scalar_arg(o).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "pad(): argument 'value' must be float, not {}",
+                type_name(o)
+            ))
+        })?),
+    };
+    wrap(py, input.t.pad(&pads, PadMode::parse(mode)?, v)?)
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (*args, dims=None))]
+    fn flip(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        dims: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.flip(&dims_or_args(args, dims, "dims")?)?)
+    }
+    fn fliplr(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.fliplr()?)
+    }
+    fn flipud(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.flipud()?)
+    }
+
+    #[pyo3(signature = (shifts, dims=None))]
+    fn roll(
+        &self,
+        py: Python<'_>,
+        shifts: &Bound<'_, PyAny>,
+        dims: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let s = int_list(shifts, "shifts")?;
+        let d = crate::python::convert::dims_arg(dims)?.unwrap_or_default();
+        wrap(py, self.t.roll(&s, &d)?)
+    }
+
+    #[pyo3(signature = (*sizes))]
+    fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.repeat(&size_args(sizes)?)?)
+    }
+
+    #[pyo3(signature = (*args, dims=None))]
+    fn tile(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        dims: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.tile(&dims_or_args(args, dims, "dims")?)?)
+    }
+
+    /// `repeat_interleave(repeats, dim=None)`; `ferric.repeat_interleave(repeats)` with a
+    /// single tensor returns the repeated indices.
+    #[pyo3(signature = (repeats=None, dim=None, *, output_size=None))]
+    fn repeat_interleave(
+        &self,
+        py: Python<'_>,
+        repeats: Option<&Bound<'_, PyAny>>,
+        dim: Option<i64>,
+        output_size: Option<i64>,
+    ) -> PyResult<Py<PyTensor>> {
+        let _ = output_size;
+        let Some(repeats) = repeats else {
+            return wrap(py, repeat_interleave_index(&self.t)?);
+        };
+        let r = if repeats.is_instance_of::<PyInt>() {
+            Repeats::Int(repeats.extract()?)
+        } else if let Some(t) = as_tensor_ref(repeats) {
+            return wrap(py, self.t.repeat_interleave(Repeats::Tensor(&t), dim)?);
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "repeat_interleave(): argument 'repeats' must be Tensor or int, not {}",
+                type_name(repeats)
+            )));
+        };
+        wrap(py, self.t.repeat_interleave(r, dim)?)
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn tril(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.tril(diagonal)?)
+    }
+    #[pyo3(signature = (diagonal=0))]
+    fn triu(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.triu(diagonal)?)
+    }
+    #[pyo3(signature = (diagonal=0))]
+    fn tril_(slf: PyRef<'_, Self>, diagonal: i64) -> PyResult<PyRef<'_, Self>> {
+        slf.t.tril_(diagonal)?;
+        Ok(slf)
+    }
+    #[pyo3(signature = (diagonal=0))]
+    fn triu_(slf: PyRef<'_, Self>, diagonal: i64) -> PyResult<PyRef<'_, Self>> {
+        slf.t.triu_(diagonal)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn diag(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.diag(diagonal)?)
+    }
+    #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
+    fn diagonal(
+        &self,
+        py: Python<'_>,
+        offset: i64,
+        dim1: i64,
+        dim2: i64,
+    ) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.diagonal(offset, dim1, dim2)?)
+    }
+    #[pyo3(signature = (offset=0, dim1=-2, dim2=-1))]
+    fn diag_embed(
+        &self,
+        py: Python<'_>,
+        offset: i64,
+        dim1: i64,
+        dim2: i64,
+    ) -> PyResult<Py<PyTensor>> {
+        wrap(py, self.t.diag_embed(offset, dim1, dim2)?)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(cat, m)?)?;
+    m.add("concat", m.getattr("cat")?)?;
+    m.add("concatenate", m.getattr("cat")?)?;
+    m.add_function(wrap_pyfunction!(stack, m)?)?;
+    m.add_function(wrap_pyfunction!(hstack, m)?)?;
+    m.add_function(wrap_pyfunction!(vstack, m)?)?;
+    m.add("row_stack", m.getattr("vstack")?)?;
+    m.add_function(wrap_pyfunction!(dstack, m)?)?;
+    m.add_function(wrap_pyfunction!(column_stack, m)?)?;
+    m.add_function(wrap_pyfunction!(pad, m)?)?;
+    crate::python::tensor::alias_methods(
+        m,
+        &[
+            "flip",
+            "fliplr",
+            "flipud",
+            "roll",
+            "tile",
+            "repeat_interleave",
+            "tril",
+            "triu",
+            "diag",
+            "diagonal",
+            "diag_embed",
+        ],
+    )
 }
