@@ -19,6 +19,7 @@ use crate::kernels::strided;
 use crate::shape::{broadcast_shapes, contiguous_strides, normalize_dim, Dims};
 use crate::tensor::Tensor;
 use smallvec::SmallVec;
+use std::borrow::Cow;
 
 /// Calls `f(positions)` for every element of a shape in row-major order, with the storage
 /// position of that element in each of `K` strided operands. Strides may be 0 or negative
@@ -70,6 +71,8 @@ struct Plan {
     dims: Vec<usize>,
     idx: Vec<Tensor>,
     bshape: Dims,
+    /// Offsets computed up front (a lone boolean mask needs no coordinate tensors).
+    offs: Option<Vec<usize>>,
 }
 
 /// How out-of-range indices are treated and reported by each op.
@@ -138,6 +141,29 @@ impl Plan {
                             ));
                         }
                     }
+                    if adv.iter().filter(|(_, t)| t.is_some()).count() == 1 {
+                        // `x[mask]`: read the view positions of the true elements directly
+                        // SAFETY: bool data of the mask, read only.
+                        let m = unsafe { t.data::<bool>() };
+                        let mut offs = Vec::new();
+                        visit(
+                            t.shape(),
+                            [t.strides(), &view.strides()[d..d + k]],
+                            [t.layout.offset, view.layout.offset],
+                            |[pm, pv]| {
+                                if m[pm] {
+                                    offs.push(pv)
+                                }
+                            },
+                        );
+                        return Ok(Plan {
+                            dims: (d..d + k).collect(),
+                            idx: Vec::new(),
+                            bshape: Dims::from_slice(&[offs.len()]),
+                            offs: Some(offs),
+                            view,
+                        });
+                    }
                     let nz = t.nonzero()?;
                     for j in 0..k {
                         dims.push(d + j);
@@ -171,6 +197,7 @@ impl Plan {
             dims,
             idx,
             bshape,
+            offs: None,
         })
     }
 
@@ -212,9 +239,12 @@ impl Plan {
     }
 
     /// The storage offset of the view element named by each broadcast position.
-    fn offsets(&self, bounds: &Bounds) -> Result<Vec<usize>> {
+    fn offsets(&self, bounds: &Bounds) -> Result<Cow<'_, [usize]>> {
+        if let Some(o) = &self.offs {
+            return Ok(Cow::Borrowed(o));
+        }
         let nb = crate::shape::checked_numel("index", &self.bshape)?;
-        let mut offs = vec![self.view.layout.offset; nb];
+        let mut offs = try_filled("index", nb, self.view.layout.offset)?;
         for (j, (&d, t)) in self.dims.iter().zip(&self.idx).enumerate() {
             let size = self.view.shape()[d];
             let stride = self.view.strides()[d] as usize;
@@ -239,7 +269,7 @@ impl Plan {
                 return Err(e);
             }
         }
-        Ok(offs)
+        Ok(Cow::Owned(offs))
     }
 
     /// `view[idx]` as a new contiguous tensor.
@@ -249,7 +279,7 @@ impl Plan {
         let out = Tensor::zeros("index", &shape, self.view.dtype())?;
         let (bpos, rpos) = self.out_positions();
         let ost = out.strides();
-        let dst_offs = block_offsets(&self.bshape, &pick(ost, &bpos), 0);
+        let dst_offs = block_offsets(&self.bshape, &pick(ost, &bpos), 0)?;
         let rest = self.rest();
         let rshape: Dims = rest.iter().map(|&d| self.view.shape()[d]).collect();
         crate::with_dtype!(out.dtype(), T, {
@@ -295,7 +325,7 @@ impl Plan {
         };
         let (bpos, rpos) = self.out_positions();
         let vst = value.strides();
-        let src_offs = block_offsets(&self.bshape, &pick(vst, &bpos), value.layout.offset);
+        let src_offs = block_offsets(&self.bshape, &pick(vst, &bpos), value.layout.offset)?;
         let rest = self.rest();
         let rshape: Dims = rest.iter().map(|&d| self.view.shape()[d]).collect();
         crate::with_dtype!(dtype, T, {
@@ -335,10 +365,29 @@ fn pick(strides: &[isize], dims: &[usize]) -> Vec<isize> {
 }
 
 /// Storage offset of each position of `shape` (row-major) under `strides`.
-fn block_offsets(shape: &[usize], strides: &[isize], offset: usize) -> Vec<usize> {
-    let mut out = Vec::with_capacity(shape.iter().product());
-    visit(shape, [strides], [offset], |[p]| out.push(p));
-    out
+fn block_offsets(shape: &[usize], strides: &[isize], offset: usize) -> Result<Vec<usize>> {
+    let mut out = try_filled("index", shape.iter().product(), 0)?;
+    let rowmajor = contiguous_strides(shape);
+    visit(shape, [strides, &rowmajor], [offset, 0], |[p, k]| {
+        out[k] = p
+    });
+    Ok(out)
+}
+
+/// `n` copies of `v`; a request too large to allocate is a MemoryError, not an abort.
+pub(crate) fn try_filled<T: Clone>(op: &str, n: usize, v: T) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| {
+        Error::memory(
+            op,
+            format!(
+                "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.",
+                n as u128 * std::mem::size_of::<T>() as u128
+            ),
+        )
+    })?;
+    out.resize(n, v);
+    Ok(out)
 }
 
 /// For each block `b`: `dst[block at dst_offs[b]] = f(dst, src[block at src_offs[b]])`,
@@ -355,10 +404,19 @@ fn copy_blocks<T: Copy>(
     let (cs, st) = strided::coalesce(shape, [dst_strides, src_strides]);
     let n = *cs.last().unwrap_or(&1);
     let (sd, ss) = (*st[0].last().unwrap_or(&0), *st[1].last().unwrap_or(&0));
+    if cs.iter().product::<usize>() == 1 {
+        // one element per block (e.g. `x[mask]`, or a 1-d `x[idx]`)
+        for (&od, &os) in dst_offs.iter().zip(src_offs) {
+            dst[od] = f(dst[od], src[os]);
+        }
+        return;
+    }
     for (&od, &os) in dst_offs.iter().zip(src_offs) {
         strided::for_each_run(&cs, &st, [od, os], |[pd, ps]| {
-            if n == 1 {
-                dst[pd] = f(dst[pd], src[ps]);
+            if sd == 1 && ss == 1 {
+                for (d, &s) in dst[pd..pd + n].iter_mut().zip(&src[ps..ps + n]) {
+                    *d = f(*d, s);
+                }
                 return;
             }
             for j in 0..n {
@@ -432,6 +490,7 @@ fn dim_index_plan(x: &Tensor, d: usize, index: Tensor) -> Plan {
         dims: vec![d],
         idx: vec![index],
         bshape,
+        offs: None,
     }
 }
 
@@ -673,6 +732,17 @@ mod tests {
         assert!(e
             .msg
             .contains("index 5 is out of bounds for dimension 0 with size 3"));
+    }
+
+    #[test]
+    fn setitem_bumps_the_version_and_writes_through_views() {
+        let base = t((0..12).collect(), &[3, 4]);
+        let view = base.transpose(0, 1).unwrap(); // (4, 3)
+        let v0 = base.storage.version();
+        advanced_setitem(&view, &[(0, t(vec![1, 3], &[2]))], &t(vec![-1], &[])).unwrap();
+        assert!(base.storage.version() > v0);
+        let got = base.to_vec::<i64>().unwrap();
+        assert_eq!(&got[..4], &[0, -1, 2, -1]);
     }
 
     #[test]

@@ -223,7 +223,7 @@ impl PadMode {
 /// Source index along a dim of size `n` for output position `i` of a dim padded on the
 /// left by `left` (negative pads crop).
 fn pad_source(mode: PadMode, i: i64, left: i64, n: i64) -> i64 {
-    let j = i - left;
+    let j = i.saturating_sub(left);
     match mode {
         PadMode::Replicate => j.clamp(0, n - 1),
         PadMode::Circular => j.rem_euclid(n),
@@ -293,11 +293,12 @@ impl Tensor {
                 let d = nd - 1 - k;
                 let (l, r) = (pad[2 * k], pad[2 * k + 1]);
                 let n = self.shape()[d] as i64;
-                let len = n - (-l).max(0) - (-r).max(0);
+                let (crop_l, crop_r) = (l.saturating_neg().max(0), r.saturating_neg().max(0));
+                let len = n.saturating_sub(crop_l).saturating_sub(crop_r);
                 if len <= 0 {
                     return Ok(out);
                 }
-                src = src.with_layout(src.layout.narrow(d, (-l).max(0) as usize, len as usize));
+                src = src.with_layout(src.layout.narrow(d, crop_l as usize, len as usize));
                 dst = dst.with_layout(dst.layout.narrow(d, l.max(0) as usize, len as usize));
             }
             dst.copy_from(&src)?;
@@ -341,10 +342,11 @@ impl Tensor {
                 };
                 return Err(Error::runtime("pad", msg));
             }
-            let idx: Vec<i64> = (0..shape[d] as i64)
-                .map(|i| pad_source(mode, i, l, n))
-                .collect();
-            let len = idx.len();
+            let len = shape[d];
+            let mut idx = crate::storage::try_zeroed_vec::<i64>("pad", len)?;
+            for (i, v) in idx.iter_mut().enumerate() {
+                *v = pad_source(mode, i as i64, l, n);
+            }
             out = out.index_select(d as i64, &Tensor::from_vec(idx, &[len])?)?;
         }
         if np == 0 {

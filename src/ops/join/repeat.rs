@@ -57,9 +57,11 @@ pub fn repeat_interleave_index(repeats: &Tensor) -> Result<Tensor> {
         .try_fold(0usize, |acc, &v| acc.checked_add(v as usize))
         .ok_or_else(|| Error::runtime("repeat_interleave", "repeats overflow"))?;
     checked_numel("repeat_interleave", &[total])?;
-    let mut idx = Vec::with_capacity(total);
+    let mut idx = try_zeroed_vec::<i64>("repeat_interleave", total)?;
+    let mut k = 0;
     for (i, &v) in r.iter().enumerate() {
-        idx.extend(std::iter::repeat_n(i as i64, v as usize));
+        idx[k..k + v as usize].fill(i as i64);
+        k += v as usize;
     }
     Tensor::from_vec(idx, &[total])
 }

@@ -26,9 +26,9 @@ impl Tensor {
             let d = unsafe { self.data_mut::<T>() };
             for i in 0..rows {
                 // columns to clear in row `i`
-                let k = i as i64 + diagonal;
+                let k = (i as i64).saturating_add(diagonal);
                 let (lo, hi) = if lower {
-                    ((k + 1).clamp(0, cols), cols)
+                    (k.saturating_add(1).clamp(0, cols), cols)
                 } else {
                     (0, k.clamp(0, cols))
                 };
@@ -155,7 +155,10 @@ impl Tensor {
             self.clone()
         };
         let n = x.shape()[x.ndim() - 1];
-        let m = n + offset.unsigned_abs() as usize;
+        let m = usize::try_from(offset.unsigned_abs())
+            .ok()
+            .and_then(|o| n.checked_add(o))
+            .ok_or_else(|| Error::runtime("diag_embed", "the embedded size overflows"))?;
         let mut shape: Dims = Dims::from_slice(&x.shape()[..x.ndim() - 1]);
         let (lo, hi) = (d1.min(d2), d1.max(d2));
         shape.insert(lo.min(shape.len()), m);
