@@ -300,6 +300,8 @@ def test_index_select(dim, dtype, layout):
 def test_index_select_0d_and_errors():
     x = ferric.tensor(3.5)
     check(x.index_select(0, ferric.tensor([0])), np.array(3.5, np.float32))
+    with pytest.raises(IndexError, match="Index to scalar can have only 1 value"):
+        x.index_select(0, ferric.tensor([0, 0]))
     t = ferric.zeros(3, 2)
     with pytest.raises(IndexError, match="index out of range in self"):
         t.index_select(0, ferric.tensor([3]))

@@ -500,6 +500,15 @@ impl Tensor {
     pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
         let d = normalize_dim(dim, self.ndim())?;
         let index = vector_index("index_select", index)?;
+        if self.ndim() == 0 && index.numel() != 1 {
+            return Err(Error::index(
+                "index_select",
+                format!(
+                    "index_select(): Index to scalar can have only 1 value, got {} value(s)",
+                    index.numel()
+                ),
+            ));
+        }
         let out = dim_index_plan(self, d, index).gather(&Bounds {
             wrap: false,
             err: &self_oob,
