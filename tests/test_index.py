@@ -599,3 +599,18 @@ def test_nonzero_0d_and_empty():
     (r,) = ferric.tensor(5).nonzero(as_tuple=True)
     check(r, np.array([0]))
     check(ferric.zeros(0, 3).nonzero(), np.zeros((0, 2), np.int64))
+
+
+def test_advanced_index_backward_accumulates():
+    # the autograd rule of `x[idx]` scatter-adds through `index_put_accumulate`
+    x = ferric.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x[[0, 0, 2]].backward(ferric.tensor([1.0, 2.0, 3.0]))
+    check(x.grad, np.array([3.0, 0.0, 3.0], np.float32))
+    w = ferric.zeros(2, 3, requires_grad=True)
+    w[ferric.tensor([[True, False, True], [False, False, True]])].backward(
+        ferric.tensor([1.0, 2.0, 3.0])
+    )
+    check(w.grad, np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]], np.float32))
+    v = ferric.zeros(3, requires_grad=True)
+    v[ferric.tensor(1)].backward(ferric.tensor(5.0))
+    check(v.grad, np.array([0.0, 5.0, 0.0], np.float32))

@@ -452,6 +452,35 @@ pub fn advanced_setitem(view: &Tensor, adv: &[(usize, Tensor)], value: &Tensor) 
     )
 }
 
+/// `dst[items] += src` with repeated indices accumulating (the adjoint of advanced
+/// indexing, used by autograd).
+pub fn index_put_accumulate(
+    dst: &Tensor,
+    items: &[crate::ops::indexing::IndexItem],
+    src: &Tensor,
+) -> Result<()> {
+    let ix = crate::ops::indexing::apply_basic(dst, items)?;
+    if ix.advanced.is_empty() {
+        // e.g. a 0-d integer tensor index, which is applied as `select`
+        return crate::ops::binary::binary_(
+            crate::ops::binary::BinaryOp::Add,
+            &ix.view,
+            crate::ops::binary::Operand::T(src),
+        );
+    }
+    let adv: Vec<(usize, Option<Tensor>)> =
+        ix.advanced.into_iter().map(|(d, t)| (d, Some(t))).collect();
+    Plan::new(&ix.view, &adv)?.put(
+        "index_put_",
+        src,
+        true,
+        &Bounds {
+            wrap: true,
+            err: &index_oob,
+        },
+    )
+}
+
 /// Checks an `index` argument of the dim-wise ops: at most 1-d, int64.
 fn vector_index(op: &str, index: &Tensor) -> Result<Tensor> {
     if index.ndim() > 1 {
@@ -761,18 +790,4 @@ mod tests {
         x.index_put_(&[Some(i)], &t(vec![5], &[1]), true).unwrap();
         assert_eq!(x.to_vec::<i64>().unwrap(), vec![0, 10, 5]);
     }
-}
-
-/// `dst[items] += src` with repeated indices accumulating (the adjoint of advanced
-/// indexing, used by autograd).
-pub fn index_put_accumulate(
-    dst: &Tensor,
-    items: &[crate::ops::indexing::IndexItem],
-    src: &Tensor,
-) -> Result<()> {
-    let _ = (dst, items, src);
-    Err(Error::not_implemented(
-        "index_put_",
-        "advanced indexing is being implemented",
-    ))
 }
