@@ -1,8 +1,9 @@
 """Advanced indexing, gather/scatter, index_* ops, masks, where and nonzero vs NumPy."""
 
-import ferric
 import numpy as np
 import pytest
+
+import ferric
 
 DTYPES = ["float32", "float64", "int64", "bool"]
 LAYOUTS = ["contiguous", "transposed", "strided", "expanded"]

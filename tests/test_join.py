@@ -1,8 +1,9 @@
 """cat/stack and friends, pad, flip/roll/repeat/tile, tril/triu and diagonals vs NumPy."""
 
-import ferric
 import numpy as np
 import pytest
+
+import ferric
 
 DTYPES = ["float32", "float64", "int64", "bool"]
 LAYOUTS = ["contiguous", "transposed", "strided", "expanded"]
