@@ -86,6 +86,9 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
         return Ok(IndexItem::Int(obj.extract()?));
     }
     if let Some(t) = as_tensor_ref(obj) {
+        if t.ndim() == 0 && t.dtype() == DType::I64 {
+            return Ok(IndexItem::Int(t.item()?.to_i64()));
+        }
         return match t.dtype() {
             DType::I64 | DType::Bool => Ok(IndexItem::Tensor(t)),
             _ => Err(PyIndexError::new_err(
@@ -116,6 +119,33 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
 fn index_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
     if let Ok(t) = key.cast::<PyTuple>() {
         return t.iter().map(|k| index_item(&k)).collect();
+    }
+    // PyTorch (like old NumPy) still reads a list holding sequences, slices, None,
+    // Ellipsis or tensors as a tuple of indices, with a deprecation warning.
+    if let Ok(l) = key.cast::<PyList>() {
+        let tuple_like = l.len() < 32
+            && l.iter().any(|k| {
+                k.is_none()
+                    || k.is_instance_of::<PyEllipsis>()
+                    || k.is_instance_of::<PySlice>()
+                    || k.is_instance_of::<PyList>()
+                    || k.is_instance_of::<PyTuple>()
+                    || k.cast::<PyTensor>().is_ok()
+            });
+        if tuple_like {
+            let py = key.py();
+            let warn = py.import("warnings")?;
+            warn.call_method1(
+                "warn",
+                (
+                    "Using a non-tuple sequence for multidimensional indexing is deprecated; use \
+                     x[tuple(seq)] instead of x[seq]. A future release will interpret it as a tensor index.",
+                    py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                    2,
+                ),
+            )?;
+            return l.iter().map(|k| index_item(&k)).collect();
+        }
     }
     Ok(vec![index_item(key)?])
 }
