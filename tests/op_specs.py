@@ -187,6 +187,8 @@ class Spec:
         return self.shapes
 
     def expected_dtype(self, dtypes, layout):
+        if self.kind == "creation":
+            return self.rule([(dtypes[0], 0)])
         nds = [len(s) for s in self.shapes_for(layout)]
         return self.rule([(d, n) for d, n in zip(dtypes, nds, strict=True)] + list(self.scalars))
 
@@ -856,7 +858,7 @@ creation("tensor(empty)", {"tensor": lambda F, d: F.tensor([], dtype=_dt(F, d))}
 creation("tensor(nested empty)", {"tensor": lambda F, d: F.tensor([[], []])},
          lambda d: np.zeros((2, 0)), out=_or(F32))
 creation("tensor(ndarray)",
-         {"tensor": lambda F, d: F.tensor(np.arange(6, dtype=d or np.float64).reshape(2, 3))},
+         {"tensor": lambda F, d: F.tensor(np.arange(6).astype(d or np.float64).reshape(2, 3))},
          lambda d: np.arange(6).reshape(2, 3), dtypes=(None, F32, I64, B), out=_or(F64))
 creation("as_tensor", {"as_tensor": lambda F, d: F.as_tensor([[1, 2], [3, 4]], dtype=_dt(F, d))},
          lambda d: np.array([[1, 2], [3, 4]]), dtypes=(None,) + ALL, out=_or(I64))
