@@ -5,12 +5,21 @@ same row also runs against PyTorch when the table itself is checked by hand), a 
 NumPy reference, how to generate inputs (shapes, value domain), which dtypes the op
 supports, PyTorch's result dtype (NumPy's promotion differs, so it is never inferred from
 the reference), whether the op is differentiable (for the autograd tests) and known bugs.
+The machinery that runs rows (layout variants, comparisons) is in test_op_table.py.
 
-Adding an op is one row: ``unary("exp", np.exp)`` creates the rows for ``ferric.exp``,
-``Tensor.exp`` and ``Tensor.exp_``; ``binary("add", np.add, "+")`` does the same for a
-binary op and its operator spellings. Rows are plain data; the machinery that runs them
-(layout variants, comparisons) lives in ``layouts.py``-style helpers below and in
-test_op_table.py.
+Adding an op is one row. ``unary("exp", np.exp)`` creates the rows for ``ferric.exp``,
+``Tensor.exp`` and ``Tensor.exp_``; ``binary("add", np.add, "add", iop="add")`` also
+makes the operator, mixed-dtype, Python-scalar and in-place rows. Ops merged later look
+like::
+
+    row("sum(dim=1)", fm("sum", 1), lambda a: a.sum(1),
+        rule=lambda ops: I64 if ops[0][0] in INTEGRAL else ops[0][0])
+    row("matmul", {"matmul": lambda F, x, y: F.matmul(x, y)}, np.matmul,
+        shapes=((3, 4), (4, 5)), layout_shapes={"zero_size": ((0, 4), (4, 5))},
+        layouts=LAYOUTS[:-1], dtypes=same(NUM, 2), differentiable=True)
+    row("randn", {"randn": lambda F, x: F.randn(3, 4)}, None, ...)  # ref=None: shape/dtype
+
+and ``requires="sum"`` skips a row until ``Tensor.sum`` exists.
 """
 
 from __future__ import annotations
@@ -111,10 +120,8 @@ DOMAINS: dict[str, tuple[Callable, Callable]] = {
     "above_m1": (lambda r, s: r.uniform(-0.9, 4, s), lambda r, s: r.integers(0, 6, s)),
     "nonzero": (lambda r, s: r.choice([-1, 1], s) * r.uniform(0.5, 3, s),
                 lambda r, s: r.choice([-4, -3, -2, -1, 1, 2, 3, 4], s)),
-    # ties for the rounding ops: multiples of 1/2 (and of 1/20 for decimals=1)
+    # ties for the rounding ops (round half to even) and exact equalities for isclose
     "halves": (lambda r, s: r.integers(-12, 13, s) / 2.0, lambda r, s: r.integers(-5, 6, s)),
-    "twentieths": (lambda r, s: r.integers(-60, 61, s) / 20.0,
-                   lambda r, s: r.integers(-5, 6, s)),
     "exponent": (lambda r, s: r.uniform(-2, 2, s), lambda r, s: r.integers(0, 4, s)),
     "wide": (lambda r, s: r.uniform(-50, 50, s), lambda r, s: r.integers(-50, 51, s)),
 }
@@ -147,9 +154,14 @@ def rng_for(*parts):
 class Spec:
     """One op. ``forms`` maps each public spelling ("exp", "Tensor.exp",
     "Tensor.__add__") to a call; the first is the one run on every layout, the others are
-    checked to agree with it. Kinds: "op" (returns new tensors), "inplace" (mutates its
-    first input; ``ref`` gives that input's new value), "view" (result must alias input
-    0), "meta" (returns a plain Python value; ``ref(arrays, dtypes)``)."""
+    checked to agree with it. ``rule`` gives PyTorch's result dtype from the operands as
+    ``(dtype, ndim)`` pairs plus ``scalars`` (the Python numbers the call passes).
+
+    Kinds: "op" (returns new tensors; ``ref(*float64 arrays)``), "inplace" (mutates its
+    first input and returns it; ``ref`` gives that input's new value), "view" (results
+    must share memory with input 0), "meta" (returns a plain Python value, compared with
+    ``ref(*arrays)`` on NumPy mirrors of the inputs, same dtype and strides), "creation"
+    (``call(F, dtype_name_or_None)``, ``ref(dtype)``)."""
 
     name: str
     forms: dict
@@ -165,6 +177,7 @@ class Spec:
     differentiable: bool = False
     specials: bool = True
     tol: dict = field(default_factory=dict)  # dtype -> (rtol, atol)
+    layout_shapes: dict = field(default_factory=dict)  # layout -> shapes (overrides)
     xfail: tuple = ()  # (dtypes or None, layouts or None, reason)
     requires: str = ""  # Tensor attribute the row needs (ops merged later)
     alias: Any = None  # True: results must share memory with input 0; False: must not
@@ -179,6 +192,8 @@ class Spec:
         return self.domains[min(i, len(self.domains) - 1)]
 
     def shapes_for(self, layout):
+        if layout in self.layout_shapes:
+            return self.layout_shapes[layout]
         if layout == "scalar":
             return tuple(() for _ in self.shapes)
         if layout == "zero_size":
@@ -236,19 +251,18 @@ def inplace_of(spec, forms, **kw):
     return row(spec.name + "_", forms, spec.ref, kind="inplace", **opts)
 
 
-def unary(name, ref, *, aliases=(), method_only=False, inplace=True, fn_inplace=False,
-          dtypes=ALL, rule=to_float, errors=(), differentiable=True, kwargs=None,
-          **kw):
-    """``ferric.name(x)``, ``x.name()`` and (unless inplace=False) ``x.name_()``."""
-    kwargs = kwargs or {}
+def unary(name, ref, *, aliases=(), inplace=True, fn_inplace=False, dtypes=ALL,
+          rule=to_float, errors=(), differentiable=True, **kw):
+    """``ferric.name(x)``, ``x.name()`` and (unless inplace=False) ``x.name_()``, for the
+    name and its aliases; ``fn_inplace`` adds ``ferric.name_(x)``. ``errors`` lists
+    (dtype, (exception, fragment)) for input dtypes PyTorch rejects."""
     forms, iforms = {}, {}
     for n in (name,) + tuple(aliases):
-        if not method_only:
-            forms[n] = lambda F, x, n=n: getattr(F, n)(x, **kwargs)
-        forms["Tensor." + n] = lambda F, x, n=n: getattr(x, n)(**kwargs)
-        iforms["Tensor." + n + "_"] = lambda F, x, n=n: getattr(x, n + "_")(**kwargs)
+        forms[n] = lambda F, x, n=n: getattr(F, n)(x)
+        forms["Tensor." + n] = lambda F, x, n=n: getattr(x, n)()
+        iforms["Tensor." + n + "_"] = lambda F, x, n=n: getattr(x, n + "_")()
         if fn_inplace and n == name:
-            iforms[n + "_"] = lambda F, x, n=n: getattr(F, n + "_")(x, **kwargs)
+            iforms[n + "_"] = lambda F, x, n=n: getattr(F, n + "_")(x)
     err = tuple(((d,), *e) for d, e in errors)
     s = row(name, forms, ref, dtypes=same(dtypes), rule=rule, errors=err,
             differentiable=differentiable, **kw)
@@ -556,13 +570,24 @@ def view(name, forms, ref, shapes=((3, 4),), layouts=NO0D, alias=True, **kw):
                layouts=layouts, rule=first, differentiable=True, **kw)
 
 
+def fm(names, *args, fn=True, **kwargs):
+    """Forms ``F.name(x, *args)`` (unless fn=False) and ``x.name(*args)`` for each of the
+    space-separated names."""
+    forms = {}
+    for n in names.split():
+        if fn:
+            forms[n] = lambda F, x, n=n: getattr(F, n)(x, *args, **kwargs)
+        forms["Tensor." + n] = lambda F, x, n=n: getattr(x, n)(*args, **kwargs)
+    return forms
+
+
 def _split_last(x):
     return (*x.shape[:-1], 2, x.shape[-1] // 2)
 
 
 view("view(split last dim)", {"Tensor.view": lambda F, x: x.view(*_split_last(x))},
      lambda a: a.reshape(_split_last(a)))
-view("view(-1)", {"Tensor.view": lambda F, x: x.view(-1)}, lambda a: a.reshape(-1),
+view("view(-1)", fm("view", -1, fn=False), lambda a: a.reshape(-1),
      layouts=("contiguous", "zero_size", "scalar"))
 view("view(shape tuple)", {"Tensor.view": lambda F, x: x.view((x.shape[0], 1, -1))},
      lambda a: a.reshape(a.shape[0], 1, -1), layouts=("contiguous", "transposed"))
@@ -571,95 +596,60 @@ view("view_as", {"Tensor.view_as": lambda F, x: x.view_as(F.zeros(*_split_last(x
 view("reshape(-1)", {"reshape": lambda F, x: F.reshape(x, (-1,)),
                      "Tensor.reshape": lambda F, x: x.reshape(-1)},
      lambda a: a.reshape(-1), layouts=LAYOUTS, alias=False)
-view("reshape(-1, 2)", {"Tensor.reshape": lambda F, x: x.reshape(-1, 2)},
-     lambda a: a.reshape(-1, 2), alias=False)
+view("reshape(-1, 2)", fm("reshape", -1, 2, fn=False), lambda a: a.reshape(-1, 2), alias=False)
 view("reshape_as",
      {"Tensor.reshape_as": lambda F, x: x.reshape_as(F.zeros(x.shape[-1], x.shape[0]))},
      lambda a: a.reshape(a.shape[-1], a.shape[0]), alias=False)
-view("ravel", {"ravel": lambda F, x: F.ravel(x), "Tensor.ravel": lambda F, x: x.ravel()},
-     lambda a: a.reshape(-1), layouts=LAYOUTS, alias=False)
-view("flatten", {"flatten": lambda F, x: F.flatten(x), "Tensor.flatten": lambda F, x: x.flatten()},
-     lambda a: a.reshape(-1), layouts=LAYOUTS, alias=False)
-view("flatten(0, 1)", {"Tensor.flatten": lambda F, x: x.flatten(0, 1)},
-     lambda a: a.reshape((-1,) + a.shape[2:]), shapes=((2, 3, 4),), alias=False)
-view("unflatten", {"unflatten": lambda F, x: F.unflatten(x, -1, (2, 2)),
-                   "Tensor.unflatten": lambda F, x: x.unflatten(-1, (2, -1))},
-     lambda a: a.reshape(a.shape[:-1] + (2, 2)), alias=False)
+view("flatten", fm("flatten ravel"), lambda a: a.reshape(-1), layouts=LAYOUTS, alias=False)
+view("flatten(0, 1)", fm("flatten", 0, 1), lambda a: a.reshape((-1,) + a.shape[2:]),
+     shapes=((2, 3, 4),), alias=False)
+view("unflatten", fm("unflatten", -1, (2, -1)), lambda a: a.reshape(a.shape[:-1] + (2, 2)),
+     alias=False)
 view("permute", {"permute": lambda F, x: F.permute(x, (2, 0, 1)),
                  "Tensor.permute": lambda F, x: x.permute(2, 0, 1)},
      lambda a: a.transpose(2, 0, 1), shapes=((2, 3, 4),))
-view("permute(negative dims)", {"Tensor.permute": lambda F, x: x.permute((-1, 0, -2))},
+view("permute(negative dims)", fm("permute", (-1, 0, -2), fn=False),
      lambda a: a.transpose(2, 0, 1), shapes=((2, 3, 4),))
-view("transpose", {"transpose": lambda F, x: F.transpose(x, 0, -1),
-                   "Tensor.transpose": lambda F, x: x.transpose(0, -1),
-                   "swapaxes": lambda F, x: F.swapaxes(x, 0, -1),
-                   "Tensor.swapaxes": lambda F, x: x.swapaxes(0, -1),
-                   "swapdims": lambda F, x: F.swapdims(x, 0, -1),
-                   "Tensor.swapdims": lambda F, x: x.swapdims(0, -1)},
+view("transpose", fm("transpose swapaxes swapdims", 0, -1),
      lambda a: np.swapaxes(a, 0, -1) if a.ndim else a, shapes=((2, 3, 4),), layouts=LAYOUTS)
-view("t", {"t": lambda F, x: F.t(x), "Tensor.t": lambda F, x: x.t()}, lambda a: a.T,
-     layouts=LAYOUTS)
+view("t", fm("t"), lambda a: a.T, layouts=LAYOUTS)
 view("T", {"Tensor.T": lambda F, x: x.T}, lambda a: a.T, shapes=((2, 3, 4),))
 view("mT", {"Tensor.mT": lambda F, x: x.mT}, lambda a: np.swapaxes(a, -1, -2),
      shapes=((2, 3, 4),))
 view("expand", {"Tensor.expand": lambda F, x: x.expand(2, *x.shape)},
      lambda a: np.broadcast_to(a, (2,) + a.shape), layouts=LAYOUTS)
-view("expand(-1)", {"Tensor.expand": lambda F, x: x.expand(-1, 5)},
+view("expand(-1)", fm("expand", -1, 5, fn=False),
      lambda a: np.broadcast_to(a, (a.shape[0], 5)), shapes=((3, 1),))
 view("expand_as", {"Tensor.expand_as": lambda F, x: x.expand_as(F.zeros(*x.shape[:-1], 5))},
      lambda a: np.broadcast_to(a, a.shape[:-1] + (5,)), shapes=((3, 1),), layouts=LAYOUTS)
 view("broadcast_to", {"broadcast_to": lambda F, x: F.broadcast_to(x, (2, *x.shape)),
                       "Tensor.broadcast_to": lambda F, x: x.broadcast_to((2, *x.shape))},
      lambda a: np.broadcast_to(a, (2,) + a.shape), layouts=LAYOUTS)
-view("squeeze", {"squeeze": lambda F, x: F.squeeze(x), "Tensor.squeeze": lambda F, x: x.squeeze()},
-     lambda a: a.squeeze() if 0 not in a.shape else a.reshape([d for d in a.shape if d != 1]),
+view("squeeze", fm("squeeze"), lambda a: a.reshape([d for d in a.shape if d != 1]),
      shapes=((3, 1, 4),), layouts=LAYOUTS)
-view("squeeze(dim)", {"squeeze": lambda F, x: F.squeeze(x, 1),
-                      "Tensor.squeeze": lambda F, x: x.squeeze(-2)},
-     lambda a: a.squeeze(1), shapes=((3, 1, 4),))
-view("squeeze(non-1 dim)", {"Tensor.squeeze": lambda F, x: x.squeeze(0)},
-     lambda a: a, shapes=((3, 1, 4),))
-view("squeeze(dims)", {"Tensor.squeeze": lambda F, x: x.squeeze((0, 1))},
+view("squeeze(dim)", fm("squeeze", -2), lambda a: a.squeeze(1), shapes=((3, 1, 4),))
+view("squeeze(non-1 dim)", fm("squeeze", 0), lambda a: a, shapes=((3, 1, 4),))
+view("squeeze(dims)", fm("squeeze", (0, 1), fn=False),
      lambda a: a.squeeze(1) if a.shape[0] != 1 else a.squeeze((0, 1)), shapes=((3, 1, 4),))
-view("unsqueeze", {"unsqueeze": lambda F, x: F.unsqueeze(x, 0),
-                   "Tensor.unsqueeze": lambda F, x: x.unsqueeze(0)},
-     lambda a: a[None], layouts=LAYOUTS)
-view("unsqueeze(-1)", {"Tensor.unsqueeze": lambda F, x: x.unsqueeze(-1)}, lambda a: a[..., None],
-     layouts=LAYOUTS)
-view("narrow", {"narrow": lambda F, x: F.narrow(x, -1, 1, 2),
-                "Tensor.narrow": lambda F, x: x.narrow(-1, 1, 2)}, lambda a: a[..., 1:3])
-view("narrow(negative start)", {"Tensor.narrow": lambda F, x: x.narrow(1, -3, 3)},
-     lambda a: a[:, -3:])
-view("select", {"select": lambda F, x: F.select(x, -1, 1),
-                "Tensor.select": lambda F, x: x.select(-1, 1)}, lambda a: a[..., 1])
-view("select(negative index)", {"Tensor.select": lambda F, x: x.select(1, -1)},
-     lambda a: a[:, -1])
-view("unbind", {"unbind": lambda F, x: F.unbind(x, -1), "Tensor.unbind": lambda F, x: x.unbind(-1)},
-     lambda a: [a[..., i] for i in range(a.shape[-1])])
-view("unbind(0)", {"Tensor.unbind": lambda F, x: x.unbind()},
-     lambda a: [a[i] for i in range(a.shape[0])])
-view("chunk", {"chunk": lambda F, x: F.chunk(x, 2, -1),
-               "Tensor.chunk": lambda F, x: x.chunk(2, -1)},
-     lambda a: [a[..., :2], a[..., 2:]])
-view("chunk(uneven)", {"Tensor.chunk": lambda F, x: x.chunk(3, 1)},
-     lambda a: [a[:, :2], a[:, 2:4], a[:, 4:]], shapes=((2, 5),))
-view("split", {"split": lambda F, x: F.split(x, 3, -1),
-               "Tensor.split": lambda F, x: x.split(3, -1)},
-     lambda a: [a[..., :3], a[..., 3:]])
-view("split(sizes)", {"split": lambda F, x: F.split(x, [1, 3], -1),
-                      "Tensor.split": lambda F, x: x.split((1, 3), dim=-1)},
-     lambda a: [a[..., :1], a[..., 1:]])
-view("movedim", {"movedim": lambda F, x: F.movedim(x, 0, -1),
-                 "Tensor.movedim": lambda F, x: x.movedim(0, -1),
-                 "moveaxis": lambda F, x: F.moveaxis(x, 0, -1),
-                 "Tensor.moveaxis": lambda F, x: x.moveaxis(0, -1)},
-     lambda a: np.moveaxis(a, 0, -1), shapes=((2, 3, 4),))
-view("movedim(tuples)", {"Tensor.movedim": lambda F, x: x.movedim((0, 1), (2, 0))},
+view("unsqueeze", fm("unsqueeze", 0), lambda a: a[None], layouts=LAYOUTS)
+view("unsqueeze(-1)", fm("unsqueeze", -1), lambda a: a[..., None], layouts=LAYOUTS)
+view("narrow", fm("narrow", -1, 1, 2), lambda a: a[..., 1:3])
+view("narrow(negative start)", fm("narrow", 1, -3, 3), lambda a: a[:, -3:])
+view("select", fm("select", -1, 1), lambda a: a[..., 1])
+view("select(negative index)", fm("select", 1, -1), lambda a: a[:, -1])
+view("unbind", fm("unbind", -1), lambda a: [a[..., i] for i in range(a.shape[-1])])
+view("unbind(0)", fm("unbind", fn=False), lambda a: [a[i] for i in range(a.shape[0])])
+view("chunk", fm("chunk", 2, -1), lambda a: [a[..., :2], a[..., 2:]])
+view("chunk(uneven)", fm("chunk", 3, 1), lambda a: [a[:, :2], a[:, 2:4], a[:, 4:]],
+     shapes=((2, 5),))
+view("split", fm("split", 3, -1), lambda a: [a[..., :3], a[..., 3:]])
+view("split(sizes)", fm("split", [1, 3], dim=-1), lambda a: [a[..., :1], a[..., 1:]])
+view("movedim", fm("movedim moveaxis", 0, -1), lambda a: np.moveaxis(a, 0, -1),
+     shapes=((2, 3, 4),))
+view("movedim(tuples)", fm("movedim", (0, 1), (2, 0)),
      lambda a: np.moveaxis(a, (0, 1), (2, 0)), shapes=((2, 3, 4),))
-view("detach", {"detach": lambda F, x: F.detach(x), "Tensor.detach": lambda F, x: x.detach(),
-                "Tensor.detach_": lambda F, x: x.detach_(), "Tensor.cpu": lambda F, x: x.cpu()},
-     lambda a: a, layouts=LAYOUTS)
-view("contiguous", {"Tensor.contiguous": lambda F, x: x.contiguous()}, lambda a: a,
+view("detach", {**fm("detach"), **fm("detach_ cpu", fn=False)}, lambda a: a, layouts=LAYOUTS)
+view("contiguous", fm("contiguous", fn=False), lambda a: a,
      layouts=LAYOUTS, alias=False)  # may alias (when already contiguous) or copy
 row("clone", {"clone": lambda F, x: F.clone(x), "Tensor.clone": lambda F, x: x.clone()},
     lambda a: a, rule=first, alias=False, differentiable=True)
@@ -763,6 +753,8 @@ meta("stride", {"Tensor.stride": lambda F, x: tuple(x.stride())},
      lambda a: tuple(s // a.itemsize for s in a.strides), layouts=NONEMPTY)
 meta("stride(dim)", {"Tensor.stride": lambda F, x: x.stride(-1)},
      lambda a: a.strides[-1] // a.itemsize, layouts=NONEMPTY[:-1])
+meta("data_ptr", {"Tensor.data_ptr": lambda F, x: x.data_ptr() ==
+                 x.numpy().__array_interface__["data"][0]}, lambda a: True, layouts=NONEMPTY)
 meta("is_contiguous", {"Tensor.is_contiguous": lambda F, x: x.is_contiguous()},
      lambda a: bool(a.flags.c_contiguous))
 meta("element_size", {"Tensor.element_size": lambda F, x: x.element_size()},
@@ -826,89 +818,68 @@ meta("is_tensor", {"is_tensor": lambda F, x: (F.is_tensor(x), F.is_tensor(x.toli
      lambda a: (True, False), layouts=("contiguous",))
 
 
-# --- factories (kind "creation": call(F, dtype-or-None), ref(dtype-or-None)) ------------
+# --- factories (kind "creation") ------------------------------------------------------
+# (name, call(F, **dtype_kw), NumPy values, dtypes passed as dtype= (None: no keyword),
+#  PyTorch's dtype when no dtype is passed). The form's name is the row name up to "(".
 
-def creation(name, forms, ref, dtypes=(None,), out=None, **kw):
-    """``out(d)`` is PyTorch's result dtype when called with ``dtype=d`` (None: default)."""
-    return row(name, forms, ref, kind="creation", shapes=(), dtypes=tuple((d,) for d in dtypes),
-               rule=lambda ops: out(ops[0][0]), layouts=("contiguous",), **kw)
-
-
-def _dt(F, d):
-    return None if d is None else getattr(F, d)
-
-
-def _or(default):
-    return lambda d: d or default
-
-
-creation("tensor(float list)",
-         {"tensor": lambda F, d: F.tensor([[1.5, -2.0], [0.25, 3.0]], dtype=_dt(F, d))},
-         lambda d: np.array([[1.5, -2.0], [0.25, 3.0]]), dtypes=(None,) + ALL, out=_or(F32))
-creation("tensor(int list)", {"tensor": lambda F, d: F.tensor([1, -2, 3], dtype=_dt(F, d))},
-         lambda d: np.array([1, -2, 3]), dtypes=(None,) + ALL, out=_or(I64))
-creation("tensor(bool list)", {"tensor": lambda F, d: F.tensor([True, False], dtype=_dt(F, d))},
-         lambda d: np.array([True, False]), dtypes=(None,) + ALL, out=_or(B))
-creation("tensor(mixed list)", {"tensor": lambda F, d: F.tensor([1, 2.5, True])},
-         lambda d: np.array([1, 2.5, 1]), out=_or(F32))
-creation("tensor(scalar)", {"tensor": lambda F, d: F.tensor(3.5, dtype=_dt(F, d))},
-         lambda d: np.array(3.5), dtypes=(None, F64, I64), out=_or(F32))
-creation("tensor(empty)", {"tensor": lambda F, d: F.tensor([], dtype=_dt(F, d))},
-         lambda d: np.zeros(0), dtypes=(None, I64), out=_or(F32))
-creation("tensor(nested empty)", {"tensor": lambda F, d: F.tensor([[], []])},
-         lambda d: np.zeros((2, 0)), out=_or(F32))
-creation("tensor(ndarray)",
-         {"tensor": lambda F, d: F.tensor(np.arange(6).astype(d or np.float64).reshape(2, 3))},
-         lambda d: np.arange(6).reshape(2, 3), dtypes=(None, F32, I64, B), out=_or(F64))
-creation("as_tensor", {"as_tensor": lambda F, d: F.as_tensor([[1, 2], [3, 4]], dtype=_dt(F, d))},
-         lambda d: np.array([[1, 2], [3, 4]]), dtypes=(None,) + ALL, out=_or(I64))
-creation("from_numpy", {"from_numpy": lambda F, d: F.from_numpy(np.arange(5).astype(d))},
-         lambda d: np.arange(5), dtypes=ALL, out=lambda d: d)
-for _n, _v in [("zeros", 0), ("ones", 1)]:
-    creation(_n, {_n: lambda F, d, n=_n: getattr(F, n)(2, 3, dtype=_dt(F, d)),
-                  f"{_n}(tuple)": lambda F, d, n=_n: getattr(F, n)((2, 3), dtype=_dt(F, d)),
-                  f"{_n}(list)": lambda F, d, n=_n: getattr(F, n)([2, 3], dtype=_dt(F, d))},
-             lambda d, v=_v: np.full((2, 3), v), dtypes=(None,) + ALL, out=_or(F32))
-    creation(f"{_n}(0-d)", {_n: lambda F, d, n=_n: getattr(F, n)(())}, lambda d, v=_v: np.array(v),
-             out=_or(F32))
-    creation(f"{_n}(zero-size)", {_n: lambda F, d, n=_n: getattr(F, n)(0, 3)},
-             lambda d: np.zeros((0, 3)), out=_or(F32))
-creation("empty", {"empty": lambda F, d: F.empty(2, 3, dtype=_dt(F, d))}, None,
-         dtypes=(None,) + ALL, out=_or(F32))
-creation("full(float)", {"full": lambda F, d: F.full((2, 3), 2.5, dtype=_dt(F, d))},
-         lambda d: np.full((2, 3), 2.5), dtypes=(None,) + ALL, out=_or(F32))
-creation("full(int)", {"full": lambda F, d: F.full((2,), 7)}, lambda d: np.full(2, 7), out=_or(I64))
-creation("full(bool)", {"full": lambda F, d: F.full([2], True)}, lambda d: np.full(2, True),
-         out=_or(B))
-creation("arange(end)", {"arange": lambda F, d: F.arange(5, dtype=_dt(F, d))},
-         lambda d: np.arange(5), dtypes=(None, I64, F32, F64), out=_or(I64))
-creation("arange(start, end, step)", {"arange": lambda F, d: F.arange(10, 0, -3)},
-         lambda d: np.arange(10, 0, -3), out=_or(I64))
-creation("arange(float step)", {"arange": lambda F, d: F.arange(1, 4, 0.5, dtype=_dt(F, d))},
-         lambda d: np.arange(1, 4, 0.5), dtypes=(None, F64), out=_or(F32))
-creation("arange(0, 1, 0.1)", {"arange": lambda F, d: F.arange(0, 1, 0.1)},
-         lambda d: np.arange(10) * 0.1, out=_or(F32))
-creation("arange(empty)", {"arange": lambda F, d: F.arange(3, 3)}, lambda d: np.arange(0),
-         out=_or(I64))
-creation("linspace", {"linspace": lambda F, d: F.linspace(-1, 1, 7, dtype=_dt(F, d))},
-         lambda d: np.linspace(-1, 1, 7), dtypes=(None, F64), out=_or(F32))
-creation("linspace(1 step)", {"linspace": lambda F, d: F.linspace(2, 10, 1)},
-         lambda d: np.array([2.0]), out=_or(F32))
-creation("linspace(0 steps)", {"linspace": lambda F, d: F.linspace(0, 1, 0)},
-         lambda d: np.zeros(0), out=_or(F32))
-creation("linspace(int64)", {"linspace": lambda F, d: F.linspace(0, 10, 4, dtype=F.int64)},
-         lambda d: np.array([0, 3, 6, 10]), out=_or(I64))
-creation("logspace", {"logspace": lambda F, d: F.logspace(0, 2, 3, dtype=_dt(F, d))},
-         lambda d: np.logspace(0, 2, 3), dtypes=(None, F64), out=_or(F32))
-creation("logspace(base=2)", {"logspace": lambda F, d: F.logspace(-1, 3, 5, base=2)},
-         lambda d: np.logspace(-1, 3, 5, base=2), out=_or(F32))
-creation("eye", {"eye": lambda F, d: F.eye(3, dtype=_dt(F, d))}, lambda d: np.eye(3),
-         dtypes=(None,) + ALL, out=_or(F32))
-creation("eye(n, m)", {"eye": lambda F, d: F.eye(2, 4)}, lambda d: np.eye(2, 4), out=_or(F32))
-creation("eye(0)", {"eye": lambda F, d: F.eye(0)}, lambda d: np.eye(0), out=_or(F32))
-creation("Tensor(sizes)", {"Tensor": lambda F, d: F.Tensor(2, 3)}, None, out=_or(F32))
-creation("Tensor(data)", {"Tensor": lambda F, d: F.Tensor([1, 2])}, lambda d: np.array([1.0, 2.0]),
-         out=_or(F32))
+ND = (None,) + ALL
+CREATIONS = [
+    ("tensor(float list)", lambda F, **k: F.tensor([[1.5, -2.0], [0.25, 3.0]], **k),
+     [[1.5, -2.0], [0.25, 3.0]], ND, F32),
+    ("tensor(int list)", lambda F, **k: F.tensor([1, -2, 3], **k), [1, -2, 3], ND, I64),
+    ("tensor(bool list)", lambda F, **k: F.tensor([True, False], **k), [True, False], ND, B),
+    ("tensor(mixed list)", lambda F, **k: F.tensor([1, 2.5, True], **k), [1, 2.5, 1], ND, F32),
+    ("tensor(scalar)", lambda F, **k: F.tensor(3.5, **k), 3.5, (None, F64, I64), F32),
+    ("tensor(empty)", lambda F, **k: F.tensor([], **k), np.zeros(0), (None, I64), F32),
+    ("tensor(nested empty)", lambda F, **k: F.tensor([[], []], **k), np.zeros((2, 0)), ND, F32),
+    ("tensor(ndarray)", lambda F, **k: F.tensor(np.arange(6.0).reshape(2, 3), **k),
+     np.arange(6).reshape(2, 3), ND, F64),
+    ("as_tensor", lambda F, **k: F.as_tensor([[1, 2], [3, 4]], **k), [[1, 2], [3, 4]], ND, I64),
+    ("from_numpy(float32)", lambda F: F.from_numpy(np.arange(5.0, dtype=np.float32)),
+     np.arange(5), (None,), F32),
+    ("from_numpy(float64)", lambda F: F.from_numpy(np.arange(5.0)), np.arange(5), (None,), F64),
+    ("from_numpy(int64)", lambda F: F.from_numpy(np.arange(5)), np.arange(5), (None,), I64),
+    ("from_numpy(bool)", lambda F: F.from_numpy(np.arange(5) > 2), np.arange(5) > 2, (None,), B),
+    ("zeros", lambda F, **k: F.zeros(2, 3, **k), np.zeros((2, 3)), ND, F32),
+    ("zeros(tuple)", lambda F, **k: F.zeros((2, 3), **k), np.zeros((2, 3)), ND, F32),
+    ("zeros(list)", lambda F, **k: F.zeros([2, 3], **k), np.zeros((2, 3)), (None,), F32),
+    ("zeros(0-d)", lambda F, **k: F.zeros((), **k), np.zeros(()), (None,), F32),
+    ("zeros(zero-size)", lambda F, **k: F.zeros(0, 3, **k), np.zeros((0, 3)), (None,), F32),
+    ("ones", lambda F, **k: F.ones(2, 3, **k), np.ones((2, 3)), ND, F32),
+    ("ones(tuple)", lambda F, **k: F.ones((2,), **k), np.ones(2), ND, F32),
+    ("ones(0-d)", lambda F, **k: F.ones((), **k), np.ones(()), (None,), F32),
+    ("empty", lambda F, **k: F.empty(2, 3, **k), None, ND, F32),
+    ("full(float)", lambda F, **k: F.full((2, 3), 2.5, **k), np.full((2, 3), 2.5), ND, F32),
+    ("full(int)", lambda F, **k: F.full((2,), 7, **k), [7, 7], ND, I64),
+    ("full(bool)", lambda F, **k: F.full([2], True, **k), [True, True], ND, B),
+    ("arange(end)", lambda F, **k: F.arange(5, **k), np.arange(5), (None, I64, F32, F64), I64),
+    ("arange(start, end, step)", lambda F, **k: F.arange(10, 0, -3, **k), [10, 7, 4, 1],
+     (None, F64), I64),
+    ("arange(float step)", lambda F, **k: F.arange(1, 4, 0.5, **k), np.arange(1, 4, 0.5),
+     (None, F64), F32),
+    ("arange(0, 1, 0.1)", lambda F, **k: F.arange(0, 1, 0.1, **k), np.arange(10) * 0.1,
+     (None,), F32),
+    ("arange(empty)", lambda F, **k: F.arange(3, 3, **k), np.arange(0), (None,), I64),
+    ("linspace", lambda F, **k: F.linspace(-1, 1, 7, **k), np.linspace(-1, 1, 7), (None, F64),
+     F32),
+    ("linspace(1 step)", lambda F, **k: F.linspace(2, 10, 1, **k), [2.0], (None,), F32),
+    ("linspace(0 steps)", lambda F, **k: F.linspace(0, 1, 0, **k), np.zeros(0), (None,), F32),
+    ("linspace(int64)", lambda F, **k: F.linspace(0, 10, 4, **k), [0, 3, 6, 10], (I64,), I64),
+    ("logspace", lambda F, **k: F.logspace(0, 2, 3, **k), [1.0, 10.0, 100.0], (None, F64), F32),
+    ("logspace(base=2)", lambda F, **k: F.logspace(-1, 3, 5, base=2, **k),
+     np.logspace(-1, 3, 5, base=2), (None,), F32),
+    ("eye", lambda F, **k: F.eye(3, **k), np.eye(3), ND, F32),
+    ("eye(n, m)", lambda F, **k: F.eye(2, 4, **k), np.eye(2, 4), (None,), F32),
+    ("eye(0)", lambda F, **k: F.eye(0, **k), np.eye(0), (None,), F32),
+    ("Tensor(sizes)", lambda F: F.Tensor(2, 3), None, (None,), F32),
+    ("Tensor(data)", lambda F: F.Tensor([1, 2]), [1.0, 2.0], (None,), F32),
+]
+for _n, _call, _vals, _dts, _default in CREATIONS:
+    row(_n, {_n.split("(")[0]: lambda F, d, c=_call: c(F) if d is None else
+             c(F, dtype=getattr(F, d))},
+        None if _vals is None else (lambda d, v=_vals: np.asarray(v)),
+        kind="creation", shapes=(), dtypes=tuple((d,) for d in _dts),
+        rule=lambda ops, df=_default: ops[0][0] or df, layouts=("contiguous",))
 
 
 # --- known library bugs ------------------------------------------------------------------

@@ -327,7 +327,6 @@ def test_forms_agree(spec, dtypes):
 # Public names of ferric._core that are not ops, each with the reason it has no row.
 NOT_OPS = {
     "dtype",  # the dtype class (dtype objects are not callable and are not collected)
-    "Tensor.data_ptr",  # an address; zero-copy sharing is tested in test_tensor_basics
     "Tensor.storage_offset",  # checked against NumPy in test_views_hypothesis
 }
 # Dunders that are operators (the others are Python protocol plumbing).
@@ -382,3 +381,31 @@ def test_unary_operator_dunders(dunder, op):
     r = getattr(x, dunder.split(".")[1])()
     want = x if op is None else getattr(x, op)()
     np.testing.assert_array_equal(r.numpy(), want.numpy())
+
+
+# --- the promotion rule itself ----------------------------------------------------------------
+
+# operands as (dtype, ndim) or Python numbers -> torch.result_type, checked by hand against
+# PyTorch; these pin down op_specs.result_type, which every row's expected dtype uses
+PROMOTION = [
+    ([("int64", 1), 2.5], "float32"), ([("float64", 1), 2.5], "float64"),
+    ([("float32", 1), ("float64", 0)], "float32"), ([("int64", 1), ("float64", 0)], "float64"),
+    ([("int64", 0), ("float32", 1)], "float32"), ([("float32", 0), ("float64", 0)], "float64"),
+    ([("bool", 0), ("int64", 1)], "int64"), ([("float64", 0), ("int64", 0)], "float64"),
+    ([("bool", 1), ("bool", 1)], "bool"), ([("bool", 1), True], "bool"),
+    ([("bool", 1), 1], "int64"), ([("int64", 1), 3], "int64"), ([2, 3.0], "float32"),
+    ([("bool", 1), ("float32", 1)], "float32"), ([("int64", 1), ("bool", 0)], "int64"),
+]
+
+
+@pytest.mark.parametrize("operands,want", PROMOTION, ids=[str(p[0]) for p in PROMOTION])
+def test_promotion_rule(operands, want):
+    assert S.result_type(*operands) == want
+
+
+def test_promotion_examples_on_ferric():
+    assert (F.tensor([1, 2]) + 2.5).dtype == F.float32
+    assert (F.ones(2) + F.tensor(1.0, dtype=F.float64)).dtype == F.float32
+    assert (F.tensor([1, 2]) / F.tensor([2, 2])).dtype == F.float32
+    assert (F.tensor([True]) + F.tensor([False])).dtype == F.bool
+    assert (F.tensor([1, 2]) + F.tensor(1.0, dtype=F.float64)).dtype == F.float64
