@@ -553,6 +553,20 @@ inplace_of(_salpha, {"Tensor.sub_": lambda F, x, y: x.sub_(y, alpha=0.5)})
 row("pow(scalar, x)", {"pow": lambda F, x: F.pow(2, x)}, lambda a: np.power(2.0, a) if
     a.dtype.kind == "f" else np.power(2, a.astype(np.int64)), domains=("exponent",),
     scalars=(2,), rule=lambda ops: I64 if ops[0][0] == B else promote(ops), differentiable=True)
+
+
+def _int_pow(a, b):
+    """Integer powers with negative exponents, as PyTorch computes them for an exponent
+    tensor: 1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0."""
+    neg = b < 0
+    out = np.where(neg, 0, np.power(a, np.where(neg, 0, b)))
+    out = np.where(neg & (a == 1), 1, out)
+    return np.where(neg & (a == -1), np.where(b % 2 == 0, 1, -1), out)
+
+
+row("pow(int, negative int tensor)", {"pow": lambda F, x, y: F.pow(x, y),
+                                      "Tensor.__pow__": lambda F, x, y: x ** y},
+    _int_pow, shapes=((3, 4), (4,)), dtypes=((I64, I64),), domains=("real", "real"))
 row("pow(2.5, x)", {"pow": lambda F, x: F.pow(2.5, x)}, lambda a: np.power(2.5, a),
     domains=("exponent",), scalars=(2.5,), differentiable=True)
 
@@ -944,6 +958,10 @@ known_bug(["fill_", "zero_", "setitem[1:, 1] = 2.5"],
           "ferric.zeros(1, 3).expand(2, 3).fill_(1) raises 'more than one element of the "
           "written-to tensor refers to a single memory location'; PyTorch allows fill_, "
           "zero_ and scalar __setitem__ on expanded tensors", layouts=["broadcast"])
+known_bug(["pow(int, negative int tensor)"],
+          "ferric.tensor([2]) ** ferric.tensor([-1]) raises 'Integers to negative integer "
+          "powers are not allowed.'; PyTorch only rejects a negative *scalar* exponent and "
+          "computes tensor exponents (2 ** -1 = 0, 1 ** -1 = 1, (-1) ** -1 = -1)")
 known_bug(["isclose"], "ferric.isclose(ferric.tensor([1]), ferric.tensor([2]), atol=1) is "
           "False: integer/bool inputs ignore rtol/atol; PyTorch applies the tolerances",
           [(I64, I64), (B, B)])

@@ -307,7 +307,12 @@ def test_forms_agree(spec, dtypes):
             with pytest.raises(RuntimeError):
                 call(F, *[b.tensor for b in built])
             continue
-        r = call(F, *[b.tensor for b in built])
+        try:
+            r = call(F, *[b.tensor for b in built])
+        except Exception:
+            if reason := spec.xfail_reason(dtypes, "contiguous"):
+                pytest.xfail(reason)  # the known bug makes the op raise
+            raise
         if spec.kind == "inplace":
             assert r is built[0].tensor, name
             r = built[0].tensor
