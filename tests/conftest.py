@@ -1,0 +1,14 @@
+"""Shared test configuration: a deterministic Hypothesis profile so CI runs are
+reproducible (``derandomize``) and quick (modest example counts, no deadline since the
+machine is shared)."""
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ferric",
+    max_examples=150,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ferric")

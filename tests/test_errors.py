@@ -1,0 +1,343 @@
+"""Bad input, as a table: (call, exception type, message fragment).
+
+Every row runs on a fresh set of standard tensors, must raise the PyTorch exception type
+(never pyo3's PanicException, which derives from BaseException and would escape
+``except Exception``), must mention the fragment, and must leave every input unchanged.
+Fragments are taken from PyTorch's own messages. Dtype errors of individual ops are also
+generated from the op table (test_op_table.py::test_dtype_errors).
+"""
+
+from __future__ import annotations
+
+import operator
+from types import SimpleNamespace
+
+import ferric
+import numpy as np
+import pytest
+
+F = ferric
+
+
+def standard_inputs(mod):
+    """Fresh tensors every row may use (and must leave unchanged)."""
+    f = mod.arange(12.0).reshape(3, 4)
+    return SimpleNamespace(
+        f=f,  # float32 (3, 4)
+        ft=f.t(),  # non-contiguous view of f
+        d=mod.tensor([1.0, 2.0, 3.0], dtype=mod.float64),
+        i=mod.tensor([1, 2, 3]),
+        b=mod.tensor([True, False]),
+        s=mod.tensor(2.5),  # 0-d
+        e=mod.zeros(1, 3).expand(2, 3),  # stride 0 in dim 0
+        z=mod.zeros(0, 3),
+    )
+
+
+def _snapshot(t):
+    return {k: np.array(v.numpy(), copy=True) for k, v in vars(t).items()}
+
+
+R, I, T, V, M = RuntimeError, IndexError, TypeError, ValueError, MemoryError
+DIM = "Dimension out of range"
+OVERLAP = "more than one element of the written-to tensor refers to a single memory location"
+CAST = "can't be cast to the desired output type"
+ZERO = "ZeroDivisionError"
+
+# (id, call(F, t), exception, fragment)
+ROWS = [
+    # broadcasting
+    ("add shape mismatch", lambda F, t: t.f + t.d, R, "must match the size of tensor b (3)"),
+    ("mul shape mismatch", lambda F, t: t.f * t.f.t(), R, "must match the size of tensor"),
+    ("eq shape mismatch", lambda F, t: t.i == t.b, R, "must match the size of tensor"),
+    ("in-place result larger than self", lambda F, t: t.d.add_(t.f[:, :3]), R,
+     "doesn't match the broadcast shape"),
+    ("copy_ source does not broadcast", lambda F, t: t.d.copy_(t.f), R, "must match the size"),
+    ("expand to a smaller size", lambda F, t: t.d.expand(4), R,
+     "The expanded size of the tensor (4) must match the existing size (3)"),
+    ("expand with fewer dims", lambda F, t: t.f.expand(4), R,
+     "the number of sizes provided (1) must be greater or equal to the number of dimensions"),
+    ("expand with -1 in a new dim", lambda F, t: t.f.expand(-1, 3, 4), R, "expanded size"),
+    ("broadcast_to mismatch", lambda F, t: t.f.broadcast_to((4, 4)), R, "expanded size"),
+    ("broadcast_tensors mismatch", lambda F, t: F.broadcast_tensors(t.f, t.d), R,
+     "must match the size"),
+    ("broadcast_shapes mismatch", lambda F, t: F.broadcast_shapes((3,), (4,)), R, "broadcast"),
+    ("clamp bound shape mismatch", lambda F, t: t.f.clamp(F.zeros(5)), R, "must match the size"),
+    ("setitem value does not broadcast", lambda F, t: t.f.__setitem__(0, F.zeros(5)), R,
+     "must match the existing size (5)"),
+    # views and reshapes
+    ("view of transposed", lambda F, t: t.ft.view(-1), R,
+     "view size is not compatible with input tensor's size and stride"),
+    ("view wrong numel", lambda F, t: t.f.view(5), R,
+     "shape '[5]' is invalid for input of size 12"),
+    ("reshape two -1", lambda F, t: t.f.reshape(-1, -1), R, "only one dimension can be inferred"),
+    ("reshape -1 not divisible", lambda F, t: t.f.reshape(5, -1), R,
+     "shape '[5, -1]' is invalid for input of size 12"),
+    ("view negative size", lambda F, t: t.f.view(-2, 6), R, "invalid shape dimension -2"),
+    ("reshape -1 with zero dim", lambda F, t: t.z.reshape(-1, 0), R,
+     "the unspecified dimension size -1 can be any value"),
+    ("unflatten wrong sizes", lambda F, t: t.f.unflatten(1, (3, 3)), R,
+     "don't multiply up to the size of dim 1 (4)"),
+    ("unflatten empty sizes", lambda F, t: t.f.unflatten(0, ()), R, "sizes must be non-empty"),
+    ("flatten start after end", lambda F, t: t.f.flatten(1, 0), R,
+     "start_dim cannot come after end_dim"),
+    ("permute too few dims", lambda F, t: t.f.permute(0), R, "number of dimensions"),
+    ("permute repeated dim", lambda F, t: t.f.permute(0, 0), R, "duplicate dims are not allowed"),
+    ("squeeze repeated dim", lambda F, t: t.f.squeeze((0, 0)), R, "appears multiple times"),
+    ("t of 3-d", lambda F, t: F.zeros(2, 2, 2).t(), R, "expects a tensor with <= 2 dimensions"),
+    ("mT of 1-d", lambda F, t: t.i.mT, R, "only supported on matrices or batches of matrices"),
+    ("narrow past the end", lambda F, t: t.f.narrow(1, 3, 2), R,
+     "start (3) + length (2) exceeds dimension size (4)"),
+    ("narrow negative length", lambda F, t: t.f.narrow(1, 0, -1), R, "length must be non-negative"),
+    ("narrow start out of range", lambda F, t: t.f.narrow(1, 5, 0), I, "start out of range"),
+    ("narrow of 0-d", lambda F, t: t.s.narrow(0, 0, 1), R, "cannot be applied to a 0-dim tensor"),
+    ("split sizes wrong sum", lambda F, t: t.f.split([1, 2], 1), R,
+     "split_with_sizes expects split_sizes to sum exactly to 4"),
+    ("split size 0", lambda F, t: t.f.split(0, 1), R, "split_size can only be 0"),
+    ("split negative size", lambda F, t: t.f.split(-1), R, "split_size be non-negative"),
+    ("chunk 0", lambda F, t: t.f.chunk(0), R, "chunk expects `chunks` to be greater than 0"),
+    ("chunk of 0-d", lambda F, t: t.s.chunk(1), R, "at least a 1-dimensional tensor"),
+    ("movedim length mismatch", lambda F, t: t.f.movedim((0, 1), (1,)), R,
+     "should contain the same number of dims"),
+    ("movedim repeated source", lambda F, t: t.f.movedim((0, 0), (1, 0)), R, "repeated dim"),
+    # dims out of range
+    ("transpose dim", lambda F, t: t.f.transpose(0, 2), I, DIM),
+    ("unsqueeze dim", lambda F, t: t.f.unsqueeze(3), I, DIM),
+    ("select dim", lambda F, t: t.f.select(2, 0), I, DIM),
+    ("size dim", lambda F, t: t.f.size(2), I, DIM),
+    ("stride negative dim", lambda F, t: t.f.stride(-3), I, DIM),
+    ("flatten end_dim", lambda F, t: t.f.flatten(0, 5), I, DIM),
+    ("squeeze dim", lambda F, t: t.f.squeeze(3), I, DIM),
+    ("movedim dim", lambda F, t: t.f.movedim(0, 5), I, DIM),
+    ("chunk dim", lambda F, t: t.f.chunk(2, 3), I, DIM),
+    ("unbind dim", lambda F, t: t.f.unbind(2), I, DIM),
+    ("narrow dim", lambda F, t: t.f.narrow(2, 0, 1), I, DIM),
+    ("permute dim", lambda F, t: t.f.permute(0, 2), I, DIM),
+    ("size of 0-d", lambda F, t: t.s.size(0), I, "Dimension specified as 0 but tensor has no dim"),
+    ("stride of 0-d", lambda F, t: t.s.stride(0), I, "Dimension specified as 0 but tensor has no"),
+    ("unbind of 0-d", lambda F, t: t.s.unbind(0), I, "Dimension specified as 0 but tensor has no"),
+    ("select of 0-d", lambda F, t: t.s.select(0, 0), I, "select() cannot be applied to a 0-dim"),
+    # indices out of range
+    ("getitem int", lambda F, t: t.f[3], I, "index 3 is out of bounds for dimension 0 with size 3"),
+    ("getitem negative int", lambda F, t: t.f[:, -5], I,
+     "index -5 is out of bounds for dimension 1 with size 4"),
+    ("getitem too many", lambda F, t: t.f[0, 0, 0], I,
+     "too many indices for tensor of dimension 2"),
+    ("getitem on 0-d", lambda F, t: t.s[0], I, "invalid index of a 0-dim tensor"),
+    ("getitem float", lambda F, t: t.f[1.5], I, "only integers, slices"),
+    ("getitem negative step", lambda F, t: t.f[::-1], V, "step must be greater than zero"),
+    ("getitem zero step", lambda F, t: t.f[::0], V, "step"),
+    ("setitem int", lambda F, t: t.f.__setitem__(3, 1.0), I, "index 3 is out of bounds"),
+    ("select index", lambda F, t: t.f.select(0, 3), I, "index 3 out of range"),
+    ("select negative index", lambda F, t: t.f.select(1, -5), I, "index -5 out of range"),
+    # dtypes
+    ("bitwise_and float", lambda F, t: t.f.bitwise_and(t.f), R, "not implemented for 'Float'"),
+    ("| float", lambda F, t: t.d | t.d, R, "not implemented for 'Double'"),
+    ("|= float", lambda F, t: t.f.__ior__(t.f), R, "not implemented for 'Float'"),
+    ("~ float", lambda F, t: ~t.f, T, "only implemented on integer and Boolean-type tensors"),
+    ("bitwise_not float", lambda F, t: F.bitwise_not(t.f), R, "not implemented for 'Float'"),
+    ("neg bool", lambda F, t: -t.b, R, "Negation, the `-` operator, on a bool tensor"),
+    ("sub bools", lambda F, t: t.b - t.b, R, "Subtraction, the `-` operator, with two bool"),
+    ("frac int", lambda F, t: t.i.frac(), R, "not implemented for 'Long'"),
+    ("abs bool", lambda F, t: t.b.abs(), R, "not implemented for 'Bool'"),
+    ("requires_grad int", lambda F, t: setattr(t.i, "requires_grad", True), R,
+     "only Tensors of floating point"),
+    ("requires_grad_ bool", lambda F, t: t.b.requires_grad_(), R, "only Tensors of floating point"),
+    ("factory requires_grad int", lambda F, t: F.zeros(2, dtype=F.int64, requires_grad=True), R,
+     "Tensors of floating point"),
+    ("int ** negative int", lambda F, t: t.i ** -1, R, "Integers to negative integer powers"),
+    ("int pow_ negative", lambda F, t: t.i.pow_(-2), R, "Integers to negative integer powers"),
+    ("0-d int ** negative", lambda F, t: F.tensor(2) ** -1, R, "Integers to negative integer"),
+    ("int exp_", lambda F, t: t.i.exp_(), R, CAST),
+    ("int += float", lambda F, t: operator.iadd(t.i, 1.5), R, CAST),
+    ("int /= int", lambda F, t: operator.itruediv(t.i, 2), R, CAST),
+    ("bool += int", lambda F, t: operator.iadd(t.b, 1), R, CAST),
+    ("int div_ float result", lambda F, t: t.i.div_(t.i), R, CAST),
+    ("int clamp_ float bound", lambda F, t: t.i.clamp_(0.5, 1.5), R, CAST),
+    # integer division by zero
+    ("int // 0", lambda F, t: t.i // 0, R, ZERO),
+    ("int % tensor with a zero", lambda F, t: t.i % F.tensor([1, 0, 1]), R, ZERO),
+    ("fmod int 0", lambda F, t: F.fmod(t.i, 0), R, ZERO),
+    ("div trunc int 0", lambda F, t: F.div(t.i, 0, rounding_mode="trunc"), R, ZERO),
+    ("div floor int zeros", lambda F, t: F.div(t.i, F.zeros(3, dtype=F.int64),
+                                              rounding_mode="floor"), R, ZERO),
+    ("int //= 0", lambda F, t: operator.ifloordiv(t.i, 0), R, ZERO),
+    ("int remainder_ 0", lambda F, t: t.i.remainder_(0), R, ZERO),
+    # sizes
+    ("zeros negative", lambda F, t: F.zeros(-1), R, "negative"),
+    ("ones negative", lambda F, t: F.ones(2, -3), R, "negative dimension -3"),
+    ("full negative", lambda F, t: F.full((-1,), 1.0), R, "negative dimension -1"),
+    ("empty negative", lambda F, t: F.empty(-5), R, "negative dimension -5"),
+    ("zeros numel overflow", lambda F, t: F.zeros(2**62, 2**62), R, "overflow"),
+    ("zeros numel overflow 2", lambda F, t: F.zeros(2**31, 2**31), R, "overflow"),
+    ("linspace negative steps", lambda F, t: F.linspace(0, 1, -1), R,
+     "number of steps must be non-negative"),
+    ("logspace negative steps", lambda F, t: F.logspace(0, 1, -2), R, "must be non-negative"),
+    ("eye negative n", lambda F, t: F.eye(-1), R, "n must be greater or equal to 0, got -1"),
+    ("eye negative m", lambda F, t: F.eye(2, -1), R, "m must be greater or equal to 0, got -1"),
+    ("arange zero step", lambda F, t: F.arange(0, 10, 0), R, "step must be nonzero"),
+    ("arange wrong sign", lambda F, t: F.arange(10, 0, 1), R, "inconsistent with step sign"),
+    # in-place on expanded tensors
+    ("add_ expanded", lambda F, t: t.e.add_(1), R, OVERLAP),
+    ("exp_ expanded", lambda F, t: t.e.exp_(), R, OVERLAP),
+    ("copy_ into expanded", lambda F, t: t.e.copy_(F.zeros(2, 3)), R, OVERLAP),
+    ("setitem tensor into expanded", lambda F, t: t.e.__setitem__((slice(None), 0), F.zeros(2)),
+     R, OVERLAP),
+    ("clamp_ expanded", lambda F, t: t.e.clamp_(0, 1), R, OVERLAP),
+    ("mul_ expanded by itself", lambda F, t: t.e.mul_(t.e), R, OVERLAP),
+    ("+= expanded", lambda F, t: operator.iadd(t.e, 1), R, OVERLAP),
+    ("fill_ with a 1-d tensor", lambda F, t: t.f.fill_(F.zeros(2)), R,
+     "fill_ only supports 0-dimension value tensor"),
+    # conversions of multi-element tensors
+    ("item of 2 elements", lambda F, t: t.b.item(), R,
+     "a Tensor with 2 elements cannot be converted to Scalar"),
+    ("item of empty", lambda F, t: t.z.item(), R, "a Tensor with 0 elements cannot be converted"),
+    ("bool of 2 elements", lambda F, t: bool(t.b), R,
+     "Boolean value of Tensor with more than one value is ambiguous"),
+    ("bool of empty", lambda F, t: bool(t.z), R, "Boolean value of Tensor with no values"),
+    ("float of 3 elements", lambda F, t: float(t.d), V,
+     "only one element tensors can be converted to Python scalars"),
+    ("int of 3 elements", lambda F, t: int(t.i), V,
+     "only one element tensors can be converted to Python scalars"),
+    ("int of nan", lambda F, t: int(F.tensor(float("nan"))), V, "cannot convert float NaN"),
+    ("index of float", lambda F, t: operator.index(t.s), T,
+     "only integer tensors of a single element can be converted to an index"),
+    ("index of 3 ints", lambda F, t: operator.index(t.i), T, "only integer tensors of a single"),
+    ("len of 0-d", lambda F, t: len(t.s), T, "len() of a 0-d tensor"),
+    ("iter of 0-d", lambda F, t: iter(t.s), T, "iteration over a 0-d tensor"),
+    # argument types and values
+    ("tensor + str", lambda F, t: t.f + "a", T, "unsupported operand type"),
+    ("add(str)", lambda F, t: t.f.add("a"), T, "must be Tensor"),
+    ("maximum(float)", lambda F, t: t.f.maximum(2.5), T, "must be Tensor, not float"),
+    ("atan2(float)", lambda F, t: F.atan2(t.f, 1.0), T, "must be Tensor, not float"),
+    ("zeros(str)", lambda F, t: F.zeros("a"), T, "tuple of ints"),
+    ("zeros(float)", lambda F, t: F.zeros(2.5), T, "tuple of ints"),
+    ("view(float)", lambda F, t: t.f.view(2.5, 2), T, ""),
+    ("reshape(str)", lambda F, t: t.f.reshape("ab"), T, "tuple of ints"),
+    ("permute(float)", lambda F, t: t.f.permute(0.5, 1), T, ""),
+    ("unsqueeze(str)", lambda F, t: t.f.unsqueeze("0"), T, "must be int"),
+    ("exp(list)", lambda F, t: F.exp([1.0, 2.0]), T, "must be Tensor, not list"),
+    ("dtype=str", lambda F, t: F.ones(2, dtype="float32"), T, "dtype"),
+    ("promote_types(str)", lambda F, t: F.promote_types(F.float32, "abc"), T, "dtype"),
+    ("full(str)", lambda F, t: F.full((2,), "a"), T, "must be Number, not str"),
+    ("fill_(str)", lambda F, t: t.f.fill_("a"), T, ""),
+    ("type_as(int)", lambda F, t: t.f.type_as(2), T, "must be Tensor, not int"),
+    ("tensor([1, str])", lambda F, t: F.tensor([1, "a"]), T, "invalid data type 'str'"),
+    ("tensor ragged", lambda F, t: F.tensor([[1, 2], [3]]), V,
+     "expected sequence of length 2 at dim 1 (got 1)"),
+    ("from_numpy(list)", lambda F, t: F.from_numpy([1, 2]), T, "expected np.ndarray (got list)"),
+    ("div bad rounding_mode", lambda F, t: F.div(t.f, t.f, rounding_mode="bad"), R,
+     "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'bad'"),
+    ("gelu bad approximate", lambda F, t: F.gelu(t.f, approximate="bad"), R,
+     "approximate argument must be either none or tanh"),
+    ("clamp without bounds", lambda F, t: t.f.clamp(), R,
+     "At least one of 'min' or 'max' must not be None"),
+    ("add float alpha to ints", lambda F, t: t.i.add(t.i, alpha=0.5), R,
+     "alpha must not be a floating point number"),
+    # (PyTorch's CPU allocator raises RuntimeError here; ferric deliberately raises
+    # MemoryError. 2**40 float32 is 4 TiB, refused up front: nothing is touched.)
+    ("huge allocation", lambda F, t: F.zeros(2**40), M, "you tried to allocate"),
+    ("huge allocation float64", lambda F, t: F.ones(2**45, dtype=F.float64), M,
+     "you tried to allocate"),
+]
+
+# Known library bugs (strict xfail): id -> reason with a minimal reproducer. The right
+# exception type with PyTorch-different wording is listed as "message": ferric aims to
+# match PyTorch's messages too.
+MESSAGES = {
+    "copy_ source does not broadcast": "copy_ says 'the size of the source [3, 4] cannot be "
+    "broadcast to the destination [3]'; PyTorch: 'The size of tensor a (3) must match the "
+    "size of tensor b (4) at non-singleton dimension 1'",
+    "broadcast_tensors mismatch": "'Shape mismatch: objects cannot be broadcast...'; PyTorch: "
+    "'The size of tensor a (4) must match the size of tensor b (3) ...'",
+    "setitem value does not broadcast": "x[0] = zeros(5) says 'copy_: the size of the source "
+    "[5] cannot be broadcast'; PyTorch: 'The expanded size of the tensor (4) must match the "
+    "existing size (5) at non-singleton dimension 0'",
+    "reshape -1 with zero dim": "zeros(0, 3).reshape(-1, 0) says \"shape '[-1, 0]' is "
+    "invalid for input of size 0\"; PyTorch: 'cannot reshape tensor of 0 elements into shape "
+    "[-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous'",
+    "permute too few dims": "'number of dims don't match in permute'; PyTorch: 'number of "
+    "dimensions in the tensor input does not match the length of the desired ordering'",
+    "permute repeated dim": "'repeated dim in permute'; PyTorch: 'permute(): duplicate dims "
+    "are not allowed.'",
+    "split negative size": "x.split(-1) says 'split_size can only be 0 if dimension size is "
+    "0'; PyTorch: 'split expects split_size be non-negative, but got split_size=-1'",
+    "movedim repeated source": "'dim 0 appears multiple times in the list of dims'; PyTorch: "
+    "'movedim: repeated dim in `source` ([0, 0])'",
+    "getitem on 0-d": "tensor(2.5)[0] says 'too many indices for tensor of dimension 0'; "
+    "PyTorch: 'invalid index of a 0-dim tensor. Use `tensor.item()` ...'",
+    "select index": "x.select(0, 3) says 'index 3 is out of bounds for dimension 0 with size "
+    "3'; PyTorch: 'select(): index 3 out of range for tensor of size [3, 4] at dimension 0'",
+    "select negative index": "as 'select index'",
+    "eye negative n": "eye(-1) says 'n and m must be greater or equal to 0, got -1 and -1'; "
+    "PyTorch: 'n must be greater or equal to 0, got -1'",
+    "eye negative m": "eye(2, -1): PyTorch says 'm must be greater or equal to 0, got -1'",
+    "bool of 2 elements": "bool(tensor([1., 2.])) says 'more than one values' (typo); "
+    "PyTorch: 'Boolean value of Tensor with more than one value is ambiguous'",
+    "zeros(str)": "zeros('a') says 'size must be int, not str'; PyTorch: \"zeros(): argument "
+    "'size' (position 1) must be tuple of ints, not str\"",
+    "reshape(str)": "as zeros(str)",
+    "unsqueeze(str)": "pyo3's \"'str' object cannot be interpreted as an integer\"; PyTorch: "
+    "\"unsqueeze(): argument 'dim' (position 1) must be int, not str\"",
+    "exp(list)": "ferric.exp([1.]) gives the method-descriptor message \"descriptor 'exp' for "
+    "'ferric.Tensor' objects doesn't apply to a 'list' object\"; PyTorch: \"exp(): argument "
+    "'input' (position 1) must be Tensor, not list\"",
+    "type_as(int)": "pyo3's \"'int' object cannot be cast as 'Tensor'\"; PyTorch: "
+    "\"type_as(): argument 'other' (position 1) must be Tensor, not int\"",
+}
+BUGS = {
+    "dtype=str": "ferric.ones(2, dtype='float32') is accepted (NumPy resolves the string); "
+                 "PyTorch raises TypeError (dtype must be torch.dtype)",
+    "~ float": "~ferric.tensor([1.]) raises RuntimeError; PyTorch raises TypeError "
+               "('~ (operator.invert) is only implemented on integer and Boolean-type tensors')",
+    "float of 3 elements": "float(ferric.tensor([1., 2.])) raises RuntimeError; PyTorch "
+                           "raises ValueError ('only one element tensors can be converted to "
+                           "Python scalars')",
+    "int of 3 elements": "int(ferric.tensor([1, 2])) raises RuntimeError; PyTorch raises "
+                         "ValueError",
+    "size of 0-d": "ferric.tensor(2.).size(0) returns 1; PyTorch raises IndexError "
+                   "('Dimension specified as 0 but tensor has no dimensions')",
+    "stride of 0-d": "ferric.tensor(2.).stride(0) returns 1; PyTorch raises IndexError",
+    "maximum(float)": "ferric.tensor([1.]).maximum(2.5) is accepted; PyTorch raises TypeError "
+                      "(maximum/minimum/atan2/logical_* need a Tensor 'other')",
+    "atan2(float)": "ferric.atan2(ferric.tensor([1.]), 1.0) is accepted; PyTorch raises TypeError",
+    "div bad rounding_mode": "ferric.div(x, x, rounding_mode='bad') raises ValueError; PyTorch "
+                             "raises RuntimeError",
+    "gelu bad approximate": "ferric.gelu(x, approximate='bad') raises ValueError; PyTorch raises "
+                            "RuntimeError",
+    "add float alpha to ints": "ferric.tensor([1]).add(ferric.tensor([1]), alpha=0.5) returns a "
+                               "float tensor; PyTorch raises RuntimeError ('For integral input "
+                               "tensors, argument alpha must not be a floating point number')",
+}
+
+
+def check_row(mod, call, exc, frag):
+    t = standard_inputs(mod)
+    before = _snapshot(t)
+    try:
+        call(mod, t)
+    except BaseException as e:  # noqa: BLE001 - PanicException derives from BaseException
+        assert type(e).__name__ != "PanicException", f"Rust panic: {e}"
+        assert isinstance(e, exc), f"expected {exc.__name__}, got {type(e).__name__}: {e}"
+        assert frag in str(e), f"{frag!r} not in {str(e)!r}"
+    else:
+        pytest.fail(f"did not raise {exc.__name__}")
+    after = _snapshot(t)
+    for k, v in before.items():
+        assert np.array_equal(after[k], v), f"input {k} changed"
+
+
+@pytest.mark.parametrize(
+    "call,exc,frag",
+    [pytest.param(c, e, m, id=i, marks=[pytest.mark.xfail(strict=True, reason="BUG: " + BUGS[i])]
+                  if i in BUGS else [pytest.mark.xfail(strict=True,
+                                                       reason="BUG: message: " + MESSAGES[i])]
+                  if i in MESSAGES else []) for i, c, e, m in ROWS])
+def test_bad_input(call, exc, frag):
+    check_row(F, call, exc, frag)
+
+
+def test_table_is_big_and_ids_unique():
+    ids = [r[0] for r in ROWS]
+    assert len(ids) >= 60 and len(set(ids)) == len(ids)
+    assert set(BUGS) | set(MESSAGES) <= set(ids)
