@@ -33,6 +33,16 @@ impl DType {
         }
     }
 
+    /// PyTorch's C++ scalar type name, used in "not implemented for 'Long'" messages.
+    pub fn torch_name(self) -> &'static str {
+        match self {
+            DType::Bool => "Bool",
+            DType::I64 => "Long",
+            DType::F32 => "Float",
+            DType::F64 => "Double",
+        }
+    }
+
     pub fn size_of(self) -> usize {
         match self {
             DType::Bool => 1,

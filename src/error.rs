@@ -54,6 +54,14 @@ impl Error {
     pub fn not_implemented(op: &str, msg: impl fmt::Display) -> Self {
         Self::new(ErrorKind::NotImplemented, op, msg)
     }
+    /// PyTorch's `"kernel" not implemented for 'Long'` (NotImplementedError, itself a
+    /// RuntimeError subclass in Python).
+    pub fn dtype_not_implemented(kernel: &str, dtype: crate::dtype::DType) -> Self {
+        Error {
+            kind: ErrorKind::NotImplemented,
+            msg: format!("\"{kernel}\" not implemented for '{}'", dtype.torch_name()),
+        }
+    }
 }
 
 impl fmt::Display for Error {

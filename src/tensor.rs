@@ -246,9 +246,12 @@ impl Tensor {
         self.with_layout(orig.expand(&target).unwrap_or(orig))
     }
 
-    /// `self.fill_(value)`.
+    /// `self.fill_(value)`. Unlike other in-place ops this is allowed on expanded
+    /// tensors (every alias receives the same value), as in PyTorch.
     pub fn fill(&self, value: Scalar) -> Result<()> {
-        self.check_writable("fill_")?;
+        if !self.storage.writable() {
+            return Err(Error::runtime("fill_", "the tensor's memory is read-only"));
+        }
         crate::with_dtype!(self.dtype(), T, {
             let v = T::from_scalar(value);
             // SAFETY: T is our dtype; no other slice is live during the call.

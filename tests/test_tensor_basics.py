@@ -10,10 +10,11 @@ import math
 import operator
 import pickle
 
-import ferric as F
 import numpy as np
 import op_specs as S
 import pytest
+
+import ferric as F
 
 
 def dname(d):
@@ -80,8 +81,6 @@ def test_as_tensor_shares_when_it_can():
     assert F.as_tensor(x) is x
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: ferric.tensor(np.float64(1.5)) is float32 (NumPy "
-                   "scalars go through Python floats); PyTorch keeps the NumPy dtype (float64)")
 def test_numpy_scalar_keeps_its_dtype():
     assert F.tensor(np.float64(1.5)).dtype == F.float64
     assert F.tensor([np.float64(1.5)]).dtype == F.float64
@@ -105,9 +104,6 @@ def test_dtype_objects(name, size, floating, signed):
     assert hash(d) == hash(getattr(F, name)) and d in {getattr(F, name)}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: pickle.dumps(ferric.float32) raises PicklingError "
-                   "('tuple returned by __reduce__ must contain 2 through 6 elements'): "
-                   "dtype.__reduce__ returns (name,) instead of the string name")
 @pytest.mark.parametrize("name", S.ALL)
 def test_dtype_pickles(name):
     d = getattr(F, name)
@@ -120,9 +116,6 @@ def test_dtype_aliases_compare_equal():
     assert F.float32 != F.float64
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: ferric.float is not ferric.float32 (a second dtype "
-                   "object); in PyTorch the aliases are the same object, so `d is torch.float` "
-                   "checks work")
 def test_dtype_aliases_are_the_same_object():
     assert F.float is F.float32 and F.double is F.float64 and F.long is F.int64
 
@@ -167,17 +160,13 @@ def test_python_number_conversions():
     assert f"{F.tensor(2.5):.2f}" == "2.50"
 
 
-CONVERSION_BUG = pytest.mark.xfail(strict=True, reason="BUG: float()/int() of a multi-element "
-                                   "tensor raise RuntimeError; PyTorch raises ValueError")
-
-
 @pytest.mark.parametrize("conv,exc,msg", [
     (lambda t: t.item(), RuntimeError, "a Tensor with 2 elements cannot be converted to Scalar"),
     (bool, RuntimeError, "Boolean value of Tensor with more than one"),
     pytest.param(float, ValueError, "only one element tensors can be converted to Python scalars",
-                 marks=CONVERSION_BUG),
+                 ),
     pytest.param(int, ValueError, "only one element tensors can be converted to Python scalars",
-                 marks=CONVERSION_BUG),
+                 ),
 ], ids=["item", "bool", "float", "int"])
 def test_multi_element_conversions_fail(conv, exc, msg):
     with pytest.raises(exc, match=None) as info:
@@ -328,16 +317,7 @@ REPRS = [
      "        [1000, 1001, 1002,  ..., 1997, 1998, 1999],\n"
      "        [2000, 2001, 2002,  ..., 2997, 2998, 2999]])"),
 ]
-REPR_BUGS = {
-    "F.tensor([float('nan'), float('inf'), -float('inf'), 1.])":
-        "column width counts nan/inf/zero values; PyTorch sizes columns from the nonzero "
-        "finite values only (ferric prints 'tensor([ nan,  inf, -inf,   1.])')",
-    "F.tensor([1., float('nan')])": "same width bug: ferric prints 'tensor([ 1., nan])'",
-    "F.tensor([-0., 1.])": "same width bug: ferric prints 'tensor([-0.,  1.])'",
-    "F.zeros(0, dtype=F.int64)": "empty tensors of a non-default dtype need the dtype suffix: "
-    "PyTorch prints 'tensor([], dtype=torch.int64)'; ferric 'tensor([])'",
-    "F.zeros(0, dtype=F.bool)": "as for int64: the dtype suffix is missing",
-}
+REPR_BUGS: dict[str, str] = {}  # every known repr difference is fixed
 
 
 @pytest.mark.parametrize("expr,want", [

@@ -64,7 +64,9 @@ def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
         )
     eq = input == other
     if not input.is_floating_point():
-        return eq
+        # integers: the same tolerance formula, evaluated exactly in float64
+        a, b = input.double(), other.double()
+        return eq | ((a - b).abs() <= atol + rtol * b.abs())
     both_finite = input.isfinite() & other.isfinite()
     close = eq | (both_finite & ((input - other).abs() <= atol + rtol * other.abs()))
     if equal_nan:

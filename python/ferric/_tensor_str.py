@@ -78,36 +78,28 @@ class _Formatter:
                 self.max_width = max(self.max_width, len(str(v)))
             return
         finite = [v for v in values if math.isfinite(v)]
-        nonzero = [abs(v) for v in finite if v != 0]
-        if not finite and not values:
+        nonzero = [v for v in finite if v != 0]
+        if not nonzero:
+            # only zeros / nan / inf: int mode, width 1 (like PyTorch)
             return
         p = PRINT_OPTS.precision
-        if not nonzero:
-            for v in values:
-                w = len(f"{v:.0f}") + (1 if math.isfinite(v) else 0)
-                self.max_width = max(self.max_width, w)
-            return
-        lo, hi = min(nonzero), max(nonzero)
-        for v in finite:
-            if v != math.ceil(v):
-                self.int_mode = False
-                break
+        lo, hi = min(abs(v) for v in nonzero), max(abs(v) for v in nonzero)
+        self.int_mode = all(v == math.ceil(v) for v in nonzero)
+        # like PyTorch, the column width comes from the nonzero finite values only
         if self.int_mode:
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                strs = [f"{v:.{p}e}" for v in values]
-            else:
-                strs = [f"{v:.0f}" + ("." if math.isfinite(v) else "") for v in values]
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
         else:
-            if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                self.sci_mode = True
-                strs = [f"{v:.{p}e}" for v in values]
-            else:
-                strs = [f"{v:.{p}f}" for v in values]
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
         if PRINT_OPTS.sci_mode is not None:
             self.sci_mode = PRINT_OPTS.sci_mode
-        for s in strs:
-            self.max_width = max(self.max_width, len(_fix_nonfinite(s)))
+        for v in nonzero:
+            if self.sci_mode:
+                w = len(f"{v:.{p}e}")
+            elif self.int_mode:
+                w = len(f"{v:.0f}") + 1
+            else:
+                w = len(f"{v:.{p}f}")
+            self.max_width = max(self.max_width, w)
 
     def width(self):
         return self.max_width
@@ -186,13 +178,17 @@ def tensor_repr(t):
     if t.numel() == 0:
         if t.dim() != 1:
             suffixes.append("size=" + str(tuple(t.shape)))
+        # an empty tensor has no values to show its dtype, so it is always printed
+        # unless it is the default float dtype
+        if name != "float32":
+            suffixes.append("dtype=" + repr(t.dtype))
         body = "[]"
     else:
         summarize = t.numel() > PRINT_OPTS.threshold
         fmt = _Formatter(_flat_values(t, summarize), floating)
         body = _tensor_str(t, indent, summarize, fmt)
-    if name not in ("float32", "int64", "bool"):
-        suffixes.append("dtype=" + repr(t.dtype))
+        if name not in ("float32", "int64", "bool"):
+            suffixes.append("dtype=" + repr(t.dtype))
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
         suffixes.append(f"grad_fn=<{grad_fn.name()}>")

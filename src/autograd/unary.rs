@@ -344,6 +344,7 @@ fn factor(x: &Tensor, f32f: impl Fn(f32) -> f32, f64f: impl Fn(f64) -> f64) -> R
 }
 
 pub fn softplus(x: &Var, beta: f64, threshold: f64) -> Result<Var> {
+    crate::ops::unary::require_float("softplus_cpu", &x.t)?;
     let (b32, t32) = (beta as f32, threshold as f32);
     let out = map_float(
         "softplus",
@@ -381,6 +382,7 @@ pub fn softplus(x: &Var, beta: f64, threshold: f64) -> Result<Var> {
 }
 
 pub fn leaky_relu(x: &Var, slope: f64) -> Result<Var> {
+    crate::ops::unary::require_float("leaky_relu_cpu", &x.t)?;
     let s32 = slope as f32;
     let out = map_float(
         "leaky_relu",
@@ -410,6 +412,7 @@ pub fn leaky_relu(x: &Var, slope: f64) -> Result<Var> {
 }
 
 pub fn elu(x: &Var, alpha: f64) -> Result<Var> {
+    crate::ops::unary::require_float("elu_cpu", &x.t)?;
     let a32 = alpha as f32;
     let out = map_float(
         "elu",

@@ -114,27 +114,16 @@ pub fn result_type(a: &Operand, b: &Operand) -> DType {
 }
 
 fn type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::I64 => "Long",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
+    d.torch_name()
 }
 
 /// (dtype the kernel computes in, dtype of the result).
 fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
     use BinaryOp::*;
     let common = result_type(a, b);
-    let not_impl = |d: DType| {
-        Error::runtime(
-            op.name(),
-            format!(
-                "\"{}_cpu\" not implemented for '{}'",
-                op.name(),
-                type_name(d)
-            ),
-        )
+    let is_bool = |o: &Operand| match o {
+        Operand::T(t) => t.dtype() == DType::Bool,
+        Operand::S(s) => matches!(s, Scalar::Bool(_)),
     };
     Ok(match op {
         Div | Atan2 => (common.to_float(), common.to_float()),
@@ -142,20 +131,69 @@ fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
         LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
         BitAnd | BitOr | BitXor => {
             if common.is_float() {
-                return Err(not_impl(common));
+                return Err(Error::dtype_not_implemented(
+                    &format!("{}_cpu", op.name()),
+                    common,
+                ));
             }
             (common, common)
         }
-        Sub if common == DType::Bool => {
-            return Err(Error::runtime(
+        Sub if is_bool(a) || is_bool(b) => {
+            let which = if is_bool(a) && is_bool(b) {
+                "two bool tensors"
+            } else {
+                "a bool tensor"
+            };
+            return Err(Error::not_implemented(
                 "sub",
-                "Subtraction, the `-` operator, with two bool tensors is not supported. If you \
-                 are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
-            ))
+                format!(
+                    "Subtraction, the `-` operator, with {which} is not supported. If you are trying to invert \
+                     a mask, use the `~` or `logical_not()` operator instead."
+                ),
+            ));
         }
-        FloorDiv | Rem | Fmod | Pow if common == DType::Bool => (DType::I64, DType::Bool),
+        FloorDiv | Rem | Fmod | Pow if common == DType::Bool => {
+            let kernel = match op {
+                FloorDiv => "div_floor_cpu",
+                Rem => "remainder_cpu",
+                Fmod => "fmod_cpu",
+                _ => "pow",
+            };
+            return Err(Error::dtype_not_implemented(kernel, DType::Bool));
+        }
         _ => (common, common),
     })
+}
+
+/// Validates an op's operand dtypes without computing it (e.g. `sub` with a bool operand
+/// before `alpha` scaling changes the operand's dtype).
+pub fn check_dtypes(op: BinaryOp, a: &Operand, b: &Operand) -> Result<()> {
+    plan(op, a, b).map(|_| ())
+}
+
+/// PyTorch evaluates `x ** c` for a few constant exponents with dedicated functions
+/// (sqrt, square, reciprocal, ...), which differ from `powf` at -inf and -0.
+fn special_pow(a: &Operand, b: &Operand) -> Result<Option<Tensor>> {
+    use crate::ops::unary::{unary, UnaryOp};
+    let (Operand::T(x), Operand::S(e)) = (a, b) else {
+        return Ok(None);
+    };
+    if !x.dtype().is_float() {
+        return Ok(None);
+    }
+    let e = e.to_f64();
+    let op = if e == 0.5 {
+        UnaryOp::Sqrt
+    } else if e == -0.5 {
+        UnaryOp::Rsqrt
+    } else if e == 2.0 {
+        UnaryOp::Square
+    } else if e == -1.0 {
+        UnaryOp::Reciprocal
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(unary(op, x)?))
 }
 
 /// `a op b` with broadcasting; the core of `+ - * / // % **`, comparisons and friends.
@@ -172,9 +210,14 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
         )
     })?;
     let (compute, out) = plan(op, &a, &b)?;
+    if op == BinaryOp::Pow {
+        if let Some(r) = special_pow(&a, &b)? {
+            return Ok(r);
+        }
+    }
     let ta = a.as_tensor(compute)?;
     let tb = b.as_tensor(compute)?;
-    check_operands(op, &tb, compute)?;
+    check_operands(op, &b, &tb, compute)?;
     let la = ta.layout.broadcast_to(&shape)?;
     let lb = tb.layout.broadcast_to(&shape)?;
     let n = crate::shape::checked_numel(op.name(), &shape)?;
@@ -235,7 +278,7 @@ pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
     let simple =
         compute == a.dtype() && out == a.dtype() && !op.is_comparison() && !op.is_logical();
     let tb = b.as_tensor(compute)?;
-    check_operands(op, &tb, compute)?;
+    check_operands(op, &b, &tb, compute)?;
     if simple {
         let tb = if tb.shares_storage(a) {
             tb.copy_as(compute)?
@@ -268,8 +311,9 @@ pub fn can_cast(from: DType, to: DType) -> bool {
     from.category() <= to.category()
 }
 
-/// Integer division by zero is an error in PyTorch; so are negative integer powers.
-fn check_operands(op: BinaryOp, b: &Tensor, compute: DType) -> Result<()> {
+/// Integer division by zero is an error in PyTorch; so are negative integer *scalar*
+/// powers (tensor exponents give 0, 1 or -1 like C integer arithmetic).
+fn check_operands(op: BinaryOp, bo: &Operand, b: &Tensor, compute: DType) -> Result<()> {
     if compute != DType::I64 {
         return Ok(());
     }
@@ -277,7 +321,9 @@ fn check_operands(op: BinaryOp, b: &Tensor, compute: DType) -> Result<()> {
         BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod if b.to_vec::<i64>()?.contains(&0) => {
             return Err(Error::runtime(op.name(), "ZeroDivisionError"));
         }
-        BinaryOp::Pow if b.to_vec::<i64>()?.iter().any(|&e| e < 0) => {
+        BinaryOp::Pow
+            if matches!(bo, Operand::S(_)) && b.to_vec::<i64>()?.iter().any(|&e| e < 0) =>
+        {
             return Err(Error::runtime(
                 "pow",
                 "Integers to negative integer powers are not allowed.",
@@ -406,7 +452,18 @@ impl Kernel for i64 {
                     r
                 }
             },
-            Pow => |a, b| a.wrapping_pow(b.clamp(0, u32::MAX as i64) as u32),
+            Pow => |a, b| {
+                if b >= 0 {
+                    a.wrapping_pow(b.min(u32::MAX as i64) as u32)
+                } else {
+                    match a {
+                        1 => 1,
+                        -1 if b & 1 == 1 => -1,
+                        -1 => 1,
+                        _ => 0,
+                    }
+                }
+            },
             Fmod => |a, b| if b == 0 { 0 } else { a.wrapping_rem(b) },
             Maximum => |a, b| a.max(b),
             Minimum => |a, b| a.min(b),

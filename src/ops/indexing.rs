@@ -106,6 +106,16 @@ pub fn getitem(x: &Tensor, items: &[IndexItem]) -> Result<Tensor> {
     crate::ops::index::advanced_getitem(&ix.view, &ix.advanced)
 }
 
+/// `x[items] = number`: basic indexing fills the view, which PyTorch allows even when
+/// it is an expanded (self-overlapping) view.
+pub fn setitem_scalar(x: &Tensor, items: &[IndexItem], value: crate::dtype::Scalar) -> Result<()> {
+    let ix = apply_basic(x, items)?;
+    if ix.advanced.is_empty() {
+        return ix.view.fill(value);
+    }
+    crate::ops::index::advanced_setitem(&ix.view, &ix.advanced, &Tensor::scalar(value, x.dtype()))
+}
+
 /// `x[items] = value`; `value` broadcasts to the indexed shape and is cast to x's dtype.
 pub fn setitem(x: &Tensor, items: &[IndexItem], value: &Tensor) -> Result<()> {
     let ix = apply_basic(x, items)?;

@@ -243,12 +243,7 @@ pub fn map<S: Element, O: Element>(op: &str, x: &Tensor, f: impl Fn(S) -> O) -> 
 }
 
 fn type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::I64 => "Long",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
+    d.torch_name()
 }
 
 /// Applies a unary op with PyTorch's dtype rules: float math promotes integers and bool
@@ -310,24 +305,30 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     }
     // integer and bool inputs
     match (op, dt) {
-        (Neg, DType::Bool) => Err(Error::runtime(
+        (Neg, DType::Bool) => Err(Error::not_implemented(
             "neg",
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying \
              to invert a mask, use the `~` or `logical_not()` operator instead.",
         )),
         (Neg, _) => map::<i64, i64>("neg", x, |v| v.wrapping_neg()),
-        (Abs, DType::Bool) | (Relu, DType::Bool) => Err(Error::runtime(
-            op.name(),
-            format!("\"{}_cpu\" not implemented for 'Bool'", op.name()),
+        (Abs, DType::Bool) => Err(Error::dtype_not_implemented("abs_cpu", dt)),
+        (Relu, DType::Bool) => Err(Error::not_implemented(
+            "relu",
+            "Boolean inputs not supported for relu",
         )),
         (Abs, _) => map::<i64, i64>("abs", x, |v| v.wrapping_abs()),
         (Relu, _) => map::<i64, i64>("relu", x, |v| v.max(0)),
+        (Floor | Ceil | Round | Trunc, DType::Bool) => Err(Error::dtype_not_implemented(
+            &format!("{}_vml_cpu", op.name()),
+            dt,
+        )),
         (Sign, DType::Bool) | (Floor | Ceil | Round | Trunc, _) => x.copy_as(dt),
         (Sign, _) => map::<i64, i64>("sign", x, |v| v.signum()),
-        (Frac, _) => Err(Error::runtime(
-            "frac",
-            format!("\"frac_cpu\" not implemented for '{}'", type_name(dt)),
-        )),
+        (Frac, _) => Err(Error::dtype_not_implemented("frac_cpu", dt)),
+        (Gelu | GeluTanh, _) => Err(Error::dtype_not_implemented("GeluKernelImpl", dt)),
+        (Silu, _) => Err(Error::dtype_not_implemented("silu_cpu", dt)),
+        (Mish, _) => Err(Error::dtype_not_implemented("mish_cpu", dt)),
+        (LogSigmoid, _) => Err(Error::dtype_not_implemented("log_sigmoid_cpu", dt)),
         (Square, _) => crate::with_dtype!(
             dt,
             T,
@@ -341,6 +342,14 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
             map::<f32, f32>(op.name(), &xf, <f32 as Float>::f(op))
         }
     }
+}
+
+/// Ops like softplus / leaky_relu / elu are only defined for floating inputs.
+pub fn require_float(kernel: &str, x: &Tensor) -> Result<()> {
+    if !x.dtype().is_float() {
+        return Err(Error::dtype_not_implemented(kernel, x.dtype()));
+    }
+    Ok(())
 }
 
 /// Applies a float function with parameters (clamp, softplus, leaky_relu, ...): integer
@@ -358,10 +367,10 @@ pub fn map_float(
     }
 }
 
-/// Applies `op` in place (`x.exp_()`); the result dtype must equal `x`'s.
+/// Applies `op` in place (`x.exp_()`); the result must be castable to `x`'s dtype.
 pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<()> {
     let r = unary(op, x)?;
-    if r.dtype() != x.dtype() {
+    if !crate::ops::binary::can_cast(r.dtype(), x.dtype()) {
         return Err(Error::runtime(
             &format!("{}_", op.name()),
             format!(

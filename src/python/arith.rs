@@ -10,7 +10,7 @@ use crate::ops::unary::{map_float, unary, UnaryOp};
 use crate::python::convert::{from_numpy_any, is_ndarray, scalar_arg, type_name};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 /// An operand after conversion from Python.
@@ -175,11 +175,23 @@ fn inplace<'py>(
 }
 
 /// `other * alpha` for add/sub with `alpha`.
-fn scaled(op: &str, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<VArg> {
+fn scaled(
+    op: &str,
+    other: &Bound<'_, PyAny>,
+    alpha: Option<&Bound<'_, PyAny>>,
+    self_float: bool,
+) -> PyResult<VArg> {
     let b = need_varg(op, other)?;
     let Some(alpha) = alpha else { return Ok(b) };
     let a = scalar_arg(alpha)
         .ok_or_else(|| PyTypeError::new_err(format!("{op}(): alpha must be a number")))?;
+    if !self_float && matches!(a, Scalar::Float(_)) {
+        return Err(Error::runtime(
+            "",
+            "For integral input tensors, argument alpha must not be a floating point number.",
+        )
+        .into());
+    }
     if a == Scalar::Int(1) {
         return Ok(b);
     }
@@ -207,9 +219,13 @@ fn div_mode(a: &Tensor, b: Operand, mode: Option<&str>) -> PyResult<Tensor> {
             }
             Ok(q.to_dtype(out)?)
         }
-        Some(m) => Err(PyValueError::new_err(format!(
-            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
-        ))),
+        Some(m) => Err(Error::runtime(
+            "",
+            format!(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
+            ),
+        )
+        .into()),
     }
 }
 
@@ -291,14 +307,42 @@ macro_rules! named_binary {
     };
 }
 
+/// Named binary ops whose `other` must be a Tensor in PyTorch (no Python numbers).
+macro_rules! tensor_only_binary {
+    ($($name:ident => $op:expr;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+                    if other.cast::<PyTensor>().is_err() {
+                        return Err(PyTypeError::new_err(format!(
+                            "{}(): argument 'other' (position 1) must be Tensor, not {}",
+                            stringify!($name),
+                            type_name(other)
+                        )));
+                    }
+                    method(py, self, other, $op)
+                }
+            )*
+        }
+    };
+}
+
+tensor_only_binary! {
+    maximum => BinaryOp::Maximum;
+    minimum => BinaryOp::Minimum;
+    logical_and => BinaryOp::LogicalAnd;
+    logical_or => BinaryOp::LogicalOr;
+    logical_xor => BinaryOp::LogicalXor;
+    atan2 => BinaryOp::Atan2;
+}
+
 named_binary! {
     multiply => BinaryOp::Mul;
     true_divide => BinaryOp::Div;
     floor_divide => BinaryOp::FloorDiv;
     remainder => BinaryOp::Rem;
     fmod => BinaryOp::Fmod;
-    maximum => BinaryOp::Maximum;
-    minimum => BinaryOp::Minimum;
     eq => BinaryOp::Eq;
     ne => BinaryOp::Ne;
     lt => BinaryOp::Lt;
@@ -310,13 +354,9 @@ named_binary! {
     less => BinaryOp::Lt;
     less_equal => BinaryOp::Le;
     not_equal => BinaryOp::Ne;
-    logical_and => BinaryOp::LogicalAnd;
-    logical_or => BinaryOp::LogicalOr;
-    logical_xor => BinaryOp::LogicalXor;
     bitwise_and => BinaryOp::BitAnd;
     bitwise_or => BinaryOp::BitOr;
     bitwise_xor => BinaryOp::BitXor;
-    atan2 => BinaryOp::Atan2;
 }
 
 macro_rules! named_binary_inplace {
@@ -435,6 +475,11 @@ impl PyTensor {
         wrap_var(py, autograd::unary::unary(UnaryOp::Abs, &self.var()?)?)
     }
     fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        if self.t.dtype().is_float() {
+            return Err(PyTypeError::new_err(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
+            ));
+        }
         wrap(py, unary(UnaryOp::BitwiseNot, &self.t)?)
     }
 
@@ -495,8 +540,7 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        let b = scaled("add", other, alpha)?;
-        wrap_var(py, vbinary(BinaryOp::Add, VA::V(&self.var()?), b.arg())?)
+        wrap_var(py, add_sub(self, BinaryOp::Add, other, alpha)?)
     }
     #[pyo3(signature = (other, *, alpha=None))]
     fn add_<'py>(
@@ -504,7 +548,7 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        let b = scaled("add_", other, alpha)?;
+        let b = scaled("add_", other, alpha, slf.t.dtype().is_float())?;
         binary_inplace(&slf, BinaryOp::Add, &b)?;
         Ok(slf)
     }
@@ -515,8 +559,7 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        let b = scaled("sub", other, alpha)?;
-        wrap_var(py, vbinary(BinaryOp::Sub, VA::V(&self.var()?), b.arg())?)
+        wrap_var(py, add_sub(self, BinaryOp::Sub, other, alpha)?)
     }
     #[pyo3(signature = (other, *, alpha=None))]
     fn subtract(
@@ -533,7 +576,7 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        let b = scaled("sub_", other, alpha)?;
+        let b = scaled("sub_", other, alpha, slf.t.dtype().is_float())?;
         binary_inplace(&slf, BinaryOp::Sub, &b)?;
         Ok(slf)
     }
@@ -717,7 +760,11 @@ impl PyTensor {
     fn fill_<'py>(slf: PyRef<'py, Self>, value: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
         let v = match arg(value)? {
             Some(Arg::S(s)) => s,
-            Some(Arg::T(t)) if t.ndim() == 0 => t.item()?,
+            Some(Arg::T(t)) if t.ndim() == 0 => {
+                // unlike a number, a tensor value may not be written to an expanded tensor
+                slf.t.check_writable("fill_")?;
+                t.item()?
+            }
             Some(Arg::T(t)) => {
                 return Err(Error::runtime(
                     "fill_",
@@ -750,6 +797,37 @@ impl PyTensor {
         )?;
         Ok(slf)
     }
+}
+
+/// `a.add(b, alpha=...)` / `a.sub(...)`: the result dtype is that of `a op b`; alpha only
+/// scales `b` (so bool + bool with alpha=2 stays bool, as in PyTorch).
+fn add_sub(
+    a: &PyTensor,
+    op: BinaryOp,
+    other: &Bound<'_, PyAny>,
+    alpha: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Var> {
+    let x = a.var()?;
+    let raw_b = need_varg(op.name(), other)?;
+    let rt = crate::ops::binary::result_type(
+        &Operand::T(&x.t),
+        &match &raw_b {
+            VArg::V(v) => Operand::T(&v.t),
+            VArg::S(s) => Operand::S(*s),
+        },
+    );
+    // the dtype checks of plain add/sub apply before alpha scales the operand
+    crate::ops::binary::check_dtypes(
+        op,
+        &Operand::T(&x.t),
+        &match &raw_b {
+            VArg::V(v) => Operand::T(&v.t),
+            VArg::S(s) => Operand::S(*s),
+        },
+    )?;
+    let b = scaled(op.name(), other, alpha, rt.is_float())?;
+    let r = vbinary(op, VA::V(&x), b.arg())?;
+    Ok(autograd::unary::to_dtype(&r, rt)?)
 }
 
 /// In-place binary op on an already converted operand (add_ with alpha, div_).
@@ -874,10 +952,10 @@ fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> PyResu
     let op = match approximate {
         "none" => UnaryOp::Gelu,
         "tanh" => UnaryOp::GeluTanh,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "approximate argument must be either none or tanh, got {other}"
-            )))
+        _ => {
+            return Err(
+                Error::runtime("", "approximate argument must be either none or tanh.").into(),
+            )
         }
     };
     wrap_var(py, autograd::unary::unary(op, &input.var()?)?)

@@ -38,24 +38,31 @@ impl PyDType {
     fn itemsize(&self) -> usize {
         self.d.size_of()
     }
-    fn __reduce__(&self) -> (String,) {
-        (self.d.name().to_string(),)
+    /// Pickled by name: unpickling looks up `ferric.<name>`.
+    fn __reduce__(&self) -> String {
+        self.d.name().to_string()
     }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDType>()?;
     for d in DType::ALL {
-        m.add(d.name(), PyDType { d })?;
+        m.add(d.name(), Py::new(m.py(), PyDType { d })?)?;
     }
-    m.add("float", PyDType { d: DType::F32 })?;
-    m.add("double", PyDType { d: DType::F64 })?;
-    m.add("long", PyDType { d: DType::I64 })?;
+    // aliases are the same objects (`ferric.float is ferric.float32`), as in PyTorch
+    for (alias, name) in [
+        ("float", "float32"),
+        ("double", "float64"),
+        ("long", "int64"),
+    ] {
+        m.add(alias, m.getattr(name)?)?;
+    }
     Ok(())
 }
 
-/// Accepts a `ferric.dtype`, or the Python/NumPy type objects users pass in practice
-/// (`float`, `int`, `bool`, `np.float32`, ...).
+/// Accepts a `ferric.dtype`, or the Python types PyTorch also accepts (`float` ->
+/// float64, `int` -> int64, `bool`). Strings and NumPy types are a TypeError, as in
+/// PyTorch.
 pub fn dtype_arg(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     if let Ok(d) = obj.cast::<PyDType>() {
         return Ok(d.get().d);
@@ -71,17 +78,9 @@ pub fn dtype_arg(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     if obj.is(&builtins.getattr("bool")?) {
         return Ok(DType::Bool);
     }
-    if let Ok(np) = py.import("numpy") {
-        if let Ok(npd) = np.getattr("dtype")?.call1((obj,)) {
-            let name: String = npd.getattr("name")?.extract()?;
-            if let Some(d) = DType::ALL.iter().find(|d| d.name() == name) {
-                return Ok(*d);
-            }
-        }
-    }
     Err(PyTypeError::new_err(format!(
-        "dtype must be a ferric.dtype, got {}",
-        obj.repr()?
+        "dtype must be ferric.dtype, not {}",
+        type_name(obj)
     )))
 }
 
@@ -172,6 +171,11 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// values). The dtype is inferred like PyTorch: any float -> float32, else any int ->
 /// int64, else bool.
 pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
+    // a NumPy scalar keeps its dtype (`tensor(np.float64(1.5))` is float64)
+    if is_numpy_scalar(obj) {
+        let arr = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
+        return tensor_from_data(&arr, dtype);
+    }
     if let Some(t) = crate::python::tensor::as_tensor_ref(obj) {
         let d = dtype.unwrap_or(t.dtype());
         return Ok(t.copy_as(d)?);
@@ -183,8 +187,9 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     }
     let mut shape: Vec<usize> = Vec::new();
     let mut values: Vec<Scalar> = Vec::new();
-    collect(obj, 0, &mut shape, &mut values)?;
-    let inferred = values.iter().fold(None::<DType>, |acc, s| {
+    let mut np_dtype: Option<DType> = None;
+    collect(obj, 0, &mut shape, &mut values, &mut np_dtype)?;
+    let inferred = values.iter().fold(np_dtype, |acc, s| {
         let d = match s {
             Scalar::Float(_) => DType::F32,
             Scalar::Int(_) => DType::I64,
@@ -210,7 +215,15 @@ fn collect(
     depth: usize,
     shape: &mut Vec<usize>,
     out: &mut Vec<Scalar>,
+    np_dtype: &mut Option<DType>,
 ) -> PyResult<()> {
+    // NumPy scalars inside lists also contribute their own dtype (as in PyTorch)
+    if is_numpy_scalar(obj) {
+        let name: String = obj.getattr("dtype")?.getattr("name")?.extract()?;
+        if let Some(d) = DType::ALL.iter().find(|d| d.name() == name) {
+            *np_dtype = Some(np_dtype.map_or(*d, |p| p.max(*d)));
+        }
+    }
     if let Some(s) = scalar_arg(obj) {
         if depth < shape.len() {
             return Err(PyValueError::new_err(format!(
@@ -230,11 +243,11 @@ fn collect(
             return Ok(());
         }
         let list = crate::python::tensor::to_pylist(obj.py(), &t)?;
-        return collect(&list, depth, shape, out);
+        return collect(&list, depth, shape, out, np_dtype);
     }
     if is_ndarray(obj) {
         let list = obj.call_method0("tolist")?;
-        return collect(&list, depth, shape, out);
+        return collect(&list, depth, shape, out, np_dtype);
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let seq = obj.cast::<PySequence>()?;
@@ -253,7 +266,7 @@ fn collect(
             )));
         }
         for item in seq.try_iter()? {
-            collect(&item?, depth + 1, shape, out)?;
+            collect(&item?, depth + 1, shape, out, np_dtype)?;
         }
         if n == 0 && depth + 1 < shape.len() {
             return Err(PyValueError::new_err("ragged nested sequence"));
@@ -264,6 +277,15 @@ fn collect(
         "new(): invalid data type '{}'",
         type_name(obj)
     )))
+}
+
+fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> bool {
+    let ty = obj.get_type();
+    ty.getattr("__module__")
+        .and_then(|m| m.extract::<String>())
+        .is_ok_and(|m| m == "numpy")
+        && !is_ndarray(obj)
+        && obj.hasattr("dtype").unwrap_or(false)
 }
 
 pub fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {

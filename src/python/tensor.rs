@@ -178,14 +178,23 @@ pub fn scalar_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAn
     })
 }
 
-fn one_element(t: &Tensor, what: &str) -> PyResult<Scalar> {
+fn one_element(t: &Tensor) -> PyResult<Scalar> {
     if t.numel() != 1 {
-        return Err(PyRuntimeError::new_err(format!(
-            "a Tensor with {} elements cannot be converted to {what}",
-            t.numel()
-        )));
+        return Err(PyValueError::new_err(
+            "only one element tensors can be converted to Python scalars",
+        ));
     }
     Ok(t.item()?)
+}
+
+/// `size(d)` / `stride(d)` of a 0-d tensor is an IndexError in PyTorch.
+fn no_dims_check(t: &Tensor, d: i64) -> PyResult<()> {
+    if t.ndim() == 0 {
+        return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+            "Dimension specified as {d} but tensor has no dimensions"
+        )));
+    }
+    Ok(())
 }
 
 #[pymethods]
@@ -219,13 +228,9 @@ impl PyTensor {
         match dim {
             None => size_obj(py, self.t.shape()),
             Some(d) => {
+                no_dims_check(&self.t, d)?;
                 let d = crate::shape::normalize_dim(d, self.t.ndim())?;
-                let n = if self.t.ndim() == 0 {
-                    1
-                } else {
-                    self.t.shape()[d]
-                };
-                Ok(n.into_pyobject(py)?.into_any())
+                Ok(self.t.shape()[d].into_pyobject(py)?.into_any())
             }
         }
     }
@@ -235,13 +240,9 @@ impl PyTensor {
         match dim {
             None => Ok(PyTuple::new(py, self.t.strides())?.into_any()),
             Some(d) => {
+                no_dims_check(&self.t, d)?;
                 let d = crate::shape::normalize_dim(d, self.t.ndim())?;
-                let s = if self.t.ndim() == 0 {
-                    1
-                } else {
-                    self.t.strides()[d]
-                };
-                Ok(s.into_pyobject(py)?.into_any())
+                Ok(self.t.strides()[d].into_pyobject(py)?.into_any())
             }
         }
     }
@@ -403,37 +404,32 @@ impl PyTensor {
         Ok(self.t.shape()[0])
     }
 
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if self.t.ndim() == 0 {
+    /// Iterates over the first dim (differentiable views, like `unbind(0)`).
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        if slf.borrow().t.ndim() == 0 {
             return Err(PyTypeError::new_err("iteration over a 0-d tensor"));
         }
-        let items: Vec<Py<PyTensor>> = self
-            .t
-            .unbind(0)?
-            .into_iter()
-            .map(|t| wrap(py, t))
-            .collect::<PyResult<_>>()?;
-        PyList::new(py, items)?.try_iter().map(|i| i.into_any())
+        slf.call_method1("unbind", (0,))?
+            .try_iter()
+            .map(|i| i.into_any())
     }
 
     fn __bool__(&self) -> PyResult<bool> {
-        if self.t.numel() != 1 {
-            return Err(PyRuntimeError::new_err(format!(
-                "Boolean value of Tensor with {} values is ambiguous",
-                if self.t.numel() == 0 {
-                    "no".to_string()
-                } else {
-                    "more than one".to_string()
-                }
-            )));
+        match self.t.numel() {
+            0 => Err(PyRuntimeError::new_err(
+                "Boolean value of Tensor with no values is ambiguous",
+            )),
+            1 => Ok(self.t.item()?.to_bool()),
+            _ => Err(PyRuntimeError::new_err(
+                "Boolean value of Tensor with more than one value is ambiguous",
+            )),
         }
-        Ok(one_element(&self.t, "Python bool")?.to_bool())
     }
     fn __float__(&self) -> PyResult<f64> {
-        Ok(one_element(&self.t, "Python scalars")?.to_f64())
+        Ok(one_element(&self.t)?.to_f64())
     }
     fn __int__(&self) -> PyResult<i64> {
-        let s = one_element(&self.t, "Python scalars")?;
+        let s = one_element(&self.t)?;
         if let Scalar::Float(f) = s {
             if !f.is_finite() {
                 return Err(PyValueError::new_err(format!(
@@ -449,7 +445,7 @@ impl PyTensor {
                 "only integer tensors of a single element can be converted to an index",
             ));
         }
-        Ok(one_element(&self.t, "an index")?.to_i64())
+        Ok(one_element(&self.t)?.to_i64())
     }
     fn __hash__(slf: &Bound<'_, Self>) -> isize {
         slf.as_ptr() as isize

@@ -179,6 +179,11 @@ impl PyTensor {
 
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let items = index_items(key)?;
+        if let Some(s) = crate::python::convert::scalar_arg(value) {
+            if !self.requires_grad()? {
+                return Ok(crate::ops::indexing::setitem_scalar(&self.t, &items, s)?);
+            }
+        }
         let v = match value.cast::<PyTensor>() {
             Ok(t) => t.borrow().var()?,
             Err(_) => Var::plain(value_tensor("__setitem__", value, self.t.dtype())?),
