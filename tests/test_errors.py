@@ -12,9 +12,10 @@ from __future__ import annotations
 import operator
 from types import SimpleNamespace
 
-import ferric
 import numpy as np
 import pytest
+
+import ferric
 
 F = ferric
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 
-import ferric
 import numpy as np
 import op_specs as S
 import pytest
+
+import ferric
 
 F = ferric
 DEFAULT_TOL = {S.F32: (1e-5, 1e-6), S.F64: (1e-10, 1e-12)}

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 
-import ferric as F
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
+
+import ferric as F
 
 DTYPES = ["float32", "float64", "int64", "bool"]
 
