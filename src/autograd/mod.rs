@@ -13,6 +13,8 @@
 
 pub mod binary;
 pub mod engine;
+pub mod index;
+pub mod join;
 pub mod unary;
 pub mod views;
 

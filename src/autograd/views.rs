@@ -213,6 +213,17 @@ pub fn narrow(x: &Var, dim: i64, start: i64, len: i64) -> Result<Var> {
 /// `x[items]` (basic indexing is a view; advanced indexing gathers a copy).
 pub fn getitem(x: &Var, items: &[crate::ops::indexing::IndexItem]) -> Result<Var> {
     use crate::ops::indexing::IndexItem;
+    // PyTorch applies a 0-d integer tensor index as an integer: a `select` view.
+    let owned: Vec<IndexItem> = items
+        .iter()
+        .map(|i| match i {
+            IndexItem::Tensor(t) if t.ndim() == 0 && t.dtype() == crate::dtype::DType::I64 => {
+                t.item().map(|v| IndexItem::Int(v.to_i64()))
+            }
+            other => Ok(other.clone()),
+        })
+        .collect::<Result<_>>()?;
+    let items = &owned[..];
     let advanced = items.iter().any(|i| matches!(i, IndexItem::Tensor(_)));
     let owned: Vec<IndexItem> = items.to_vec();
     if !advanced {
@@ -240,9 +251,9 @@ pub fn getitem(x: &Var, items: &[crate::ops::indexing::IndexItem]) -> Result<Var
         false,
         Box::new(move |g, _| {
             // scatter-add the gradient back: repeated indices receive their sum
-            let z = Tensor::zeros("backward", &shape, g[0].t.dtype())?;
-            crate::ops::index::index_put_accumulate(&z, &owned, &g[0].t)?;
-            Ok(vec![Some(Var::plain(z))])
+            Ok(vec![Some(super::index::index_backward(
+                &shape, &owned, &g[0],
+            )?)])
         }),
     ))
 }

@@ -245,6 +245,41 @@ impl Tensor {
     /// `nn.functional.pad(input, pad, mode, value)`: `pad` holds (left, right) pairs
     /// starting from the last dim; negative pads crop.
     pub fn pad(&self, pad: &[i64], mode: PadMode, value: Option<Scalar>) -> Result<Tensor> {
+        if mode != PadMode::Constant {
+            let mut out = self.clone();
+            let gathers = self.pad_gathers(pad, mode, value)?;
+            for (d, idx) in &gathers {
+                out = out.index_select(*d as i64, idx)?;
+            }
+            if gathers.is_empty() {
+                out = out.copy_as(out.dtype())?;
+            }
+            return Ok(out);
+        }
+        let shape = self.pad_shape(pad)?;
+        let nd = self.ndim();
+        let np = pad.len() / 2;
+        let v = value.unwrap_or(Scalar::Int(0));
+        let out = Tensor::full("pad", &shape, v, self.dtype())?;
+        let (mut src, mut dst) = (self.clone(), out.clone());
+        for k in 0..np {
+            let d = nd - 1 - k;
+            let (l, r) = (pad[2 * k], pad[2 * k + 1]);
+            let n = self.shape()[d] as i64;
+            let (crop_l, crop_r) = (l.saturating_neg().max(0), r.saturating_neg().max(0));
+            let len = n.saturating_sub(crop_l).saturating_sub(crop_r);
+            if len <= 0 {
+                return Ok(out);
+            }
+            src = src.with_layout(src.layout.narrow(d, crop_l as usize, len as usize));
+            dst = dst.with_layout(dst.layout.narrow(d, l.max(0) as usize, len as usize));
+        }
+        dst.copy_from(&src)?;
+        Ok(out)
+    }
+
+    /// The shape `pad` produces, after checking the pad list.
+    fn pad_shape(&self, pad: &[i64]) -> Result<Dims> {
         let nd = self.ndim();
         if pad.len() % 2 != 0 {
             return Err(Error::runtime(
@@ -285,25 +320,20 @@ impl Tensor {
             shape[d] = new as usize;
         }
         checked_numel("pad", &shape)?;
-        if mode == PadMode::Constant {
-            let v = value.unwrap_or(Scalar::Int(0));
-            let out = Tensor::full("pad", &shape, v, self.dtype())?;
-            let (mut src, mut dst) = (self.clone(), out.clone());
-            for k in 0..np {
-                let d = nd - 1 - k;
-                let (l, r) = (pad[2 * k], pad[2 * k + 1]);
-                let n = self.shape()[d] as i64;
-                let (crop_l, crop_r) = (l.saturating_neg().max(0), r.saturating_neg().max(0));
-                let len = n.saturating_sub(crop_l).saturating_sub(crop_r);
-                if len <= 0 {
-                    return Ok(out);
-                }
-                src = src.with_layout(src.layout.narrow(d, crop_l as usize, len as usize));
-                dst = dst.with_layout(dst.layout.narrow(d, l.max(0) as usize, len as usize));
-            }
-            dst.copy_from(&src)?;
-            return Ok(out);
-        }
+        Ok(shape)
+    }
+
+    /// For the non-constant modes: the `(dim, source indices)` gathers (`index_select`s,
+    /// applied in order) that build the padded tensor. Autograd replays them.
+    pub fn pad_gathers(
+        &self,
+        pad: &[i64],
+        mode: PadMode,
+        value: Option<Scalar>,
+    ) -> Result<Vec<(usize, Tensor)>> {
+        let shape = self.pad_shape(pad)?;
+        let nd = self.ndim();
+        let np = pad.len() / 2;
         if value.is_some_and(|v| v.to_f64() != 0.0) {
             return Err(Error::runtime(
                 "pad",
@@ -319,7 +349,7 @@ impl Tensor {
                 "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now",
             ));
         }
-        let mut out = self.clone();
+        let mut gathers = Vec::with_capacity(np);
         for k in 0..np {
             let d = nd - 1 - k;
             let (l, r) = (pad[2 * k], pad[2 * k + 1]);
@@ -347,12 +377,9 @@ impl Tensor {
             for (i, v) in idx.iter_mut().enumerate() {
                 *v = pad_source(mode, i as i64, l, n);
             }
-            out = out.index_select(d as i64, &Tensor::from_vec(idx, &[len])?)?;
+            gathers.push((d, Tensor::from_vec(idx, &[len])?));
         }
-        if np == 0 {
-            out = out.copy_as(out.dtype())?;
-        }
-        Ok(out)
+        Ok(gathers)
     }
 }
 

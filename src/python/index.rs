@@ -2,23 +2,42 @@
 //! `nonzero`. Module functions are the method descriptors (`ferric.gather = Tensor.gather`)
 //! except `where`, whose first argument is the condition.
 
+use crate::autograd::binary::Arg as VA;
+use crate::autograd::index as av;
+use crate::autograd::Var;
 use crate::dtype::Scalar;
-use crate::ops::index::masked::where_;
+use crate::ops::index::masked::inplace_mask;
 use crate::ops::index::scatter::{ScatterReduce, ScatterSrc};
-use crate::python::arith::{arg, Arg};
+use crate::python::arith::{inplace_with, varg, VArg};
 use crate::python::convert::type_name;
-use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-/// A fill value: a Python number or a 0-d tensor (`masked_fill`, `index_fill`).
-fn fill_value(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
-    match arg(obj)? {
-        Some(Arg::S(s)) => Ok(s),
-        Some(Arg::T(t)) if t.ndim() == 0 => Ok(t.item()?),
-        Some(Arg::T(t)) => Err(crate::error::Error::runtime(
+/// A fill value: a Python number or a 0-d tensor (`masked_fill`, `index_fill`); a tensor
+/// that requires grad gets a gradient.
+enum FillV {
+    S(Scalar),
+    V(Var),
+}
+
+impl FillV {
+    fn fill(&self) -> av::Fill<'_> {
+        match self {
+            FillV::S(s) => av::Fill::S(*s),
+            FillV::V(v) => av::Fill::V(v),
+        }
+    }
+    fn requires_grad(&self) -> bool {
+        matches!(self, FillV::V(v) if v.requires_grad())
+    }
+}
+
+fn fill_value(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<FillV> {
+    let not_0d = |t: &Tensor| -> PyErr {
+        crate::error::Error::runtime(
             op,
             format!(
                 "{op} only supports a 0-dimensional value tensor, but got tensor with {} \
@@ -26,7 +45,12 @@ fn fill_value(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
                 t.ndim()
             ),
         )
-        .into()),
+        .into()
+    };
+    match varg(obj)? {
+        Some(VArg::S(s)) => Ok(FillV::S(s)),
+        Some(VArg::V(v)) if v.t.ndim() == 0 => Ok(FillV::V(v)),
+        Some(VArg::V(v)) => Err(not_0d(&v.t)),
         None => Err(PyTypeError::new_err(format!(
             "{op}(): argument 'value' must be Number, not {}",
             type_name(obj)
@@ -39,33 +63,31 @@ fn scatter_src(
     op: &str,
     src: Option<&Bound<'_, PyAny>>,
     value: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Src> {
+) -> PyResult<VArg> {
     match (src, value) {
-        (Some(s), None) | (None, Some(s)) => match arg(s)? {
-            Some(Arg::T(t)) => Ok(Src::T(t)),
-            Some(Arg::S(v)) => Ok(Src::S(v)),
-            None => Err(PyTypeError::new_err(format!(
+        (Some(s), None) | (None, Some(s)) => varg(s)?.ok_or_else(|| {
+            PyTypeError::new_err(format!(
                 "{op}(): argument 'src' must be Tensor, not {}",
                 type_name(s)
-            ))),
-        },
+            ))
+        }),
         _ => Err(PyTypeError::new_err(format!(
             "{op}() expects exactly one of 'src' and 'value'"
         ))),
     }
 }
 
-enum Src {
-    T(Tensor),
-    S(Scalar),
+fn as_src(v: &VArg) -> av::Src<'_> {
+    match v {
+        VArg::V(v) => av::Src::V(v),
+        VArg::S(s) => av::Src::S(*s),
+    }
 }
 
-impl Src {
-    fn as_src(&self) -> ScatterSrc<'_> {
-        match self {
-            Src::T(t) => ScatterSrc::Tensor(t),
-            Src::S(s) => ScatterSrc::Value(*s),
-        }
+fn raw_src(v: &VArg) -> ScatterSrc<'_> {
+    match v {
+        VArg::V(v) => ScatterSrc::Tensor(&v.t),
+        VArg::S(s) => ScatterSrc::Value(*s),
     }
 }
 
@@ -102,8 +124,8 @@ fn wrap_tuple(py: Python<'_>, ts: Vec<Tensor>) -> PyResult<Py<PyAny>> {
     Ok(PyTuple::new(py, items)?.into_any().unbind())
 }
 
-fn operand_arg(op: &str, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
-    arg(obj)?.ok_or_else(|| {
+fn operand_arg(op: &str, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<VArg> {
+    varg(obj)?.ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{op}(): argument '{name}' must be Tensor or Number, not {}",
             type_name(obj)
@@ -119,7 +141,7 @@ impl PyTensor {
         dim: i64,
         index: PyRef<'_, PyTensor>,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.index_select(dim, &index.t)?)
+        wrap_var(py, av::index_select(&self.var()?, dim, &index.t)?)
     }
 
     #[pyo3(signature = (dim, index, *, sparse_grad=false))]
@@ -131,7 +153,7 @@ impl PyTensor {
         sparse_grad: bool,
     ) -> PyResult<Py<PyTensor>> {
         let _ = sparse_grad;
-        wrap(py, self.t.gather(dim, &index.t)?)
+        wrap_var(py, av::gather(&self.var()?, dim, &index.t)?)
     }
 
     #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
@@ -146,7 +168,8 @@ impl PyTensor {
     ) -> PyResult<Py<PyTensor>> {
         let s = scatter_src("scatter", src, value)?;
         let r = ScatterReduce::parse(reduce)?;
-        wrap(py, self.t.scatter("scatter", dim, &index.t, s.as_src(), r)?)
+        let out = av::scatter("scatter", &self.var()?, dim, &index.t, as_src(&s), r)?;
+        wrap_var(py, out)
     }
 
     #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
@@ -160,7 +183,13 @@ impl PyTensor {
     ) -> PyResult<PyRef<'py, Self>> {
         let s = scatter_src("scatter_", src, value)?;
         let r = ScatterReduce::parse(reduce)?;
-        slf.t.scatter_("scatter", dim, &index.t, s.as_src(), r)?;
+        inplace_with(
+            &slf,
+            "scatter_",
+            s.requires_grad(),
+            |t| t.scatter_("scatter", dim, &index.t, raw_src(&s), r),
+            |old| av::scatter("scatter", old, dim, &index.t, as_src(&s), r),
+        )?;
         Ok(slf)
     }
 
@@ -171,11 +200,9 @@ impl PyTensor {
         index: PyRef<'_, PyTensor>,
         src: PyRef<'_, PyTensor>,
     ) -> PyResult<Py<PyTensor>> {
-        let s = ScatterSrc::Tensor(&src.t);
-        wrap(
+        wrap_var(
             py,
-            self.t
-                .scatter("scatter_add", dim, &index.t, s, ScatterReduce::Add)?,
+            av::scatter_add(&self.var()?, dim, &index.t, &src.var()?)?,
         )
     }
 
@@ -185,9 +212,22 @@ impl PyTensor {
         index: PyRef<'_, PyTensor>,
         src: PyRef<'_, PyTensor>,
     ) -> PyResult<PyRef<'py, Self>> {
-        let s = ScatterSrc::Tensor(&src.t);
-        slf.t
-            .scatter_("scatter_add", dim, &index.t, s, ScatterReduce::Add)?;
+        let s = src.var()?;
+        inplace_with(
+            &slf,
+            "scatter_add_",
+            s.requires_grad(),
+            |t| {
+                t.scatter_(
+                    "scatter_add",
+                    dim,
+                    &index.t,
+                    ScatterSrc::Tensor(&s.t),
+                    ScatterReduce::Add,
+                )
+            },
+            |old| av::scatter_add(old, dim, &index.t, &s),
+        )?;
         Ok(slf)
     }
 
@@ -200,9 +240,14 @@ impl PyTensor {
         source: PyRef<'_, PyTensor>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        let out = self.t.copy_as(self.t.dtype())?;
-        out.index_add_(dim, &index.t, &source.t, alpha_arg(alpha)?)?;
-        wrap(py, out)
+        let out = av::index_add(
+            &self.var()?,
+            dim,
+            &index.t,
+            &source.var()?,
+            alpha_arg(alpha)?,
+        )?;
+        wrap_var(py, out)
     }
 
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
@@ -213,8 +258,14 @@ impl PyTensor {
         source: PyRef<'_, PyTensor>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        slf.t
-            .index_add_(dim, &index.t, &source.t, alpha_arg(alpha)?)?;
+        let (s, a) = (source.var()?, alpha_arg(alpha)?);
+        inplace_with(
+            &slf,
+            "index_add_",
+            s.requires_grad(),
+            |t| t.index_add_(dim, &index.t, &s.t, a),
+            |old| av::index_add(old, dim, &index.t, &s, a),
+        )?;
         Ok(slf)
     }
 
@@ -226,9 +277,7 @@ impl PyTensor {
         value: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyTensor>> {
         let v = fill_value("index_fill_", value)?;
-        let out = self.t.copy_as(self.t.dtype())?;
-        out.index_fill_(dim, &index.t, v)?;
-        wrap(py, out)
+        wrap_var(py, av::index_fill(&self.var()?, dim, &index.t, v.fill())?)
     }
 
     fn index_fill_<'py>(
@@ -238,7 +287,13 @@ impl PyTensor {
         value: &Bound<'_, PyAny>,
     ) -> PyResult<PyRef<'py, Self>> {
         let v = fill_value("index_fill_", value)?;
-        slf.t.index_fill_(dim, &index.t, v)?;
+        inplace_with(
+            &slf,
+            "index_fill_",
+            v.requires_grad(),
+            |t| t.index_fill_(dim, &index.t, v.fill().scalar()?),
+            |old| av::index_fill(old, dim, &index.t, v.fill()),
+        )?;
         Ok(slf)
     }
 
@@ -250,9 +305,9 @@ impl PyTensor {
         values: PyRef<'_, PyTensor>,
         accumulate: bool,
     ) -> PyResult<Py<PyTensor>> {
-        let out = self.t.copy_as(self.t.dtype())?;
-        out.index_put_(&index_list(indices)?, &values.t, accumulate)?;
-        wrap(py, out)
+        let idx = index_list(indices)?;
+        let out = av::index_put(&self.var()?, &idx, &values.var()?, accumulate)?;
+        wrap_var(py, out)
     }
 
     #[pyo3(signature = (indices, values, accumulate=false))]
@@ -262,13 +317,19 @@ impl PyTensor {
         values: PyRef<'_, PyTensor>,
         accumulate: bool,
     ) -> PyResult<PyRef<'py, Self>> {
-        slf.t
-            .index_put_(&index_list(indices)?, &values.t, accumulate)?;
+        let (idx, v) = (index_list(indices)?, values.var()?);
+        inplace_with(
+            &slf,
+            "index_put_",
+            v.requires_grad(),
+            |t| t.index_put_(&idx, &v.t, accumulate),
+            |old| av::index_put(old, &idx, &v, accumulate),
+        )?;
         Ok(slf)
     }
 
     fn take(&self, py: Python<'_>, index: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.take(&index.t)?)
+        wrap_var(py, av::take(&self.var()?, &index.t)?)
     }
 
     fn masked_fill(
@@ -278,7 +339,7 @@ impl PyTensor {
         value: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyTensor>> {
         let v = fill_value("masked_fill_", value)?;
-        wrap(py, self.t.masked_fill(&mask.t, v)?)
+        wrap_var(py, av::masked_fill(&self.var()?, &mask.t, v.fill())?)
     }
 
     fn masked_fill_<'py>(
@@ -287,12 +348,22 @@ impl PyTensor {
         value: &Bound<'_, PyAny>,
     ) -> PyResult<PyRef<'py, Self>> {
         let v = fill_value("masked_fill_", value)?;
-        slf.t.masked_fill_(&mask.t, v)?;
+        inplace_with(
+            &slf,
+            "masked_fill_",
+            v.requires_grad(),
+            |t| t.masked_fill_(&mask.t, v.fill().scalar()?),
+            |old| {
+                // the mask must broadcast to self (not the other way round) in place
+                inplace_mask("masked_fill_", &old.t, &mask.t)?;
+                av::masked_fill(old, &mask.t, v.fill())
+            },
+        )?;
         Ok(slf)
     }
 
     fn masked_select(&self, py: Python<'_>, mask: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.masked_select(&mask.t)?)
+        wrap_var(py, av::masked_select(&self.var()?, &mask.t)?)
     }
 
     fn masked_scatter(
@@ -301,11 +372,8 @@ impl PyTensor {
         mask: PyRef<'_, PyTensor>,
         source: PyRef<'_, PyTensor>,
     ) -> PyResult<Py<PyTensor>> {
-        let shape = crate::shape::broadcast_shapes(self.t.shape(), mask.t.shape())
-            .map_err(|e| crate::error::Error::runtime("masked_scatter", e.msg))?;
-        let out = self.t.broadcast_to(&shape)?.copy_as(self.t.dtype())?;
-        out.masked_scatter_(&mask.t, &source.t)?;
-        wrap(py, out)
+        let out = av::masked_scatter(&self.var()?, &mask.t, &source.var()?)?;
+        wrap_var(py, out)
     }
 
     fn masked_scatter_<'py>(
@@ -313,7 +381,17 @@ impl PyTensor {
         mask: PyRef<'_, PyTensor>,
         source: PyRef<'_, PyTensor>,
     ) -> PyResult<PyRef<'py, Self>> {
-        slf.t.masked_scatter_(&mask.t, &source.t)?;
+        let s = source.var()?;
+        inplace_with(
+            &slf,
+            "masked_scatter_",
+            s.requires_grad(),
+            |t| t.masked_scatter_(&mask.t, &s.t),
+            |old| {
+                inplace_mask("masked_scatter_", &old.t, &mask.t)?;
+                av::masked_scatter(old, &mask.t, &s)
+            },
+        )?;
         Ok(slf)
     }
 
@@ -326,12 +404,8 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyTensor>> {
         let b = operand_arg("where", "other", other)?;
-        let r = where_(
-            &condition.t,
-            crate::ops::binary::Operand::T(&self.t),
-            b.operand(),
-        )?;
-        wrap(py, r)
+        let me = self.var()?;
+        wrap_var(py, av::where_(&condition.t, VA::V(&me), b.arg())?)
     }
 
     #[pyo3(signature = (*, as_tuple=false))]
@@ -370,7 +444,7 @@ fn where_fn(
         (Some(a), Some(b)) => {
             let a = operand_arg("where", "input", a)?;
             let b = operand_arg("where", "other", b)?;
-            Ok(wrap(py, where_(&condition.t, a.operand(), b.operand())?)?.into_any())
+            Ok(wrap_var(py, av::where_(&condition.t, a.arg(), b.arg())?)?.into_any())
         }
         _ => Err(PyTypeError::new_err(
             "where() expects either only a condition or a condition, input and other",

@@ -1,18 +1,20 @@
 //! Bindings for joining (`cat`, `stack`, ...), `pad` and the shape-copy ops (`flip`,
 //! `roll`, `repeat`, `tile`, `repeat_interleave`, `tril`/`triu`, diagonals).
 
+use crate::autograd::join as aj;
+use crate::autograd::Var;
 use crate::dtype::Scalar;
 use crate::ops::join::repeat::{repeat_interleave_index, Repeats};
-use crate::ops::join::{self, PadMode};
+use crate::ops::join::PadMode;
+use crate::python::arith::inplace_with;
 use crate::python::convert::{int_list, scalar_arg, size_args, type_name};
-use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
-use crate::tensor::Tensor;
+use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyTuple};
 
 /// A sequence of tensors (`cat`, `stack`, ...), with PyTorch's TypeError for other items.
-fn tensor_list(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+fn tensor_list(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<Var>> {
     if as_tensor_ref(obj).is_some() || obj.is_instance_of::<pyo3::types::PyString>() {
         return Err(PyTypeError::new_err(format!(
             "{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}",
@@ -28,12 +30,13 @@ fn tensor_list(op: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
     iter.enumerate()
         .map(|(i, o)| {
             let o = o?;
-            as_tensor_ref(&o).ok_or_else(|| {
-                PyTypeError::new_err(format!(
+            match o.cast::<PyTensor>() {
+                Ok(t) => t.borrow().var(),
+                Err(_) => Err(PyTypeError::new_err(format!(
                     "expected Tensor as element {i} in argument 0, but got {}",
                     type_name(&o)
-                ))
-            })
+                ))),
+            }
         })
         .collect()
 }
@@ -56,35 +59,35 @@ fn dims_or_args(
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
 fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> PyResult<Py<PyTensor>> {
-    wrap(py, join::cat(&tensor_list("cat", tensors)?, dim)?)
+    wrap_var(py, aj::cat(&tensor_list("cat", tensors)?, dim)?)
 }
 
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
 fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> PyResult<Py<PyTensor>> {
-    wrap(py, join::stack(&tensor_list("stack", tensors)?, dim)?)
+    wrap_var(py, aj::stack(&tensor_list("stack", tensors)?, dim)?)
 }
 
 #[pyfunction]
 fn hstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap(py, join::hstack(&tensor_list("hstack", tensors)?)?)
+    wrap_var(py, aj::hstack(&tensor_list("hstack", tensors)?)?)
 }
 
 #[pyfunction]
 fn vstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap(py, join::vstack(&tensor_list("vstack", tensors)?)?)
+    wrap_var(py, aj::vstack(&tensor_list("vstack", tensors)?)?)
 }
 
 #[pyfunction]
 fn dstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap(py, join::dstack(&tensor_list("dstack", tensors)?)?)
+    wrap_var(py, aj::dstack(&tensor_list("dstack", tensors)?)?)
 }
 
 #[pyfunction]
 fn column_stack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap(
+    wrap_var(
         py,
-        join::column_stack(&tensor_list("column_stack", tensors)?)?,
+        aj::column_stack(&tensor_list("column_stack", tensors)?)?,
     )
 }
 
@@ -109,7 +112,7 @@ fn pad(
             ))
         })?),
     };
-    wrap(py, input.t.pad(&pads, PadMode::parse(mode)?, v)?)
+    wrap_var(py, aj::pad(&input.var()?, &pads, PadMode::parse(mode)?, v)?)
 }
 
 #[pymethods]
@@ -121,13 +124,16 @@ impl PyTensor {
         args: &Bound<'_, PyTuple>,
         dims: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.flip(&dims_or_args(args, dims, "dims")?)?)
+        wrap_var(
+            py,
+            aj::flip(&self.var()?, &dims_or_args(args, dims, "dims")?)?,
+        )
     }
     fn fliplr(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.fliplr()?)
+        wrap_var(py, aj::fliplr(&self.var()?)?)
     }
     fn flipud(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.flipud()?)
+        wrap_var(py, aj::flipud(&self.var()?)?)
     }
 
     #[pyo3(signature = (shifts, dims=None))]
@@ -139,12 +145,12 @@ impl PyTensor {
     ) -> PyResult<Py<PyTensor>> {
         let s = int_list(shifts, "shifts")?;
         let d = crate::python::convert::dims_arg(dims)?.unwrap_or_default();
-        wrap(py, self.t.roll(&s, &d)?)
+        wrap_var(py, aj::roll(&self.var()?, &s, &d)?)
     }
 
     #[pyo3(signature = (*sizes))]
     fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.repeat(&size_args(sizes)?)?)
+        wrap_var(py, aj::repeat(&self.var()?, &size_args(sizes)?)?)
     }
 
     #[pyo3(signature = (*args, dims=None))]
@@ -154,7 +160,10 @@ impl PyTensor {
         args: &Bound<'_, PyTuple>,
         dims: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.tile(&dims_or_args(args, dims, "dims")?)?)
+        wrap_var(
+            py,
+            aj::tile(&self.var()?, &dims_or_args(args, dims, "dims")?)?,
+        )
     }
 
     /// `repeat_interleave(repeats, dim=None)`; `ferric.repeat_interleave(repeats)` with a
@@ -174,38 +183,53 @@ impl PyTensor {
         let r = if repeats.is_instance_of::<PyInt>() {
             Repeats::Int(repeats.extract()?)
         } else if let Some(t) = as_tensor_ref(repeats) {
-            return wrap(py, self.t.repeat_interleave(Repeats::Tensor(&t), dim)?);
+            return wrap_var(
+                py,
+                aj::repeat_interleave(&self.var()?, Repeats::Tensor(&t), dim)?,
+            );
         } else {
             return Err(PyTypeError::new_err(format!(
                 "repeat_interleave(): argument 'repeats' must be Tensor or int, not {}",
                 type_name(repeats)
             )));
         };
-        wrap(py, self.t.repeat_interleave(r, dim)?)
+        wrap_var(py, aj::repeat_interleave(&self.var()?, r, dim)?)
     }
 
     #[pyo3(signature = (diagonal=0))]
     fn tril(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.tril(diagonal)?)
+        wrap_var(py, aj::tri(&self.var()?, true, diagonal)?)
     }
     #[pyo3(signature = (diagonal=0))]
     fn triu(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.triu(diagonal)?)
+        wrap_var(py, aj::tri(&self.var()?, false, diagonal)?)
     }
     #[pyo3(signature = (diagonal=0))]
     fn tril_(slf: PyRef<'_, Self>, diagonal: i64) -> PyResult<PyRef<'_, Self>> {
-        slf.t.tril_(diagonal)?;
+        inplace_with(
+            &slf,
+            "tril_",
+            false,
+            |t| t.tril_(diagonal),
+            |old| aj::tri(old, true, diagonal),
+        )?;
         Ok(slf)
     }
     #[pyo3(signature = (diagonal=0))]
     fn triu_(slf: PyRef<'_, Self>, diagonal: i64) -> PyResult<PyRef<'_, Self>> {
-        slf.t.triu_(diagonal)?;
+        inplace_with(
+            &slf,
+            "triu_",
+            false,
+            |t| t.triu_(diagonal),
+            |old| aj::tri(old, false, diagonal),
+        )?;
         Ok(slf)
     }
 
     #[pyo3(signature = (diagonal=0))]
     fn diag(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.diag(diagonal)?)
+        wrap_var(py, aj::diag(&self.var()?, diagonal)?)
     }
     #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
     fn diagonal(
@@ -215,7 +239,7 @@ impl PyTensor {
         dim1: i64,
         dim2: i64,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.diagonal(offset, dim1, dim2)?)
+        wrap_var(py, aj::diagonal(&self.var()?, offset, dim1, dim2)?)
     }
     #[pyo3(signature = (offset=0, dim1=-2, dim2=-1))]
     fn diag_embed(
@@ -225,7 +249,7 @@ impl PyTensor {
         dim1: i64,
         dim2: i64,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(py, self.t.diag_embed(offset, dim1, dim2)?)
+        wrap_var(py, aj::diag_embed(&self.var()?, offset, dim1, dim2)?)
     }
 }
 

@@ -22,7 +22,7 @@ fn c_type_name(d: DType) -> &'static str {
 
 /// `mask` broadcast to `self`'s shape for an in-place op, with its own storage if it
 /// aliases `dst` (so reading it while writing `dst` is sound).
-fn inplace_mask(op: &str, dst: &Tensor, mask: &Tensor) -> Result<Tensor> {
+pub(crate) fn inplace_mask(op: &str, dst: &Tensor, mask: &Tensor) -> Result<Tensor> {
     let target: Vec<i64> = dst.shape().iter().map(|&d| d as i64).collect();
     let mask = if mask.shares_storage(dst) {
         mask.copy_as(DType::Bool)?

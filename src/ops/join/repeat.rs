@@ -198,6 +198,18 @@ impl Tensor {
     /// `repeat_interleave(repeats, dim)`: each element (slice along `dim`) repeated; with
     /// no dim the input is flattened first.
     pub fn repeat_interleave(&self, repeats: Repeats, dim: Option<i64>) -> Result<Tensor> {
+        let (x, d, idx) = self.repeat_interleave_plan(repeats, dim)?;
+        x.index_select(d as i64, &idx)
+    }
+
+    /// What `repeat_interleave` selects: the input as the op sees it (flattened without
+    /// `dim`, 1-d if 0-d), the dim, and the indices to `index_select` along it. Autograd
+    /// reuses it to build the result from differentiable views and `index_select`.
+    pub fn repeat_interleave_plan(
+        &self,
+        repeats: Repeats,
+        dim: Option<i64>,
+    ) -> Result<(Tensor, usize, Tensor)> {
         let (x, d) = match dim {
             None => (self.reshape(&[-1])?, 0usize),
             Some(dim) => {
@@ -238,8 +250,7 @@ impl Tensor {
             }
         };
         let idx = repeat_interleave_index(&reps)?;
-        let out = x.index_select(d as i64, &idx)?;
-        Ok(out)
+        Ok((x, d, idx))
     }
 }
 
