@@ -98,12 +98,22 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
     }
     // which of a, b are tensors (their positions in `next`)
     let (a_is_t, b_is_t) = (a.var().is_some(), b.var().is_some());
-    let saves = !matches!(op, BinaryOp::Add | BinaryOp::Sub);
-    let (sa, sb) = if saves {
-        (Some(SArg::new(&a)), Some(SArg::new(&b)))
-    } else {
-        (None, None)
+    // Save only what the needed gradients use (like PyTorch's derivative formulas), so
+    // e.g. `t * 3` does not pin `t` and later in-place writes to `t` stay legal.
+    let (ga_needed, gb_needed) = (
+        a.var().is_some_and(|v| v.requires_grad()),
+        b.var().is_some_and(|v| v.requires_grad()),
+    );
+    let (need_a, need_b) = match op {
+        BinaryOp::Add | BinaryOp::Sub => (false, false),
+        BinaryOp::Mul => (gb_needed, ga_needed),
+        BinaryOp::Div => (gb_needed, true),
+        BinaryOp::Rem | BinaryOp::Fmod => (gb_needed, gb_needed),
+        _ => (true, true),
     };
+    let saves = need_a || need_b;
+    let sa = need_a.then(|| SArg::new(&a));
+    let sb = need_b.then(|| SArg::new(&b));
     // only a tensor exponent's gradient uses the output (out * log(a))
     let (sout, slot) = if op == BinaryOp::Pow && b_is_t {
         let (s, slot) = Saved::output_of(&out, "PowBackward1");

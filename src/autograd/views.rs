@@ -282,13 +282,10 @@ pub fn index_put(old: &Var, items: &[crate::ops::indexing::IndexItem], value: &V
         Box::new(move |g, _| {
             let mut r = Vec::new();
             if old_needs {
-                let go = g[0].t.copy_as(g[0].t.dtype())?;
-                crate::ops::indexing::setitem(
-                    &go,
-                    &owned,
-                    &Tensor::scalar(crate::dtype::Scalar::Int(0), go.dtype()),
-                )?;
-                r.push(Some(Var::plain(go)));
+                // the gradient with the overwritten region zeroed: itself an index_put, so
+                // it is differentiable for double backward
+                let zero = Var::plain(Tensor::scalar(crate::dtype::Scalar::Int(0), g[0].t.dtype()));
+                r.push(Some(index_put(&g[0], &owned, &zero)?));
             }
             if val_needs {
                 r.push(Some(getitem(&g[0], &owned)?));
