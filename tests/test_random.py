@@ -98,6 +98,20 @@ PYTORCH_VALUES = [
         [1.5409960746765137, 9.413142204284668, 93.46363067626953],
     ),
     (
+        seeded(lambda: ferric.zeros(3).cauchy_(1.5, 0.7)),
+        [8.918410301208496, 2.035336971282959, 1.410190463066101],
+    ),
+    (
+        seeded(lambda: ferric.zeros(3).log_normal_()),
+        [59.2634162902832, 1.5115599632263184, 0.03481946140527725],
+    ),
+    (seeded(lambda: ferric.zeros(5, dtype=ferric.int64).geometric_(0.3)), [1, 1, 3, 1, 2]),
+    (
+        # a step-sliced (non-contiguous) view takes the scalar path with cached pairs
+        seeded(lambda: ferric.zeros(4, 5)[:, ::2].normal_()[0]),
+        [1.5409960746765137, -0.293428897857666, -2.1787893772125244],
+    ),
+    (
         seeded(lambda: ferric.get_rng_state()[:24]),
         [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
     ),
@@ -122,6 +136,9 @@ FACTORIES = {
     "normal_": lambda g: ferric.zeros(6).normal_(generator=g),
     "exponential_": lambda g: ferric.zeros(6).exponential_(generator=g),
     "random_": lambda g: ferric.zeros(6, dtype=ferric.int64).random_(0, 100, generator=g),
+    "cauchy_": lambda g: ferric.zeros(6).cauchy_(generator=g),
+    "log_normal_": lambda g: ferric.zeros(6).log_normal_(generator=g),
+    "geometric_": lambda g: ferric.zeros(6).geometric_(0.5, generator=g),
 }
 
 
@@ -279,6 +296,9 @@ def test_other_statistics():
         ("bernoulli_", (0.5,)),
         ("exponential_", ()),
         ("random_", (1, 9)),
+        ("cauchy_", ()),
+        ("log_normal_", ()),
+        ("geometric_", (0.5,)),
     ],
 )
 def test_inplace_on_views(method, args):
@@ -382,6 +402,21 @@ ERRORS = [
         RuntimeError,
         "Exponential distribution is a continuous probability distribution. dtype must be a "
         "floating point but you specified Long",
+    ),
+    (
+        lambda: _t(3).cauchy_(0, -1),
+        RuntimeError,
+        "cauchy_ expects sigma > 0.0, but found sigma=-1",
+    ),
+    (
+        lambda: _t(3).log_normal_(0, 0),
+        RuntimeError,
+        "log_normal_ expects std > 0.0, but found std=0",
+    ),
+    (
+        lambda: _t(3).geometric_(1.0),
+        RuntimeError,
+        "geometric_ expects p to be in (0, 1), but got p=1",
     ),
     (
         lambda: ferric.randperm(-1),

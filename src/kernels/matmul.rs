@@ -204,7 +204,12 @@ pub fn gemm_batched<T: MatElem>(
                     c.as_mut_ptr().add(co),
                 )
             };
-        if !done {
+        if done {
+            continue;
+        }
+        if small {
+            gemm_small(spec, a, ao, b, bo, c, co);
+        } else {
             gemm_loop(spec, a, ao, b, bo, c, co);
         }
     }
@@ -220,6 +225,37 @@ fn scale_c<T: MatElem>(spec: &GemmSpec<T>, c: &mut [T], co: usize) {
                 T::mul(spec.alpha, c[p])
             } else {
                 T::zero()
+            };
+        }
+    }
+}
+
+/// Tiny products: one dot product per output element, no scratch buffers (batched
+/// small matrices are dominated by per-call overhead, not arithmetic).
+fn gemm_small<T: MatElem>(
+    spec: &GemmSpec<T>,
+    a: &[T],
+    ao: usize,
+    b: &[T],
+    bo: usize,
+    c: &mut [T],
+    co: usize,
+) {
+    let (ars, acs) = (spec.a.rs as usize, spec.a.cs as usize);
+    let (brs, bcs) = (spec.b.rs as usize, spec.b.cs as usize);
+    let (crs, ccs) = (spec.c.rs as usize, spec.c.cs as usize);
+    for i in 0..spec.m {
+        for j in 0..spec.n {
+            let mut acc = T::zero();
+            for p in 0..spec.k {
+                acc = T::mul_add(acc, a[ao + i * ars + p * acs], b[bo + p * brs + j * bcs]);
+            }
+            let q = co + i * crs + j * ccs;
+            let v = T::mul(spec.beta, acc);
+            c[q] = if spec.read_c {
+                T::add(T::mul(spec.alpha, c[q]), v)
+            } else {
+                v
             };
         }
     }

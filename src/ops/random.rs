@@ -15,16 +15,18 @@
 //! output), so in-place sampling into a transposed view fills the underlying storage
 //! sequentially, exactly as PyTorch does.
 
+mod discrete;
 pub mod generator;
 mod mathfun;
 
+pub use discrete::{multinomial, randperm};
 pub use generator::Generator;
 
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::strided;
 use crate::layout::Layout;
-use crate::ops::binary::{binary, binary_, BinaryOp, Operand};
+use crate::ops::binary::{binary_, BinaryOp, Operand};
 use crate::ops::matmul::scalar_type_name;
 use crate::shape::{broadcast_shapes, contiguous_strides};
 use crate::storage::try_zeroed_vec;
@@ -472,7 +474,7 @@ pub fn exponential_(t: &Tensor, lambd: f64, g: &Generator) -> Result<()> {
             scalar_type_name(d)
         )));
     }
-    if lambd.is_nan() || lambd <= 0.0 || lambd.is_infinite() {
+    if lambd.is_nan() || lambd <= 0.0 {
         return Err(rt(format!(
             "exponential_ expects lambda > 0.0, but found lambda={}",
             fmt_g(lambd)
@@ -493,180 +495,81 @@ pub fn exponential_(t: &Tensor, lambd: f64, g: &Generator) -> Result<()> {
     }
 }
 
-/// `randperm(n)`: PyTorch's swap-based shuffle with 32-bit draws (64-bit draws and the
-/// inside-out variant for huge n).
-pub fn randperm(n: i64, dtype: DType, g: &Generator) -> Result<Tensor> {
-    if n < 0 {
-        return Err(rt(format!(
-            "Trying to create tensor with negative dimension {n}: [{n}]"
-        )));
+/// Fills a floating tensor with `f(draw)` values computed in double precision (the
+/// per-element serial kernels of `cauchy_`, `log_normal_` and friends).
+fn fill_float(op: &str, t: &Tensor, mut next: impl FnMut() -> f64) -> Result<()> {
+    if t.numel() == 0 {
+        return Ok(());
     }
-    if dtype == DType::Bool {
-        return Err(not_implemented("randperm", dtype));
+    t.check_writable(op)?;
+    match t.dtype() {
+        DType::F32 => fill_with(op, t, || next() as f32),
+        DType::F64 => fill_with(op, t, next),
+        d => Err(not_implemented(
+            &format!("{}_cpu", op.trim_end_matches('_')),
+            d,
+        )),
     }
-    if dtype == DType::F32 && n > (1 << 24) + 1 {
-        return Err(rt(format!(
-            "n is too large for result tensor type: '{}'",
-            scalar_type_name(dtype)
-        )));
-    }
-    let n = n as usize;
-    let mut v = try_zeroed_vec::<i64>("randperm", n)?;
-    let mut s = g.lock();
-    if (n as u64) < (u32::MAX / 20) as u64 {
-        v.iter_mut().enumerate().for_each(|(i, x)| *x = i as i64);
-        for i in 0..n.saturating_sub(1) {
-            let z = s.random() as usize % (n - i);
-            v.swap(i, z + i);
-        }
-    } else {
-        for i in 0..n {
-            let z = (s.random64() % (i as u64 + 1)) as usize;
-            v[i] = v[z];
-            v[z] = i as i64;
-        }
-    }
-    drop(s);
-    Tensor::from_vec(v, &[n])?.to_dtype(dtype)
 }
 
-/// `multinomial(input, num_samples, replacement)` over the last dim of a 1-D or 2-D
-/// probability tensor.
-pub fn multinomial(
-    input: &Tensor,
-    n_sample: i64,
-    replacement: bool,
-    g: &Generator,
-) -> Result<Tensor> {
-    if input.ndim() == 0 || input.ndim() > 2 {
-        return Err(rt("prob_dist must be 1 or 2 dim"));
-    }
-    let d = input.dtype();
-    if !d.is_float() {
+/// `cauchy_(median, sigma)`: `median + sigma * tan(pi * (u - 0.5))`.
+pub fn cauchy_(t: &Tensor, median: f64, sigma: f64, g: &Generator) -> Result<()> {
+    if sigma.is_nan() || sigma <= 0.0 {
         return Err(rt(format!(
-            "multinomial only supports floating-point dtypes for input, got: {}",
-            scalar_type_name(d)
+            "cauchy_ expects sigma > 0.0, but found sigma={}",
+            fmt_g(sigma)
         )));
     }
-    if n_sample <= 0 {
-        return Err(rt("cannot sample n_sample <= 0 samples"));
-    }
-    let n_cat = input.shape()[input.ndim() - 1];
-    if !replacement && n_sample as u64 > n_cat as u64 {
-        return Err(rt(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
-        ));
-    }
-    if n_cat > 1 << 24 {
-        return Err(rt("number of categories cannot exceed 2^24"));
-    }
-    let n_sample = n_sample as usize;
-    let n_dist = if input.ndim() == 2 {
-        input.shape()[0]
-    } else {
-        1
-    };
-    let out_shape: Vec<usize> = if input.ndim() == 1 {
-        vec![n_sample]
-    } else {
-        vec![n_dist, n_sample]
-    };
-    crate::shape::checked_numel("multinomial", &out_shape)?;
-    if n_dist == 0 {
-        return Tensor::zeros("multinomial", &out_shape, DType::I64);
-    }
-    let rows = input.to_vec::<f64>()?;
-    if !replacement || n_sample == 1 {
-        if rows.iter().any(|&p| !(0.0..f64::INFINITY).contains(&p)) {
-            return Err(rt(
-                "probability tensor contains either `inf`, `nan` or element < 0",
-            ));
-        }
-        if rows
-            .chunks(n_cat.max(1))
-            .any(|r| r.iter().all(|&p| p == 0.0))
-        {
-            return Err(rt(
-                "invalid multinomial distribution (sum of probabilities <= 0)",
-            ));
-        }
-        // Gumbel-style trick: the top-k of p / q with q ~ Exp(1) samples without
-        // replacement. q is drawn for the whole tensor first, in input's dtype.
-        let q = Tensor::zeros("multinomial", input.shape(), d)?;
-        exponential_(&q, 1.0, g)?;
-        let keys = binary(BinaryOp::Div, Operand::T(input), Operand::T(&q))?.to_vec::<f64>()?;
-        let mut out = Vec::with_capacity(n_dist * n_sample);
-        for r in keys.chunks(n_cat) {
-            let mut idx: Vec<usize> = (0..n_cat).collect();
-            // descending by key; NaN first (as the largest), ties keep index order
-            idx.sort_by(|&a, &b| {
-                let (x, y) = (r[a], r[b]);
-                y.partial_cmp(&x)
-                    .unwrap_or_else(|| x.is_nan().cmp(&y.is_nan()).reverse())
-            });
-            out.extend(idx[..n_sample].iter().map(|&i| i as i64));
-        }
-        return Tensor::from_vec(out, &out_shape);
+    if !t.dtype().is_float() {
+        return Err(rt(format!(
+            "Cauchy distribution is a continuous probability distribution. dtype must be a \
+             floating point but you specified {}",
+            meta_name(t.dtype())
+        )));
     }
     let mut s = g.lock();
-    let mut out = Vec::with_capacity(n_dist * n_sample);
-    for row in rows.chunks(n_cat) {
-        let cum = if d == DType::F32 {
-            cumulative::<f32>(row)?
-        } else {
-            cumulative::<f64>(row)?
-        };
-        for _ in 0..n_sample {
-            let u = s.unit_f64();
-            // first slot whose cumulative probability is >= u
-            let (mut lo, mut hi) = (0usize, n_cat);
-            while hi > lo {
-                let mid = lo + (hi - lo) / 2;
-                if cum[mid] < u {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            out.push(lo as i64);
-        }
-    }
-    Tensor::from_vec(out, &out_shape)
+    fill_float("cauchy_", t, || {
+        let u = s.unit_f64();
+        sigma.mul_add((std::f64::consts::PI * (u - 0.5)).tan(), median)
+    })
 }
 
-/// Normalised cumulative distribution in the input's precision (as PyTorch computes
-/// it), returned as f64 for comparisons; the last bucket is forced to 1.
-fn cumulative<T>(row: &[f64]) -> Result<Vec<f64>>
-where
-    T: Element + std::ops::Add<Output = T> + std::ops::Div<Output = T>,
-{
-    let mut sum = T::default();
-    let mut cum = Vec::with_capacity(row.len());
-    for &p in row {
-        let v = T::from_f64(p);
-        if is_negative_or_nan(v.to_f64()) {
-            return Err(rt(
-                "invalid multinomial distribution (encountering probability entry < 0)",
-            ));
-        }
-        if !v.to_f64().is_finite() {
-            return Err(rt(
-                "invalid multinomial distribution (encountering probability entry = infinity or NaN)",
-            ));
-        }
-        sum = sum + v;
-        cum.push(sum);
+/// `log_normal_(mean, std)`: `exp` of the cached-pair scalar normal.
+pub fn log_normal_(t: &Tensor, mean: f64, std: f64, g: &Generator) -> Result<()> {
+    if std.is_nan() || std <= 0.0 {
+        return Err(rt(format!(
+            "log_normal_ expects std > 0.0, but found std={}",
+            fmt_g(std)
+        )));
     }
-    if sum.to_f64().is_nan() || sum.to_f64() <= 0.0 {
-        return Err(rt(
-            "invalid multinomial distribution (sum of probabilities <= 0)",
-        ));
+    if !t.dtype().is_float() {
+        return Err(not_implemented("log_normal_cpu", t.dtype()));
     }
-    let mut out: Vec<f64> = cum.into_iter().map(|c| (c / sum).to_f64()).collect();
-    if let Some(last) = out.last_mut() {
-        *last = 1.0;
+    let mut s = g.lock();
+    fill_float("log_normal_", t, || s.normal_f64(mean, std).exp())
+}
+
+/// `geometric_(p)`: the number of Bernoulli(p) trials up to the first success,
+/// `ceil(log(u) / log(1 - p))`; any dtype.
+pub fn geometric_(t: &Tensor, p: f64, g: &Generator) -> Result<()> {
+    if !(p > 0.0 && p < 1.0) {
+        return Err(rt(format!(
+            "geometric_ expects p to be in (0, 1), but got p={}",
+            fmt_g(p)
+        )));
     }
-    Ok(out)
+    if t.dtype() == DType::Bool {
+        return Err(not_implemented("geometric_cpu", DType::Bool));
+    }
+    if t.numel() == 0 {
+        return Ok(());
+    }
+    t.check_writable("geometric_")?;
+    let mut s = g.lock();
+    let denom = (1.0 - p).ln();
+    fill_ints("geometric_", t, || {
+        (s.unit_f64().ln() / denom).ceil() as i64
+    })
 }
 
 /// `normal(mean, std)` with tensor arguments: samples N(0, 1) (or N(0, std) for a float
@@ -749,6 +652,26 @@ mod tests {
         let t = Tensor::zeros("t", &[8], DType::I64).unwrap();
         random_from_to_(&t, 0, Some(10), &g).unwrap();
         assert_eq!(t.to_vec::<i64>().unwrap(), [4, 9, 3, 0, 3, 9, 7, 3]);
+    }
+
+    #[test]
+    fn samplers_write_views_in_memory_order_and_bump_version() {
+        let g = Generator::new();
+        let base = Tensor::zeros("t", &[2, 3], DType::F32).unwrap();
+        let v0 = base.storage.version();
+        // the transpose is filled in memory order, so the base reads like rand(6)
+        let tr = base.with_layout(base.layout.transpose(0, 1));
+        g.manual_seed(0);
+        uniform_(&tr, 0.0, 1.0, &g).unwrap();
+        assert!(base.storage.version() > v0);
+        g.manual_seed(0);
+        let flat = Tensor::zeros("t", &[6], DType::F32).unwrap();
+        uniform_(&flat, 0.0, 1.0, &g).unwrap();
+        assert_eq!(base.to_vec::<f32>().unwrap(), flat.to_vec::<f32>().unwrap());
+        // a failed call leaves the tensor and its version alone
+        let v1 = base.storage.version();
+        assert!(normal_(&base, 0.0, -1.0, &g).is_err());
+        assert_eq!(base.storage.version(), v1);
     }
 
     #[test]

@@ -501,6 +501,38 @@ impl PyTensor {
         Ok(slf)
     }
 
+    #[pyo3(signature = (median=0.0, sigma=1.0, *, generator=None))]
+    fn cauchy_<'py>(
+        slf: PyRef<'py, Self>,
+        median: f64,
+        sigma: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::cauchy_(&slf.t, median, sigma, &gen_arg("cauchy_", generator)?)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (mean=1.0, std=2.0, *, generator=None))]
+    fn log_normal_<'py>(
+        slf: PyRef<'py, Self>,
+        mean: f64,
+        std: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::log_normal_(&slf.t, mean, std, &gen_arg("log_normal_", generator)?)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (p, *, generator=None))]
+    fn geometric_<'py>(
+        slf: PyRef<'py, Self>,
+        p: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::geometric_(&slf.t, p, &gen_arg("geometric_", generator)?)?;
+        Ok(slf)
+    }
+
     /// `bernoulli_(p=0.5)` with a float or tensor probability.
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli_<'py>(
