@@ -153,6 +153,15 @@ def test_zero_inner_dim_gives_zeros():
         assert ferric.dot(ferric.ones(0, dtype=d), ferric.ones(0, dtype=d)).item() == 0
 
 
+def test_empty_products_skip_dtype_checks_like_pytorch():
+    r = ferric.bmm(_f(2, 0, 3), _f(2, 3, 4, dtype="int64"))
+    assert tuple(r.shape) == (2, 0, 4) and r.dtype == ferric.int64
+    r = ferric.bmm(_f(2, 2, 0, dtype="bool"), _f(2, 0, 4, dtype="bool"))
+    assert r.dtype == ferric.bool and not r.numpy().any()
+    r = ferric.mm(_f(2, 0, dtype="bool"), _f(0, 4, dtype="bool"))
+    assert tuple(r.shape) == (2, 4)
+
+
 def test_int64_overflow_wraps():
     big = ferric.tensor([[2**62, 2**62]])
     r = big @ ferric.tensor([[2], [2]])
@@ -315,6 +324,21 @@ ERRORS = [
         lambda: ferric.bmm(_f(2, 2, 3, dtype="bool"), _f(2, 3, 4, dtype="bool")),
         NotImplementedError,
         "\"bmm\" not implemented for 'Bool'",
+    ),
+    (
+        lambda: ferric.bmm(_f(2, 20, 30, dtype="bool"), _f(2, 30, 40, dtype="bool")),
+        NotImplementedError,
+        "\"addmm_impl_cpu_\" not implemented for 'Bool'",
+    ),
+    (
+        lambda: ferric.bmm(_f(2, 20, 30), _f(2, 30, 40, dtype="int64")),
+        RuntimeError,
+        "expected m1 and m2 to have the same dtype, but got: float != long int",
+    ),
+    (
+        lambda: ferric.bmm(_f(2, 20, 30, dtype="int64"), _f(2, 30, 40)),
+        RuntimeError,
+        "expected scalar type Float but found Long",
     ),
     (
         lambda: ferric.dot(_f(3, 1), _f(3)),

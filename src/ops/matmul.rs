@@ -159,11 +159,17 @@ fn dims_str(shape: &[usize]) -> String {
 }
 
 /// Batched product of equal-batch operands: (B..., n, k) @ (B..., k, p).
+///
+/// Like PyTorch, an empty result or an empty inner dim returns zeros (in `b`'s dtype)
+/// before the kernel's dtype checks run, so e.g. bool operands are accepted there.
 fn product(kernel: &str, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let nd = a.ndim();
     let mut shape = a.shape()[..nd - 1].to_vec();
     shape.push(b.shape()[nd - 1]);
-    let out = fresh(kernel, &shape, a.dtype())?;
+    let out = fresh(kernel, &shape, b.dtype())?;
+    if out.numel() == 0 || a.shape()[nd - 1] == 0 {
+        return Ok(out);
+    }
     gemm_into(kernel, &out, a, b, Scalar::Int(0), Scalar::Int(1), false)?;
     Ok(out)
 }
@@ -192,6 +198,13 @@ impl Tensor {
 
     /// `mv`: (n, k) @ (k,).
     pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            // PyTorch sizes the result from self.size(0) before checking dims
+            return Err(Error::index(
+                "",
+                "Dimension specified as 0 but tensor has no dimensions",
+            ));
+        }
         if self.ndim() != 2 || vec.ndim() != 1 {
             return Err(rt(format!(
                 "vector + matrix @ vector expected, got 1, {}, {}",
@@ -467,12 +480,49 @@ fn check_bmm(a: &Tensor, b: &Tensor) -> Result<()> {
             b.shape()[1]
         )));
     }
-    if a.dtype() != b.dtype() {
-        return Err(rt(format!(
-            "expected scalar type {} but found {}",
-            scalar_type_name(a.dtype()),
-            scalar_type_name(b.dtype())
-        )));
+    if bs == 0 {
+        return Ok(());
+    }
+    bmm_dtype_check(a.dtype(), b.dtype(), a.shape()[1], k, b.shape()[2])
+}
+
+/// PyTorch's bmm checks dtypes inside its kernels, which differ by problem size: below
+/// 400 multiply-adds per matrix one kernel dispatches on `batch1`'s dtype; above, each
+/// matrix goes through the BLAS/addmm path. Empty problems return zeros unchecked.
+fn bmm_dtype_check(a: DType, b: DType, n: usize, k: usize, p: usize) -> Result<()> {
+    if n == 0 || k == 0 || p == 0 {
+        return Ok(());
+    }
+    if n.saturating_mul(k).saturating_mul(p) < 400 {
+        if a == DType::Bool {
+            return Err(not_implemented("bmm", a));
+        }
+        if a != b {
+            return Err(rt(format!(
+                "expected scalar type {} but found {}",
+                scalar_type_name(a),
+                scalar_type_name(b)
+            )));
+        }
+        return Ok(());
+    }
+    if a != b {
+        return Err(rt(if b.is_float() {
+            format!(
+                "expected scalar type {} but found {}",
+                scalar_type_name(b),
+                scalar_type_name(a)
+            )
+        } else {
+            format!(
+                "expected m1 and m2 to have the same dtype, but got: {} != {}",
+                c_type_name(a),
+                c_type_name(b)
+            )
+        }));
+    }
+    if a == DType::Bool {
+        return Err(not_implemented("addmm_impl_cpu_", a));
     }
     Ok(())
 }
@@ -499,8 +549,11 @@ fn should_fold(a: &Tensor, b: &Tensor) -> bool {
     if t1.numel() == 0 {
         return true;
     }
-    let (sh, st) = (t1.shape(), t1.strides());
-    (0..t1.ndim() - 2).all(|i| st[i] == st[i + 1] * sh[i + 1] as isize)
+    // PyTorch 2.x folds exactly when `t1.view(-1, t1.size(-1))` needs no copy (size-1
+    // dims do not block it), so use the same view computation.
+    let last = t1.shape()[t1.ndim() - 1];
+    let rows: usize = t1.shape()[..t1.ndim() - 1].iter().product();
+    t1.layout.view(&[rows, last]).is_some()
 }
 
 /// The folded path: (B..., n, k) @ (k, p) as one (B*n, k) @ (k, p) product (or the
@@ -576,12 +629,8 @@ fn matmul_batched(a: &Tensor, b: &Tensor) -> Result<Tensor> {
              got: [{bprod}, {m2}]."
         )));
     }
-    if a.dtype() != b.dtype() {
-        return Err(rt(format!(
-            "expected scalar type {} but found {}",
-            scalar_type_name(a.dtype()),
-            scalar_type_name(b.dtype())
-        )));
+    if bprod > 0 {
+        bmm_dtype_check(a.dtype(), b.dtype(), n, m1, p)?;
     }
     let r = product("bmm", &ae, &be)?;
     let mut out_shape: Vec<usize> = batch.to_vec();

@@ -91,6 +91,14 @@ pub fn multinomial(
     if n_dist == 0 {
         return Tensor::zeros("multinomial", &out_shape, DType::I64);
     }
+    if n_cat == 0 {
+        return Err(rt(if n_sample == 1 {
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no \
+             identity."
+        } else {
+            "invalid multinomial distribution (sum of probabilities <= 0)"
+        }));
+    }
     let rows = input.to_vec::<f64>()?;
     if !replacement || n_sample == 1 {
         if rows.iter().any(|&p| !(0.0..f64::INFINITY).contains(&p)) {
