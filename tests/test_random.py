@@ -63,6 +63,15 @@ PYTORCH_VALUES = [
     ),
     (seeded(lambda: ferric.randint(0, 10, (8,))), [4, 9, 3, 0, 3, 9, 7, 3]),
     (seeded(lambda: ferric.randperm(8)), [4, 0, 7, 3, 2, 5, 1, 6]),
+    # ranges from 2^28 up take 64-bit draws
+    (
+        seeded(lambda: ferric.randint(0, 2**31, (4,))),
+        [398764591, 1478610112, 1537364731, 1491434855],
+    ),
+    (
+        seeded(lambda: ferric.randint(-(2**40), 2**40, (3,))),
+        [-358231004625, -593374360384, 291447657211],
+    ),
     (
         seeded(lambda: ferric.rand(2, 2), 42),
         [[0.8822692632675171, 0.9150039553642273], [0.38286375999450684, 0.9593056440353394]],

@@ -297,10 +297,11 @@ fn check_in_range(from: i64, to_inc: i64, d: DType) -> Result<()> {
     Ok(())
 }
 
-/// One value of `random_(from, to)`: `draw % range + from`, using a 64-bit draw only when
-/// the range needs it (for 64-bit-capable dtypes).
+/// One value of `random_(from, to)`: `draw % range + from`. PyTorch (2.x, open-source
+/// builds) switches to a 64-bit draw from a range of 2^28 up, for every dtype, to bound
+/// the modulo skew.
 fn from_to_value(s: &mut generator::GenState, range: u64, base: i64) -> i64 {
-    let v = if range >= 1 << 32 {
+    let v = if range >= 1 << 28 {
         s.random64()
     } else {
         s.random() as u64
@@ -366,10 +367,7 @@ pub fn random_from_to_(t: &Tensor, from: i64, to: Option<i64>, g: &Generator) ->
         None => {
             // the full int64 range: every 64-bit draw is a value
             if d == DType::Bool {
-                return Err(rt(
-                    "random_full_64_bits_range_kernel_cpu handles only int64, double, float and \
-                     bfloat16",
-                ));
+                return Err(not_implemented("random_full_64_bits_range_kernel_cpu", d));
             }
             if t.numel() == 0 {
                 return Ok(());
