@@ -1,1 +1,648 @@
-//! The matmul op family.
+//! The matmul family: `mm`, `bmm`, `mv`, `dot`, `matmul`, `outer`, `addmm`, `baddbmm`
+//! (and `einsum` in the submodule), with PyTorch's dispatch between them and its error
+//! messages. Like PyTorch, none of these promote dtypes (except `outer`, which is a
+//! broadcasting multiply): mixed dtypes are a RuntimeError.
+//!
+//! Every product ends in `kernels::matmul::gemm_batched`, which reads operands through
+//! their strides: `a @ b.T`, sliced and expanded operands are never copied.
+
+pub mod einsum;
+
+use crate::dtype::{DType, Scalar};
+use crate::error::{Error, Result};
+use crate::kernels::matmul::{self as kern, GemmSpec, MatElem, MatStrides};
+use crate::layout::Layout;
+use crate::ops::binary::{binary, BinaryOp, Operand};
+use crate::shape::{broadcast_shapes, checked_numel, contiguous_strides};
+use crate::tensor::Tensor;
+
+/// PyTorch's `ScalarType` name (`Float`), used in most dtype messages.
+pub fn scalar_type_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "Bool",
+        DType::I64 => "Long",
+        DType::F32 => "Float",
+        DType::F64 => "Double",
+    }
+}
+
+/// The C++ type name PyTorch prints for a `TypeMeta` (`float`, `long int`).
+fn c_type_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::I64 => "long int",
+        DType::F32 => "float",
+        DType::F64 => "double",
+    }
+}
+
+/// `"bmm" not implemented for 'Bool'` (a NotImplementedError in PyTorch).
+fn not_implemented(kernel: &str, d: DType) -> Error {
+    Error::not_implemented(
+        "",
+        format!("\"{kernel}\" not implemented for '{}'", scalar_type_name(d)),
+    )
+}
+
+fn rt(msg: impl std::fmt::Display) -> Error {
+    Error::runtime("", msg)
+}
+
+/// Number of matrices handed to the kernel per call (bounds the offset buffer).
+const OFFSET_CHUNK: usize = 4096;
+
+/// `out = alpha*out + beta*(a @ b)` over matching batch dims.
+///
+/// `a` is (batch..., n, k), `b` is (batch..., k, p) and `out` is (batch..., n, p) with the
+/// same batch shape (broadcast batch dims have stride 0 in `a`/`b`). `out` must be freshly
+/// allocated (distinct storage, no overlapping elements). `kernel` names the PyTorch
+/// kernel for the bool error.
+fn gemm_into(
+    kernel: &str,
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    alpha: Scalar,
+    beta: Scalar,
+    read_out: bool,
+) -> Result<()> {
+    let nd = out.ndim();
+    let (n, p) = (out.shape()[nd - 2], out.shape()[nd - 1]);
+    let k = a.shape()[nd - 1];
+    let batch = &out.shape()[..nd - 2];
+    let mat = |t: &Tensor| MatStrides {
+        rs: t.strides()[nd - 2],
+        cs: t.strides()[nd - 1],
+    };
+    macro_rules! run {
+        ($T:ty) => {{
+            let spec = GemmSpec::<$T> {
+                m: n,
+                n: p,
+                k,
+                a: mat(a),
+                b: mat(b),
+                c: mat(out),
+                alpha: <$T as crate::dtype::Element>::from_scalar(alpha),
+                beta: <$T as crate::dtype::Element>::from_scalar(beta),
+                read_c: read_out,
+            };
+            // SAFETY: dtypes were checked by the caller; `out` has its own fresh storage,
+            // so its mutable slice aliases neither input.
+            let (ad, bd, od) = unsafe { (a.data::<$T>(), b.data::<$T>(), out.data_mut::<$T>()) };
+            let mut offsets: Vec<[usize; 3]> = Vec::with_capacity(OFFSET_CHUNK);
+            let mut ok = true;
+            for_each_batch(batch, [a, b, out], |offs| {
+                offsets.push(offs);
+                if offsets.len() == OFFSET_CHUNK {
+                    ok &= kern::gemm_batched(&spec, ad, bd, od, &offsets);
+                    offsets.clear();
+                }
+            });
+            ok &= kern::gemm_batched(&spec, ad, bd, od, &offsets);
+            ok
+        }};
+    }
+    let ok = match out.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        DType::I64 => run!(i64),
+        DType::Bool => return Err(not_implemented(kernel, DType::Bool)),
+    };
+    if !ok {
+        return Err(rt(format!(
+            "{kernel}: internal error: operand layout out of bounds"
+        )));
+    }
+    Ok(())
+}
+
+/// Calls `f([a_off, b_off, out_off])` for every index of the leading `batch` dims.
+fn for_each_batch(batch: &[usize], ts: [&Tensor; 3], mut f: impl FnMut([usize; 3])) {
+    if batch.contains(&0) {
+        return;
+    }
+    let mut off = ts.map(|t| t.layout.offset);
+    let mut idx = vec![0usize; batch.len()];
+    loop {
+        f(off);
+        let mut d = batch.len();
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            for (o, t) in off.iter_mut().zip(ts.iter()) {
+                *o = (*o as isize + t.strides()[d]) as usize;
+            }
+            if idx[d] < batch[d] {
+                break;
+            }
+            for (o, t) in off.iter_mut().zip(ts.iter()) {
+                *o = (*o as isize - t.strides()[d] * batch[d] as isize) as usize;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// A fresh zeroed contiguous tensor for a product result.
+fn fresh(op: &str, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    checked_numel(op, shape)?;
+    Tensor::zeros(op, shape, dtype)
+}
+
+fn dims_str(shape: &[usize]) -> String {
+    let v: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    v.join("x")
+}
+
+/// Batched product of equal-batch operands: (B..., n, k) @ (B..., k, p).
+///
+/// Like PyTorch, an empty result or an empty inner dim returns zeros (in `b`'s dtype)
+/// before the kernel's dtype checks run, so e.g. bool operands are accepted there.
+fn product(kernel: &str, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let nd = a.ndim();
+    let mut shape = a.shape()[..nd - 1].to_vec();
+    shape.push(b.shape()[nd - 1]);
+    let out = fresh(kernel, &shape, b.dtype())?;
+    if out.numel() == 0 || a.shape()[nd - 1] == 0 {
+        return Ok(out);
+    }
+    gemm_into(kernel, &out, a, b, Scalar::Int(0), Scalar::Int(1), false)?;
+    Ok(out)
+}
+
+impl Tensor {
+    /// `mm`: (n, k) @ (k, p). Shape is checked before dtype, as in PyTorch.
+    pub fn mm(&self, mat2: &Tensor) -> Result<Tensor> {
+        check_matrix("mm", "self", self)?;
+        check_matrix("mm", "mat2", mat2)?;
+        check_mm_shapes("mm: ", self, mat2)?;
+        check_mm_dtypes(self, mat2)?;
+        product("addmm_impl_cpu_", self, mat2)
+    }
+
+    /// `bmm`: (b, n, k) @ (b, k, p).
+    pub fn bmm(&self, mat2: &Tensor) -> Result<Tensor> {
+        if self.ndim() != 3 {
+            return Err(rt("batch1 must be a 3D tensor"));
+        }
+        if mat2.ndim() != 3 {
+            return Err(rt("batch2 must be a 3D tensor"));
+        }
+        check_bmm(self, mat2)?;
+        product("bmm", self, mat2)
+    }
+
+    /// `mv`: (n, k) @ (k,).
+    pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            // PyTorch sizes the result from self.size(0) before checking dims
+            return Err(Error::index(
+                "",
+                "Dimension specified as 0 but tensor has no dimensions",
+            ));
+        }
+        if self.ndim() != 2 || vec.ndim() != 1 {
+            return Err(rt(format!(
+                "vector + matrix @ vector expected, got 1, {}, {}",
+                self.ndim(),
+                vec.ndim()
+            )));
+        }
+        let (n, k) = (self.shape()[0], self.shape()[1]);
+        if vec.shape()[0] != k {
+            return Err(rt(format!(
+                "size mismatch, got input ({n}), mat ({n}x{k}), vec ({})",
+                vec.shape()[0]
+            )));
+        }
+        if self.dtype() != vec.dtype() {
+            // PyTorch's result takes the vector's dtype and is listed first.
+            let (v, m) = (
+                scalar_type_name(vec.dtype()),
+                scalar_type_name(self.dtype()),
+            );
+            return Err(rt(format!(
+                "addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
+            )));
+        }
+        let col = vec.with_layout(vec.layout.unsqueeze(1));
+        let out = product("addmv_impl_cpu", self, &col)?;
+        Ok(out.with_layout(Layout::contiguous(&[n])))
+    }
+
+    /// `dot`: inner product of two 1-D tensors (a 0-d result).
+    pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
+        if self.ndim() != 1 || other.ndim() != 1 {
+            return Err(rt(format!(
+                "1D tensors expected, but got {}D and {}D tensors",
+                self.ndim(),
+                other.ndim()
+            )));
+        }
+        if self.dtype() != other.dtype() {
+            return Err(rt(format!(
+                "dot : expected both vectors to have same dtype, but found {} and {}",
+                scalar_type_name(self.dtype()),
+                scalar_type_name(other.dtype())
+            )));
+        }
+        let (n, m) = (self.shape()[0], other.shape()[0]);
+        if n != m {
+            return Err(rt(format!(
+                "inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same \
+                 number of elements, but got {n} and {m} elements respectively"
+            )));
+        }
+        let (xs, ys) = (
+            self.strides()[0].max(0) as usize,
+            other.strides()[0].max(0) as usize,
+        );
+        let (xo, yo) = (self.layout.offset, other.layout.offset);
+        macro_rules! run {
+            ($T:ty) => {{
+                // SAFETY: both dtypes are $T; only shared slices are taken.
+                let (x, y) = unsafe { (self.data::<$T>(), other.data::<$T>()) };
+                let fits = |o: usize, s: usize, len: usize| n == 0 || o + (n - 1) * s < len;
+                if !(fits(xo, xs, x.len()) && fits(yo, ys, y.len())) {
+                    return Err(rt("dot: internal error: operand layout out of bounds"));
+                }
+                let v = if n == 0 {
+                    <$T as MatElem>::zero()
+                } else {
+                    kern::dot(x, xo, xs, y, yo, ys, n)
+                };
+                Tensor::from_vec(vec![v], &[])
+            }};
+        }
+        match self.dtype() {
+            DType::F32 => run!(f32),
+            DType::F64 => run!(f64),
+            DType::I64 => run!(i64),
+            DType::Bool => Err(not_implemented("dot", DType::Bool)),
+        }
+    }
+
+    /// `outer` / `ger`: a broadcasting multiply, so (unlike `mm`) dtypes promote.
+    pub fn outer(&self, vec2: &Tensor) -> Result<Tensor> {
+        for (name, t) in [("self", self), ("vec2", vec2)] {
+            if t.ndim() != 1 {
+                return Err(rt(format!(
+                    "outer: Expected 1-D argument {name}, but got {}-D",
+                    t.ndim()
+                )));
+            }
+        }
+        let col = self.with_layout(self.layout.unsqueeze(1));
+        binary(BinaryOp::Mul, Operand::T(&col), Operand::T(vec2))
+    }
+
+    /// `matmul` / `@`, following PyTorch's dispatch to dot / mv / mm / folded mm / bmm
+    /// (which decides the error messages; the numbers are the same on every path).
+    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        let (d1, d2) = (self.ndim(), other.ndim());
+        if d1 == 0 || d2 == 0 {
+            return Err(rt(format!(
+                "both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"
+            )));
+        }
+        match (d1, d2) {
+            (1, 1) => return self.dot(other),
+            (2, 1) => return self.mv(other),
+            (1, 2) => {
+                let row = self.with_layout(self.layout.unsqueeze(0));
+                let r = row.mm(other)?;
+                let l = r.layout.squeeze_dims(&[0]);
+                return Ok(r.with_layout(l));
+            }
+            (2, 2) => return self.mm(other),
+            _ => {}
+        }
+        if should_fold(self, other) {
+            return matmul_folded(self, other);
+        }
+        matmul_batched(self, other)
+    }
+
+    /// `addmm`: `beta * self + alpha * (mat1 @ mat2)`; `self` broadcasts to the result.
+    /// With `beta == 0` the input is ignored (its NaNs do not propagate).
+    pub fn addmm(
+        &self,
+        mat1: &Tensor,
+        mat2: &Tensor,
+        beta: Scalar,
+        alpha: Scalar,
+    ) -> Result<Tensor> {
+        check_matrix("addmm", "self", mat1)?;
+        check_matrix("addmm", "mat2", mat2)?;
+        check_mm_shapes("", mat1, mat2)?;
+        let shape = [mat1.shape()[0], mat2.shape()[1]];
+        let input = expand_input(self, &shape)?;
+        if self.dtype() != mat2.dtype() {
+            return Err(rt(format!(
+                "self and mat2 must have the same dtype, but got {} and {}",
+                scalar_type_name(self.dtype()),
+                scalar_type_name(mat2.dtype())
+            )));
+        }
+        if mat1.dtype() != mat2.dtype() {
+            return Err(rt(format!(
+                "mat1 and mat2 must have the same dtype, but got {} and {}",
+                scalar_type_name(mat1.dtype()),
+                scalar_type_name(mat2.dtype())
+            )));
+        }
+        scaled_product("addmm_impl_cpu_", &input, mat1, mat2, beta, alpha)
+    }
+
+    /// `baddbmm`: `beta * self + alpha * bmm(batch1, batch2)`.
+    pub fn baddbmm(
+        &self,
+        batch1: &Tensor,
+        batch2: &Tensor,
+        beta: Scalar,
+        alpha: Scalar,
+    ) -> Result<Tensor> {
+        if batch1.ndim() != 3 {
+            return Err(rt("batch1 must be a 3D tensor"));
+        }
+        if batch2.ndim() != 3 {
+            return Err(rt("batch2 must be a 3D tensor"));
+        }
+        let shape = [batch1.shape()[0], batch1.shape()[1], batch2.shape()[2]];
+        let input = expand_input(self, &shape)?;
+        if self.dtype() != batch1.dtype() || batch1.dtype() != batch2.dtype() {
+            return Err(rt(format!(
+                "Input dtypes must be the same, got: input {}, batch1: {}, batch2: {}",
+                c_type_name(self.dtype()),
+                c_type_name(batch1.dtype()),
+                c_type_name(batch2.dtype())
+            )));
+        }
+        check_bmm(batch1, batch2)?;
+        scaled_product("baddbmm", &input, batch1, batch2, beta, alpha)
+    }
+}
+
+/// `beta * input + alpha * (a @ b)` into a fresh tensor of `input`'s (expanded) shape.
+fn scaled_product(
+    kernel: &str,
+    input: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    beta: Scalar,
+    alpha: Scalar,
+) -> Result<Tensor> {
+    let out = fresh(kernel, input.shape(), a.dtype())?;
+    let use_input = beta.to_f64() != 0.0;
+    if use_input {
+        out.copy_from(input)?;
+    }
+    gemm_into(kernel, &out, a, b, beta, alpha, use_input)?;
+    Ok(out)
+}
+
+/// Broadcasts an `addmm`/`baddbmm` input to the result shape. The message names the
+/// last mismatching dim, as PyTorch's `expand` does.
+fn expand_input(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if let Ok(l) = t.layout.broadcast_to(shape) {
+        return Ok(t.with_layout(l));
+    }
+    let (src, nd) = (t.shape(), shape.len());
+    let lead = nd.saturating_sub(src.len());
+    let bad = (0..nd)
+        .rev()
+        .find(|&i| i >= lead && src[i - lead] != 1 && src[i - lead] != shape[i]);
+    let msg = match bad {
+        Some(i) => format!(
+            "The expanded size of the tensor ({}) must match the existing size ({}) at \
+             non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
+            shape[i],
+            src[i - lead],
+            crate::error::fmt_shape(shape),
+            crate::error::fmt_shape(src)
+        ),
+        None => format!(
+            "expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({nd}) must \
+             be greater or equal to the number of dimensions in the tensor ({})",
+            scalar_type_name(t.dtype()),
+            crate::error::fmt_shape(src),
+            crate::error::fmt_shape(shape),
+            src.len()
+        ),
+    };
+    Err(rt(msg))
+}
+
+fn check_matrix(op: &str, name: &str, t: &Tensor) -> Result<()> {
+    if t.ndim() != 2 {
+        return Err(rt(format!(
+            "{op}: {name} must be a matrix, got {}-D tensor",
+            t.ndim()
+        )));
+    }
+    Ok(())
+}
+
+fn check_mm_shapes(prefix: &str, a: &Tensor, b: &Tensor) -> Result<()> {
+    if a.shape()[1] != b.shape()[0] {
+        return Err(rt(format!(
+            "{prefix}mat1 and mat2 shapes cannot be multiplied ({} and {})",
+            dims_str(a.shape()),
+            dims_str(b.shape())
+        )));
+    }
+    Ok(())
+}
+
+fn check_mm_dtypes(a: &Tensor, b: &Tensor) -> Result<()> {
+    if a.dtype() != b.dtype() {
+        return Err(rt(format!(
+            "expected m1 and m2 to have the same dtype, but got: {} != {}",
+            c_type_name(a.dtype()),
+            c_type_name(b.dtype())
+        )));
+    }
+    Ok(())
+}
+
+/// bmm's checks on (b, n, k) @ (b', k', p): batch and inner sizes, then dtype.
+fn check_bmm(a: &Tensor, b: &Tensor) -> Result<()> {
+    let (bs, k) = (a.shape()[0], a.shape()[2]);
+    if b.shape()[0] != bs || b.shape()[1] != k {
+        return Err(rt(format!(
+            "Expected size for first two dimensions of batch2 tensor to be: [{bs}, {k}] but \
+             got: [{}, {}].",
+            b.shape()[0],
+            b.shape()[1]
+        )));
+    }
+    if bs == 0 {
+        return Ok(());
+    }
+    bmm_dtype_check(a.dtype(), b.dtype(), a.shape()[1], k, b.shape()[2])
+}
+
+/// PyTorch's bmm checks dtypes inside its kernels, which differ by problem size: below
+/// 400 multiply-adds per matrix one kernel dispatches on `batch1`'s dtype; above, each
+/// matrix goes through the BLAS/addmm path. Empty problems return zeros unchecked.
+fn bmm_dtype_check(a: DType, b: DType, n: usize, k: usize, p: usize) -> Result<()> {
+    if n == 0 || k == 0 || p == 0 {
+        return Ok(());
+    }
+    if n.saturating_mul(k).saturating_mul(p) < 400 {
+        if a == DType::Bool {
+            return Err(not_implemented("bmm", a));
+        }
+        if a != b {
+            return Err(rt(format!(
+                "expected scalar type {} but found {}",
+                scalar_type_name(a),
+                scalar_type_name(b)
+            )));
+        }
+        return Ok(());
+    }
+    if a != b {
+        return Err(rt(if b.is_float() {
+            format!(
+                "expected scalar type {} but found {}",
+                scalar_type_name(b),
+                scalar_type_name(a)
+            )
+        } else {
+            format!(
+                "expected m1 and m2 to have the same dtype, but got: {} != {}",
+                c_type_name(a),
+                c_type_name(b)
+            )
+        }));
+    }
+    if a == DType::Bool {
+        return Err(not_implemented("addmm_impl_cpu_", a));
+    }
+    Ok(())
+}
+
+/// `x.mT`: swaps the last two dims (a view).
+fn mt(t: &Tensor) -> Tensor {
+    let n = t.ndim();
+    t.with_layout(t.layout.transpose(n - 2, n - 1))
+}
+
+/// PyTorch's `should_fold` (without its autograd-only branch): can the batch dims of the
+/// larger operand be folded into its rows without a copy, so one `mm`/`mv` does the work?
+fn should_fold(a: &Tensor, b: &Tensor) -> bool {
+    let a_larger = a.ndim() >= b.ndim();
+    let t1 = if a_larger { a.clone() } else { mt(b) };
+    let dim_t2 = if a_larger { b.ndim() } else { a.ndim() };
+    if !(t1.ndim() >= 3 && dim_t2 <= 2) {
+        return false;
+    }
+    if a.ndim() == 2 {
+        // folding 2-D @ N-D would need a transpose + copy of the result
+        return false;
+    }
+    if t1.numel() == 0 {
+        return true;
+    }
+    // PyTorch 2.x folds exactly when `t1.view(-1, t1.size(-1))` needs no copy (size-1
+    // dims do not block it), so use the same view computation.
+    let last = t1.shape()[t1.ndim() - 1];
+    let rows: usize = t1.shape()[..t1.ndim() - 1].iter().product();
+    t1.layout.view(&[rows, last]).is_some()
+}
+
+/// The folded path: (B..., n, k) @ (k, p) as one (B*n, k) @ (k, p) product (or the
+/// mirrored case for a vector on the left).
+fn matmul_folded(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let transpose = b.ndim() > a.ndim();
+    let t1 = if transpose { mt(b) } else { a.clone() };
+    let t2 = if !transpose {
+        b.clone()
+    } else if a.ndim() == 2 {
+        a.t()?
+    } else {
+        a.clone()
+    };
+    let sizes = t1.shape().to_vec();
+    let mut out_shape: Vec<usize> = sizes[..sizes.len() - 1].to_vec();
+    let folded: usize = out_shape.iter().product();
+    let inner = sizes[sizes.len() - 1];
+    let t2_matrix = t2.ndim() == 2;
+    if t2_matrix {
+        out_shape.push(t2.shape()[1]);
+    }
+    let t1f = t1.reshape(&[folded as i64, inner as i64])?;
+    let r = if t2_matrix {
+        t1f.mm(&t2)?
+    } else {
+        t1f.mv(&t2)?
+    };
+    let r = r.with_layout(Layout::contiguous(&out_shape));
+    if transpose && t2_matrix {
+        return mt(&r).contiguous();
+    }
+    Ok(r)
+}
+
+/// The general path: broadcast the batch dims and run one product per batch entry.
+/// Broadcast batch dims keep stride 0, so nothing is copied.
+fn matmul_batched(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (d1, d2) = (a.ndim(), b.ndim());
+    let n = if d1 > 1 { a.shape()[d1 - 2] } else { 1 };
+    let m1 = a.shape()[d1 - 1];
+    let batch1 = &a.shape()[..d1.saturating_sub(2)];
+    let m2 = if d2 > 1 {
+        b.shape()[d2 - 2]
+    } else {
+        b.shape()[0]
+    };
+    let p = if d2 > 1 { b.shape()[d2 - 1] } else { 1 };
+    let batch2 = &b.shape()[..d2.saturating_sub(2)];
+    let batch = broadcast_shapes(batch1, batch2)?;
+    let bprod: usize = batch.iter().product();
+    let mut sa: Vec<usize> = batch.to_vec();
+    sa.extend([n, m1]);
+    let ae = if d1 == 1 {
+        a.with_layout(a.layout.unsqueeze(0)).broadcast_to(&sa)?
+    } else {
+        a.broadcast_to(&sa)?
+    };
+    let be = if d2 == 1 {
+        let mut sb: Vec<usize> = batch.to_vec();
+        sb.push(m2);
+        let e = b.broadcast_to(&sb)?;
+        let nd = e.ndim();
+        e.with_layout(e.layout.unsqueeze(nd))
+    } else {
+        let mut sb: Vec<usize> = batch.to_vec();
+        sb.extend([m2, p]);
+        b.broadcast_to(&sb)?
+    };
+    if m1 != m2 {
+        return Err(rt(format!(
+            "Expected size for first two dimensions of batch2 tensor to be: [{bprod}, {m1}] but \
+             got: [{bprod}, {m2}]."
+        )));
+    }
+    if bprod > 0 {
+        bmm_dtype_check(a.dtype(), b.dtype(), n, m1, p)?;
+    }
+    let r = product("bmm", &ae, &be)?;
+    let mut out_shape: Vec<usize> = batch.to_vec();
+    if d1 > 1 {
+        out_shape.push(n);
+    }
+    if d2 > 1 {
+        out_shape.push(p);
+    }
+    Ok(r.with_layout(Layout {
+        strides: contiguous_strides(&out_shape),
+        shape: out_shape.as_slice().into(),
+        offset: 0,
+    }))
+}

@@ -1,7 +1,296 @@
-//! Bindings for the matmul op family.
+//! Bindings for the matmul op family: `@`, `matmul`, `mm`, `bmm`, `mv`, `dot`, `outer`,
+//! `addmm`, `baddbmm` (Tensor methods, also exposed as module functions) and `einsum`.
+//!
+//! There is deliberately no `__imatmul__`: PyTorch has none either, so `a @= b` rebinds
+//! `a` to a new tensor instead of writing in place.
 
+use crate::dtype::Scalar;
+use crate::ops::matmul::einsum::einsum as einsum_core;
+use crate::python::convert::{scalar_arg, type_name};
+use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
-    Ok(())
+/// A tensor argument, or PyTorch's TypeError naming the op and parameter.
+fn tensor_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    as_tensor_ref(obj).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{op}(): argument '{name}' (position {pos}) must be Tensor, not {}",
+            type_name(obj)
+        ))
+    })
+}
+
+fn scale_arg(op: &str, name: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
+    match obj {
+        None => Ok(Scalar::Int(1)),
+        Some(o) => scalar_arg(o).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "{op}(): argument '{name}' must be Number, not {}",
+                type_name(o)
+            ))
+        }),
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        match as_tensor_ref(other) {
+            Some(o) => Ok(wrap(py, self.t.matmul(&o)?)?.into_any()),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        match as_tensor_ref(other) {
+            Some(o) => Ok(wrap(py, o.matmul(&self.t)?)?.into_any()),
+            None => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let o = tensor_arg("matmul", "other", 1, other)?;
+        wrap(py, self.t.matmul(&o)?)
+    }
+
+    fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let o = tensor_arg("mm", "mat2", 1, mat2)?;
+        wrap(py, self.t.mm(&o)?)
+    }
+
+    fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let o = tensor_arg("bmm", "mat2", 1, mat2)?;
+        wrap(py, self.t.bmm(&o)?)
+    }
+
+    fn mv(&self, py: Python<'_>, vec: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let o = tensor_arg("mv", "vec", 1, vec)?;
+        wrap(py, self.t.mv(&o)?)
+    }
+
+    fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let o = tensor_arg("dot", "tensor", 1, tensor)?;
+        wrap(py, self.t.dot(&o)?)
+    }
+
+    /// `vdot` conjugates its first argument; for real dtypes it is `dot`.
+    fn vdot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let o = tensor_arg("vdot", "other", 1, other)?;
+        wrap(py, self.t.dot(&o)?)
+    }
+
+    fn outer(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let o = tensor_arg("outer", "vec2", 1, vec2)?;
+        wrap(py, self.t.outer(&o)?)
+    }
+
+    fn ger(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let o = tensor_arg("ger", "vec2", 1, vec2)?;
+        wrap(py, self.t.outer(&o)?)
+    }
+
+    #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
+    fn addmm(
+        &self,
+        py: Python<'_>,
+        mat1: &Bound<'_, PyAny>,
+        mat2: &Bound<'_, PyAny>,
+        beta: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let m1 = tensor_arg("addmm", "mat1", 1, mat1)?;
+        let m2 = tensor_arg("addmm", "mat2", 2, mat2)?;
+        let (b, a) = (
+            scale_arg("addmm", "beta", beta)?,
+            scale_arg("addmm", "alpha", alpha)?,
+        );
+        wrap(py, self.t.addmm(&m1, &m2, b, a)?)
+    }
+
+    #[pyo3(signature = (batch1, batch2, *, beta=None, alpha=None))]
+    fn baddbmm(
+        &self,
+        py: Python<'_>,
+        batch1: &Bound<'_, PyAny>,
+        batch2: &Bound<'_, PyAny>,
+        beta: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let b1 = tensor_arg("baddbmm", "batch1", 1, batch1)?;
+        let b2 = tensor_arg("baddbmm", "batch2", 2, batch2)?;
+        let (b, a) = (
+            scale_arg("baddbmm", "beta", beta)?,
+            scale_arg("baddbmm", "alpha", alpha)?,
+        );
+        wrap(py, self.t.baddbmm(&b1, &b2, b, a)?)
+    }
+}
+
+/// Converts einsum's sublist format (`einsum(a, [0, 1], b, [1, 2], [0, 2])`) to an
+/// equation string; sublist integers map to letters `a..z` then `A..Z`, like PyTorch.
+fn sublist_equation(args: &Bound<'_, PyTuple>) -> PyResult<(String, Vec<Tensor>)> {
+    let letter = |v: &Bound<'_, PyAny>| -> PyResult<String> {
+        if v.is(v.py().Ellipsis()) {
+            return Ok("...".into());
+        }
+        let i: i64 = v.extract().map_err(|_| {
+            PyTypeError::new_err("einsum(): expected a sublist of ints or Ellipsis")
+        })?;
+        match i {
+            0..=25 => Ok(((b'a' + i as u8) as char).to_string()),
+            26..=51 => Ok(((b'A' + (i - 26) as u8) as char).to_string()),
+            _ => Err(PyValueError::new_err(format!(
+                "einsum(): subscript in subscript list is not within the valid range [0, 52), got {i}"
+            ))),
+        }
+    };
+    let sub =
+        |l: &Bound<'_, PyAny>| -> PyResult<String> { l.try_iter()?.map(|v| letter(&v?)).collect() };
+    let items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+    let mut terms = Vec::new();
+    let mut ops = Vec::new();
+    let mut i = 0;
+    while i + 1 < items.len() {
+        let t = as_tensor_ref(&items[i]).ok_or_else(|| {
+            PyTypeError::new_err("einsum(): operands must be tensors in the sublist format")
+        })?;
+        ops.push(t);
+        terms.push(sub(&items[i + 1])?);
+        i += 2;
+    }
+    let mut eq = terms.join(",");
+    if i < items.len() {
+        eq.push_str("->");
+        eq.push_str(&sub(&items[i])?);
+    }
+    Ok((eq, ops))
+}
+
+/// `einsum(equation, *operands)`; the operands may also be given as one list/tuple.
+#[pyfunction]
+#[pyo3(signature = (*args))]
+fn einsum(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
+    if args.is_empty() {
+        return Err(PyTypeError::new_err(
+            "einsum(): must specify the equation string and at least one operand, or at least \
+             one operand and its subscripts list",
+        ));
+    }
+    let first = args.get_item(0)?;
+    let (equation, ops) = if as_tensor_ref(&first).is_some() {
+        sublist_equation(args)?
+    } else {
+        let eq: String = first.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "einsum(): argument 'equation' must be str, not {}",
+                type_name(&first)
+            ))
+        })?;
+        let rest: Vec<Bound<'_, PyAny>> = args.iter().skip(1).collect();
+        let items: Vec<Bound<'_, PyAny>> = match rest.as_slice() {
+            [one] if one.is_instance_of::<PyList>() || one.is_instance_of::<PyTuple>() => {
+                one.try_iter()?.collect::<PyResult<_>>()?
+            }
+            _ => rest,
+        };
+        let ops = items
+            .iter()
+            .map(|o| {
+                as_tensor_ref(o).ok_or_else(|| {
+                    PyTypeError::new_err(format!(
+                        "einsum(): operands must be Tensors, not {}",
+                        type_name(o)
+                    ))
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        (eq, ops)
+    };
+    wrap(py, einsum_core(&equation, &ops)?)
+}
+
+/// Module-level forms (`ferric.mm(input, mat2)`): separate functions rather than method
+/// aliases so keyword calls (`input=`) and argument positions in errors match PyTorch.
+macro_rules! binary_functions {
+    ($($fname:ident, $op:literal, $arg:literal, $method:ident;)*) => {
+        $(
+            #[pyfunction(name = $op)]
+            fn $fname(
+                py: Python<'_>,
+                input: &Bound<'_, PyAny>,
+                other: &Bound<'_, PyAny>,
+            ) -> PyResult<Py<PyTensor>> {
+                let a = tensor_arg($op, "input", 1, input)?;
+                let b = tensor_arg($op, $arg, 2, other)?;
+                wrap(py, a.$method(&b)?)
+            }
+        )*
+        fn register_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            $(
+                m.add_function(wrap_pyfunction!($fname, m)?)?;
+            )*
+            Ok(())
+        }
+    };
+}
+
+binary_functions! {
+    fn_matmul, "matmul", "other", matmul;
+    fn_mm, "mm", "mat2", mm;
+    fn_bmm, "bmm", "mat2", bmm;
+    fn_mv, "mv", "vec", mv;
+    fn_dot, "dot", "tensor", dot;
+    fn_vdot, "vdot", "other", dot;
+    fn_outer, "outer", "vec2", outer;
+    fn_ger, "ger", "vec2", outer;
+}
+
+#[pyfunction(name = "addmm")]
+#[pyo3(signature = (input, mat1, mat2, *, beta=None, alpha=None))]
+fn fn_addmm(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    mat1: &Bound<'_, PyAny>,
+    mat2: &Bound<'_, PyAny>,
+    beta: Option<&Bound<'_, PyAny>>,
+    alpha: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let i = tensor_arg("addmm", "input", 1, input)?;
+    let m1 = tensor_arg("addmm", "mat1", 2, mat1)?;
+    let m2 = tensor_arg("addmm", "mat2", 3, mat2)?;
+    let (b, a) = (
+        scale_arg("addmm", "beta", beta)?,
+        scale_arg("addmm", "alpha", alpha)?,
+    );
+    wrap(py, i.addmm(&m1, &m2, b, a)?)
+}
+
+#[pyfunction(name = "baddbmm")]
+#[pyo3(signature = (input, batch1, batch2, *, beta=None, alpha=None))]
+fn fn_baddbmm(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    batch1: &Bound<'_, PyAny>,
+    batch2: &Bound<'_, PyAny>,
+    beta: Option<&Bound<'_, PyAny>>,
+    alpha: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let i = tensor_arg("baddbmm", "input", 1, input)?;
+    let b1 = tensor_arg("baddbmm", "batch1", 2, batch1)?;
+    let b2 = tensor_arg("baddbmm", "batch2", 3, batch2)?;
+    let (b, a) = (
+        scale_arg("baddbmm", "beta", beta)?,
+        scale_arg("baddbmm", "alpha", alpha)?,
+    );
+    wrap(py, i.baddbmm(&b1, &b2, b, a)?)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(einsum, m)?)?;
+    m.add_function(wrap_pyfunction!(fn_addmm, m)?)?;
+    m.add_function(wrap_pyfunction!(fn_baddbmm, m)?)?;
+    register_binary(m)
 }

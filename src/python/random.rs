@@ -1,7 +1,710 @@
-//! Bindings for the random op family.
+//! Bindings for the random family: `ferric.Generator`, the seeding functions, the
+//! random factories (`rand`, `randn`, `randint`, `randperm`, `normal`, `*_like`,
+//! `bernoulli`, `multinomial`) and the in-place samplers on `Tensor`.
+//!
+//! RNG states are int64 tensors of 5056 values in 0..=255: the bytes of PyTorch's
+//! `torch.get_rng_state()` (ferric has no uint8 dtype). `set_rng_state` also accepts
+//! `bytes`, `bytearray` and NumPy uint8 arrays, so a state saved from PyTorch loads.
 
+use crate::dtype::{DType, Scalar};
+use crate::ops::binary::Operand;
+use crate::ops::random::{self as rnd, Generator};
+use crate::python::convert::{
+    dtype_arg, index_int, int_list, is_ndarray, scalar_arg, size_args, type_name,
+};
+use crate::python::creation::{check_device, finish};
+use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::shape::to_dims;
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple};
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+/// `ferric.Generator`: a handle on a random number generator state.
+#[pyclass(name = "Generator", module = "ferric")]
+pub struct PyGenerator {
+    pub g: Generator,
+}
+
+/// The Python object for the default generator, so `manual_seed()` always returns the
+/// same `ferric.default_generator` object.
+static DEFAULT_PY: PyOnceLock<Py<PyGenerator>> = PyOnceLock::new();
+
+fn default_py(py: Python<'_>) -> PyResult<Py<PyGenerator>> {
+    let g = DEFAULT_PY.get_or_try_init(py, || {
+        Py::new(
+            py,
+            PyGenerator {
+                g: Generator::default_generator().clone(),
+            },
+        )
+    })?;
+    Ok(g.clone_ref(py))
+}
+
+/// A seed like `torch.manual_seed` takes it: anything `int()` accepts; negative values
+/// wrap to their two's complement, values beyond 64 bits are a ValueError.
+fn seed_arg(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let py = seed.py();
+    let v = py.import("builtins")?.getattr("int")?.call1((seed,))?;
+    if let Ok(u) = v.extract::<u64>() {
+        return Ok(u);
+    }
+    if let Ok(i) = v.extract::<i64>() {
+        return Ok(i as u64);
+    }
+    Err(PyValueError::new_err("Overflow when unpacking long long"))
+}
+
+/// The bytes of an RNG state given as a ferric int64 tensor, bytes, bytearray or NumPy
+/// uint8 array.
+fn state_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(b.to_vec());
+    }
+    if is_ndarray(obj) {
+        let kind: String = obj.getattr("dtype")?.getattr("name")?.extract()?;
+        if kind == "uint8" {
+            let raw = obj.call_method0("tobytes")?;
+            return Ok(raw.cast::<PyBytes>()?.as_bytes().to_vec());
+        }
+    }
+    let t = as_tensor_ref(obj)
+        .filter(|t| t.dtype() == DType::I64)
+        .ok_or_else(|| PyTypeError::new_err("RNG state must be a torch.ByteTensor"))?;
+    t.to_vec::<i64>()?
+        .into_iter()
+        .map(|v| {
+            u8::try_from(v).map_err(|_| {
+                PyValueError::new_err(format!("RNG state values must be in [0, 255], got {v}"))
+            })
+        })
+        .collect()
+}
+
+fn state_tensor(g: &Generator) -> PyResult<Tensor> {
+    let b: Vec<i64> = g.get_state().into_iter().map(i64::from).collect();
+    let n = b.len();
+    Ok(Tensor::from_vec(b, &[n])?)
+}
+
+#[pymethods]
+impl PyGenerator {
+    #[new]
+    #[pyo3(signature = (device=None))]
+    fn py_new(device: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        check_device(device)?;
+        Ok(PyGenerator {
+            g: Generator::new(),
+        })
+    }
+
+    fn manual_seed<'py>(
+        slf: PyRef<'py, Self>,
+        seed: &Bound<'_, PyAny>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        slf.g.manual_seed(seed_arg(seed)?);
+        Ok(slf)
+    }
+
+    fn seed(&self) -> u64 {
+        self.g.seed()
+    }
+
+    fn initial_seed(&self) -> u64 {
+        self.g.initial_seed()
+    }
+
+    fn get_state(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, state_tensor(&self.g)?)
+    }
+
+    fn set_state<'py>(
+        slf: PyRef<'py, Self>,
+        new_state: &Bound<'_, PyAny>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        slf.g.set_state(&state_bytes(new_state)?)?;
+        Ok(slf)
+    }
+
+    #[getter]
+    fn device(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> String {
+        format!("<ferric.Generator object at {:#x}>", slf.as_ptr() as usize)
+    }
+}
+
+/// The generator to draw from: `generator=` if given, else the default one.
+fn gen_arg(op: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Generator> {
+    match obj {
+        None => Ok(Generator::default_generator().clone()),
+        Some(o) if o.is_none() => Ok(Generator::default_generator().clone()),
+        Some(o) => o
+            .cast::<PyGenerator>()
+            .map(|g| g.borrow().g.clone())
+            .map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{op}(): argument 'generator' must be torch.Generator, not {}",
+                    type_name(o)
+                ))
+            }),
+    }
+}
+
+fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match d {
+        Some(o) if !o.is_none() => Ok(Some(dtype_arg(o)?)),
+        _ => Ok(None),
+    }
+}
+
+/// Sizes from `*args` or the `size=` keyword.
+fn sizes(args: &Bound<'_, PyTuple>, size: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<usize>> {
+    let s = match size {
+        Some(s) if args.is_empty() => int_list(s, "size")?,
+        _ => size_args(args)?,
+    };
+    Ok(to_dims("", &s)?.to_vec())
+}
+
+fn number(op: &str, name: &str, o: &Bound<'_, PyAny>) -> PyResult<f64> {
+    if let Some(s) = scalar_arg(o) {
+        return Ok(s.to_f64());
+    }
+    if let Some(t) = as_tensor_ref(o).filter(|t| t.numel() == 1) {
+        return Ok(t.item()?.to_f64());
+    }
+    Err(PyTypeError::new_err(format!(
+        "{op}(): argument '{name}' must be float, not {}",
+        type_name(o)
+    )))
+}
+
+fn int_arg(op: &str, name: &str, o: &Bound<'_, PyAny>) -> PyResult<i64> {
+    index_int(o, name).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{op}(): argument '{name}' must be int, not {}",
+            type_name(o)
+        ))
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[allow(clippy::too_many_arguments)]
+fn rand(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    size: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, pin_memory);
+    let g = gen_arg("rand", generator)?;
+    let t = Tensor::zeros(
+        "rand",
+        &sizes(args, size)?,
+        opt_dtype(dtype)?.unwrap_or(DType::F32),
+    )?;
+    rnd::uniform_(&t, 0.0, 1.0, &g)?;
+    finish(py, t, requires_grad, device)
+}
+
+#[pyfunction]
+#[pyo3(signature = (*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[allow(clippy::too_many_arguments)]
+fn randn(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    size: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, pin_memory);
+    let g = gen_arg("randn", generator)?;
+    let t = Tensor::zeros(
+        "randn",
+        &sizes(args, size)?,
+        opt_dtype(dtype)?.unwrap_or(DType::F32),
+    )?;
+    rnd::normal_(&t, 0.0, 1.0, &g)?;
+    finish(py, t, requires_grad, device)
+}
+
+fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
+    let got: Vec<String> = args.iter().map(|a| type_name(&a)).collect();
+    PyTypeError::new_err(format!(
+        "randint() received an invalid combination of arguments - got ({}), but expected one \
+         of:\n * (int high, tuple of ints size, *, torch.Generator generator = None, ...)\n * \
+         (int low, int high, tuple of ints size, *, torch.Generator generator = None, ...)",
+        got.join(", ")
+    ))
+}
+
+/// `randint(high, size)` / `randint(low, high, size)` (also by keyword).
+#[pyfunction]
+#[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[allow(clippy::too_many_arguments)]
+fn randint(
+    py: Python<'_>,
+    args: &Bound<'_, PyTuple>,
+    low: Option<&Bound<'_, PyAny>>,
+    high: Option<&Bound<'_, PyAny>>,
+    size: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, pin_memory);
+    let items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+    let (lo, hi, sz) = match (items.as_slice(), low, high, size) {
+        ([h, s], None, None, None) => (None, h.clone(), s.clone()),
+        ([l, h, s], None, None, None) => (Some(l.clone()), h.clone(), s.clone()),
+        ([h], None, None, Some(s)) => (None, h.clone(), s.clone()),
+        ([l, h], None, None, Some(s)) => (Some(l.clone()), h.clone(), s.clone()),
+        ([], l, Some(h), Some(s)) => (l.cloned(), h.clone(), s.clone()),
+        _ => return Err(randint_usage(args)),
+    };
+    let is_int = |o: &Bound<'_, PyAny>| index_int(o, "high").is_ok();
+    if !is_int(&hi) || lo.as_ref().is_some_and(|l| !is_int(l)) || is_int(&sz) {
+        return Err(randint_usage(args));
+    }
+    let lo = lo.map(|l| index_int(&l, "low")).transpose()?.unwrap_or(0);
+    let hi = index_int(&hi, "high")?;
+    let dims = to_dims("", &int_list(&sz, "size")?)?;
+    let g = gen_arg("randint", generator)?;
+    let t = Tensor::zeros("randint", &dims, opt_dtype(dtype)?.unwrap_or(DType::I64))?;
+    rnd::random_from_to_(&t, lo, Some(hi), &g)?;
+    finish(py, t, requires_grad, device)
+}
+
+#[pyfunction]
+#[pyo3(signature = (n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[allow(clippy::too_many_arguments)]
+fn randperm(
+    py: Python<'_>,
+    n: &Bound<'_, PyAny>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, pin_memory);
+    let n = int_arg("randperm", "n", n)?;
+    let g = gen_arg("randperm", generator)?;
+    let t = rnd::randperm(n, opt_dtype(dtype)?.unwrap_or(DType::I64), &g)?;
+    finish(py, t, requires_grad, device)
+}
+
+/// A `normal` parameter: a tensor or a number.
+fn tensor_or_number(o: &Bound<'_, PyAny>) -> Option<NormalArg> {
+    if let Some(t) = as_tensor_ref(o) {
+        return Some(NormalArg::T(t));
+    }
+    scalar_arg(o).map(NormalArg::S)
+}
+
+enum NormalArg {
+    T(Tensor),
+    S(Scalar),
+}
+
+impl NormalArg {
+    fn operand(&self) -> Operand<'_> {
+        match self {
+            NormalArg::T(t) => Operand::T(t),
+            NormalArg::S(s) => Operand::S(*s),
+        }
+    }
+}
+
+/// `normal(mean, std, size=None)`: tensor/float combinations as in PyTorch; two floats
+/// need `size`.
+#[pyfunction]
+#[pyo3(signature = (mean, std=None, size=None, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[allow(clippy::too_many_arguments)]
+fn normal(
+    py: Python<'_>,
+    mean: &Bound<'_, PyAny>,
+    std: Option<&Bound<'_, PyAny>>,
+    size: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, pin_memory);
+    let usage = || {
+        PyTypeError::new_err(
+            "normal() received an invalid combination of arguments - expected one of: \
+             (Tensor mean, Tensor std), (Tensor mean, float std = 1), (float mean, Tensor std), \
+             (float mean, float std, tuple of ints size)",
+        )
+    };
+    let m = tensor_or_number(mean).ok_or_else(usage)?;
+    let s = match std {
+        Some(s) => tensor_or_number(s).ok_or_else(usage)?,
+        None => NormalArg::S(Scalar::Float(1.0)),
+    };
+    let g = gen_arg("normal", generator)?;
+    let t = match (&m, &s, size) {
+        (NormalArg::S(m), NormalArg::S(s), Some(size)) => {
+            let dims = to_dims("", &int_list(size, "size")?)?;
+            let t = Tensor::zeros("normal", &dims, opt_dtype(dtype)?.unwrap_or(DType::F32))?;
+            rnd::normal_(&t, m.to_f64(), s.to_f64(), &g)?;
+            t
+        }
+        (NormalArg::S(_), NormalArg::S(_), None) => return Err(usage()),
+        (_, _, Some(_)) => return Err(usage()),
+        _ => rnd::normal_tensors(m.operand(), s.operand(), &g)?,
+    };
+    finish(py, t, requires_grad, device)
+}
+
+fn like(input: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
+    let d = opt_dtype(dtype)?.unwrap_or(input.dtype());
+    Ok(Tensor::zeros("like", input.shape(), d)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
+#[allow(clippy::too_many_arguments)]
+fn rand_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, memory_format);
+    let t = like(&input.t, dtype)?;
+    rnd::uniform_(&t, 0.0, 1.0, &gen_arg("rand_like", generator)?)?;
+    finish(py, t, requires_grad, device)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
+#[allow(clippy::too_many_arguments)]
+fn randn_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, memory_format);
+    let t = like(&input.t, dtype)?;
+    rnd::normal_(&t, 0.0, 1.0, &gen_arg("randn_like", generator)?)?;
+    finish(py, t, requires_grad, device)
+}
+
+/// `randint_like(input, high)` / `randint_like(input, low, high)`.
+#[pyfunction]
+#[pyo3(signature = (input, low_or_high=None, high=None, *, low=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
+#[allow(clippy::too_many_arguments)]
+fn randint_like(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    low_or_high: Option<&Bound<'_, PyAny>>,
+    high: Option<&Bound<'_, PyAny>>,
+    low: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let _ = (layout, memory_format);
+    let (lo, hi) = match (low_or_high, high, low) {
+        (Some(h), None, None) => (0, int_arg("randint_like", "high", h)?),
+        (Some(l), Some(h), None) => (
+            int_arg("randint_like", "low", l)?,
+            int_arg("randint_like", "high", h)?,
+        ),
+        (None, Some(h), l) => (
+            l.map(|l| int_arg("randint_like", "low", l))
+                .transpose()?
+                .unwrap_or(0),
+            int_arg("randint_like", "high", h)?,
+        ),
+        _ => {
+            return Err(PyTypeError::new_err(
+                "randint_like() missing required argument 'high'",
+            ))
+        }
+    };
+    let t = like(&input.t, dtype)?;
+    rnd::random_from_to_(&t, lo, Some(hi), &gen_arg("randint_like", generator)?)?;
+    finish(py, t, requires_grad, device)
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (r#from=0.0, to=1.0, *, generator=None))]
+    fn uniform_<'py>(
+        slf: PyRef<'py, Self>,
+        r#from: f64,
+        to: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::uniform_(&slf.t, r#from, to, &gen_arg("uniform_", generator)?)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
+    fn normal_<'py>(
+        slf: PyRef<'py, Self>,
+        mean: f64,
+        std: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::normal_(&slf.t, mean, std, &gen_arg("normal_", generator)?)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (lambd=1.0, *, generator=None))]
+    fn exponential_<'py>(
+        slf: PyRef<'py, Self>,
+        lambd: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::exponential_(&slf.t, lambd, &gen_arg("exponential_", generator)?)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (median=0.0, sigma=1.0, *, generator=None))]
+    fn cauchy_<'py>(
+        slf: PyRef<'py, Self>,
+        median: f64,
+        sigma: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::cauchy_(&slf.t, median, sigma, &gen_arg("cauchy_", generator)?)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (mean=1.0, std=2.0, *, generator=None))]
+    fn log_normal_<'py>(
+        slf: PyRef<'py, Self>,
+        mean: f64,
+        std: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::log_normal_(&slf.t, mean, std, &gen_arg("log_normal_", generator)?)?;
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (p, *, generator=None))]
+    fn geometric_<'py>(
+        slf: PyRef<'py, Self>,
+        p: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        rnd::geometric_(&slf.t, p, &gen_arg("geometric_", generator)?)?;
+        Ok(slf)
+    }
+
+    /// `bernoulli_(p=0.5)` with a float or tensor probability.
+    #[pyo3(signature = (p=None, *, generator=None))]
+    fn bernoulli_<'py>(
+        slf: PyRef<'py, Self>,
+        p: Option<&Bound<'_, PyAny>>,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        let g = gen_arg("bernoulli_", generator)?;
+        match p {
+            None => rnd::bernoulli_scalar_(&slf.t, 0.5, &g)?,
+            Some(p) => match as_tensor_ref(p) {
+                Some(pt) => rnd::bernoulli_tensor_(&slf.t, &pt, &g)?,
+                None => rnd::bernoulli_scalar_(&slf.t, number("bernoulli_", "p", p)?, &g)?,
+            },
+        }
+        Ok(slf)
+    }
+
+    /// `bernoulli()` (p = the tensor itself) or `bernoulli(p)` (a float p).
+    #[pyo3(signature = (p=None, *, generator=None))]
+    fn bernoulli(
+        &self,
+        py: Python<'_>,
+        p: Option<&Bound<'_, PyAny>>,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let g = gen_arg("bernoulli", generator)?;
+        let t = match p {
+            Some(p) if !p.is_none() => {
+                let out = Tensor::zeros("bernoulli", self.t.shape(), self.t.dtype())?;
+                rnd::bernoulli_scalar_(&out, number("bernoulli", "p", p)?, &g)?;
+                out
+            }
+            _ => rnd::bernoulli(&self.t, &g)?,
+        };
+        wrap(py, t)
+    }
+
+    /// `random_()`, `random_(to)`, `random_(from, to)` (`to=None`: up to the dtype's max).
+    #[pyo3(signature = (*args, generator=None, **kwargs))]
+    fn random_<'py>(
+        slf: PyRef<'py, Self>,
+        args: &Bound<'_, PyTuple>,
+        generator: Option<&Bound<'_, PyAny>>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyRef<'py, Self>> {
+        let g = gen_arg("random_", generator)?;
+        let kw = |k: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+            match kwargs {
+                Some(d) => d.get_item(k),
+                None => Ok(None),
+            }
+        };
+        let (kfrom, kto) = (kw("from")?, kw("to")?);
+        let opt_int = |o: &Bound<'_, PyAny>| -> PyResult<Option<i64>> {
+            if o.is_none() {
+                Ok(None)
+            } else {
+                int_arg("random_", "to", o).map(Some)
+            }
+        };
+        let items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let (from, to): (Option<i64>, Option<Option<i64>>) = match (items.as_slice(), kfrom, kto) {
+            ([], None, None) => (None, None),
+            ([], f, t) => (
+                f.map(|f| int_arg("random_", "from", &f)).transpose()?,
+                t.map(|t| opt_int(&t)).transpose()?,
+            ),
+            ([t], None, None) => (Some(0), Some(opt_int(t)?)),
+            ([f], None, Some(t)) => (Some(int_arg("random_", "from", f)?), Some(opt_int(&t)?)),
+            ([f, t], None, None) => (Some(int_arg("random_", "from", f)?), Some(opt_int(t)?)),
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "random_() received an invalid combination of arguments",
+                ))
+            }
+        };
+        match (from, to) {
+            (None, None) => rnd::random_(&slf.t, &g)?,
+            (f, to) => rnd::random_from_to_(&slf.t, f.unwrap_or(0), to.flatten(), &g)?,
+        }
+        Ok(slf)
+    }
+
+    #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    fn multinomial(
+        &self,
+        py: Python<'_>,
+        num_samples: &Bound<'_, PyAny>,
+        replacement: bool,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let n = int_arg("multinomial", "num_samples", num_samples)?;
+        let g = gen_arg("multinomial", generator)?;
+        wrap(py, rnd::multinomial(&self.t, n, replacement, &g)?)
+    }
+}
+
+/// `torch.bernoulli(input, p=None, *, generator=None)`.
+#[pyfunction]
+#[pyo3(signature = (input, p=None, *, generator=None))]
+fn bernoulli(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    p: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    input.bernoulli(py, p, generator)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, num_samples, replacement=false, *, generator=None))]
+fn multinomial(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    num_samples: &Bound<'_, PyAny>,
+    replacement: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    input.multinomial(py, num_samples, replacement, generator)
+}
+
+/// `manual_seed(seed)`: seeds the default generator and returns it.
+#[pyfunction]
+fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerator>> {
+    Generator::default_generator().manual_seed(seed_arg(seed)?);
+    default_py(py)
+}
+
+#[pyfunction]
+fn seed() -> u64 {
+    Generator::default_generator().seed()
+}
+
+#[pyfunction]
+fn initial_seed() -> u64 {
+    Generator::default_generator().initial_seed()
+}
+
+#[pyfunction]
+fn get_rng_state(py: Python<'_>) -> PyResult<Py<PyTensor>> {
+    wrap(py, state_tensor(Generator::default_generator())?)
+}
+
+#[pyfunction]
+fn set_rng_state(new_state: &Bound<'_, PyAny>) -> PyResult<()> {
+    Generator::default_generator()
+        .set_state(&state_bytes(new_state)?)
+        .map_err(|e| PyRuntimeError::new_err(e.msg))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGenerator>()?;
+    m.add("default_generator", default_py(m.py())?)?;
+    for f in [
+        wrap_pyfunction!(rand, m)?,
+        wrap_pyfunction!(randn, m)?,
+        wrap_pyfunction!(randint, m)?,
+        wrap_pyfunction!(randperm, m)?,
+        wrap_pyfunction!(normal, m)?,
+        wrap_pyfunction!(rand_like, m)?,
+        wrap_pyfunction!(randn_like, m)?,
+        wrap_pyfunction!(randint_like, m)?,
+        wrap_pyfunction!(bernoulli, m)?,
+        wrap_pyfunction!(multinomial, m)?,
+        wrap_pyfunction!(manual_seed, m)?,
+        wrap_pyfunction!(seed, m)?,
+        wrap_pyfunction!(initial_seed, m)?,
+        wrap_pyfunction!(get_rng_state, m)?,
+        wrap_pyfunction!(set_rng_state, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     Ok(())
 }
