@@ -2,4 +2,5 @@
 
 pub mod matmul;
 pub mod reduce;
+pub mod scan;
 pub mod strided;
