@@ -2,5 +2,4 @@
 
 pub mod matmul;
 pub mod reduce;
-pub mod scan;
 pub mod strided;

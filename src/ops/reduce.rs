@@ -7,10 +7,10 @@
 
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
+use crate::kernels::reduce::scan;
 use crate::kernels::reduce::{
-    fold, is_nan, max_nan, min_nan, reduce, ArgBest, Float, LogSumExp, Num, Reducer, Welford,
+    conv, fold, is_nan, max_nan, min_nan, reduce, ArgBest, Float, LogSumExp, Num, Reducer, Welford,
 };
-use crate::kernels::scan;
 use crate::shape::{normalize_dim, normalize_dims, Dims};
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
@@ -135,19 +135,22 @@ fn sum_like(op: &str, x: &Tensor, plan: &Plan, od: DType, kind: SumKind) -> Resu
         S,
         with_acc!(od, A, {
             if kind == SumKind::Prod {
-                let r = fold(A::ONE, |v: S| A::cast(v), A::mul, false);
+                let r = fold(A::ONE, conv::<S, A>, A::mul, false);
                 run::<S, A, _>(op, x, plan, &r, |a, _| a)
             } else {
-                let skip_nan = kind == SumKind::NanSum;
-                let map = |v: S| {
-                    let a = A::cast(v);
-                    if skip_nan && is_nan(a) {
+                let nan_to_zero = |v: S| {
+                    let a: A = conv(v);
+                    if is_nan(a) {
                         A::ZERO
                     } else {
                         a
                     }
                 };
-                let r = fold(A::ZERO, map, A::add, A::FLOAT);
+                if kind == SumKind::NanSum {
+                    let r = fold(A::ZERO, nan_to_zero, A::add, A::FLOAT);
+                    return run::<S, A, _>(op, x, plan, &r, |a, _| a)?.to_dtype(od);
+                }
+                let r = fold(A::ZERO, conv::<S, A>, A::add, A::FLOAT);
                 if kind == SumKind::Mean {
                     run::<S, A, _>(op, x, plan, &r, |a, n| A::from_f64(a.to_f64() / n as f64))
                 } else {
@@ -256,7 +259,7 @@ pub fn nanmean(
         with_acc!(od, A, {
             // (sum, count) pairs, summed pairwise
             let map = |v: S| {
-                let a = A::cast(v);
+                let a: A = conv(v);
                 if is_nan(a) {
                     (A::ZERO, 0.0)
                 } else {

@@ -3,7 +3,7 @@
 //! adjacent lines processed side by side when it is not (e.g. `cumsum(dim=0)` of a
 //! matrix), using the reduction driver's geometry.
 
-use crate::kernels::reduce::{max_nan, Float, Geometry, KeptDims, TILE};
+use super::{lanes, max_nan, pairwise, Float, Geometry, KeptDims, Num, TILE};
 use crate::kernels::strided::for_each_run;
 use crate::shape::contiguous_strides;
 use smallvec::SmallVec;
@@ -149,6 +149,26 @@ pub fn scan<S: Copy, A: Copy>(
     });
 }
 
+/// Softmax of one contiguous line, in passes the compiler can vectorise (except exp).
+fn softmax_slice<T: Float>(x: &[T], o: &mut [T], log: bool) {
+    let m = lanes(x, T::LOWEST, &|v| v, &max_nan);
+    if log {
+        let s = pairwise(x, T::ZERO, &|v| (v - m).exp(), &<T as Num>::add);
+        let ls = s.ln();
+        for (o, &v) in o.iter_mut().zip(x) {
+            *o = v - m - ls;
+        }
+    } else {
+        for (o, &v) in o.iter_mut().zip(x) {
+            *o = (v - m).exp();
+        }
+        let inv = T::ONE / pairwise(o, T::ZERO, &|v| v, &<T as Num>::add);
+        for o in o.iter_mut() {
+            *o = *o * inv;
+        }
+    }
+}
+
 /// Softmax (or log-softmax) along `dim` into the contiguous `out`: subtract the line's
 /// max, exponentiate, normalise. A line uses `out` as its only scratch space; a tile
 /// keeps one max and one sum per line.
@@ -170,6 +190,9 @@ pub fn softmax<T: Float>(
             dst,
             dst_step,
         } => {
+            if src_step == 1 && dst_step == 1 {
+                return softmax_slice(&src[si..si + n], &mut out[dst..dst + n], log);
+            }
             let x = |k: usize| src[at(si, k, src_step)];
             let o = |k: usize| at(dst, k, dst_step);
             let m = (0..n).fold(T::LOWEST, |m, k| max_nan(m, x(k)));
