@@ -325,6 +325,7 @@ def test_softmax_is_stable_and_handles_wide_rows():
     i = ferric.tensor([[1, 2], [3, 4]])
     check(i.softmax(1, dtype=ferric.float32), np_softmax(np.array([[1.0, 2], [3, 4]]), 1))
     assert ferric.zeros(0, 3).softmax(1).shape == (0, 3)
+    assert ferric.zeros(0, 3, dtype=ferric.int64).log_softmax(0).dtype == ferric.int64
 
 
 def test_large_sums_are_accurate():

@@ -224,6 +224,10 @@ pub fn lanes<S: Copy, A: Copy>(
     map: &impl Fn(S) -> A,
     comb: &impl Fn(A, A) -> A,
 ) -> A {
+    if xs.len() < LANES {
+        // short runs (e.g. reducing a small last dim) skip the lane set-up and merge
+        return xs.iter().fold(init, |a, &x| comb(a, map(x)));
+    }
     let mut acc = [init; LANES];
     let chunks = xs.chunks_exact(LANES);
     let rest = chunks.remainder();
@@ -513,7 +517,16 @@ pub fn reduce<S: Copy, R: Reducer<S>>(
     let mut levels = Cascade::new();
     let mut reduce_one = |base: usize| -> R::Acc {
         if contiguous {
-            return r.run(r.init(), &src[base..base + rn], 0);
+            let xs = &src[base..base + rn];
+            if rn < LANES {
+                // many tiny slices (a short last dim): stay inline, no lane set-up
+                let mut a = r.init();
+                for (j, &x) in xs.iter().enumerate() {
+                    a = r.step(a, x, j);
+                }
+                return a;
+            }
+            return r.run(r.init(), xs, 0);
         }
         let mut acc = [r.init()];
         let (mut i, mut pending) = (0, 0);

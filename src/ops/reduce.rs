@@ -772,6 +772,10 @@ pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<
         None => x.clone(),
     };
     let name = if log { "log_softmax" } else { "softmax" };
+    if x.numel() == 0 {
+        // PyTorch checks the dtype only when there is something to compute
+        return Tensor::zeros(name, x.shape(), x.dtype());
+    }
     crate::with_float_dtype!(
         x.dtype(),
         T,
