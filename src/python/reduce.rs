@@ -405,6 +405,10 @@ fn std_mean(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Load `ferric.return_types` now so `ferric.return_types.max` exists right after
+    // `import ferric` (the package is importing us, so its submodules are importable).
+    // Outside the package this may fail; `named` imports it lazily then.
+    let _ = m.py().import("ferric.return_types");
     m.add_function(wrap_pyfunction!(var_mean, m)?)?;
     m.add_function(wrap_pyfunction!(std_mean, m)?)?;
     crate::python::tensor::alias_methods(
