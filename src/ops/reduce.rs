@@ -3,7 +3,7 @@
 //!
 //! Each op checks its arguments and picks dtypes the way PyTorch does, then makes one
 //! call into the generic reduction driver (`kernels::reduce::reduce`) with a reducer, or
-//! into `kernels::scan`. Outputs are fresh contiguous tensors.
+//! into `kernels::reduce::scan`. Outputs are fresh contiguous tensors.
 
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -706,7 +706,7 @@ pub fn cumsum(x: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<
                 O,
                 {
                     // round through O first so dtype= casts the input, as PyTorch does
-                    let c = |v: S| O::cast(v).to_f64();
+                    let c = |v: S| conv::<S, O>(v).to_f64();
                     if prod {
                         scan_into::<S, f64, O>(op, x, d, 1.0, |a, v, _| a * c(v), O::from_f64)
                     } else {
