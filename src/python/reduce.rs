@@ -269,8 +269,9 @@ impl PyTensor {
         wrap(py, r::argmax(&self.t, dim, keepdim, false)?)
     }
 
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn var(
+    // named `var_` in Rust: `PyTensor::var` is the autograd accessor
+    #[pyo3(name = "var", signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn var_(
         &self,
         py: Python<'_>,
         dim: Arg,
