@@ -1,0 +1,51 @@
+"""Named tuples returned by ops with several outputs (``torch.return_types``).
+
+``x.max(dim)`` returns ``return_types.max(values=..., indices=...)``: a tuple subclass
+that unpacks like a tuple and has named fields, printed like PyTorch's structseq.
+"""
+
+from __future__ import annotations
+
+import operator
+
+__all__ = ["aminmax", "cummax", "cummin", "max", "min"]
+
+
+def _make(name: str, fields: tuple[str, ...]) -> type:
+    def __new__(cls, sequence):
+        seq = tuple(sequence)
+        if len(seq) != len(fields):
+            raise TypeError(
+                f"ferric.return_types.{name}() takes a {len(fields)}-sequence "
+                f"({len(seq)}-sequence given)"
+            )
+        return tuple.__new__(cls, seq)
+
+    def __repr__(self):
+        items = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self, strict=True))
+        return f"ferric.return_types.{name}(\n{items})"
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+    ns = {
+        "__new__": __new__,
+        "__repr__": __repr__,
+        "__reduce__": __reduce__,
+        "__slots__": (),
+        "__module__": __name__,
+        "__qualname__": name,
+        "_fields": fields,
+        "n_fields": len(fields),
+        "n_sequence_fields": len(fields),
+    }
+    for i, f in enumerate(fields):
+        ns[f] = property(operator.itemgetter(i), doc=f"Alias for field number {i}")
+    return type(name, (tuple,), ns)
+
+
+max = _make("max", ("values", "indices"))
+min = _make("min", ("values", "indices"))
+cummax = _make("cummax", ("values", "indices"))
+cummin = _make("cummin", ("values", "indices"))
+aminmax = _make("aminmax", ("min", "max"))
