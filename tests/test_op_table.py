@@ -76,7 +76,7 @@ def make_inputs(spec, layout, dtypes, mod=None, self_layout=None):
     for i, (shape, d) in enumerate(zip(shapes, dtypes, strict=True)):
         lay = self_layout if (i == 0 and self_layout) else layout
         small = broadcast_source_shape(shape, i) if lay == "broadcast" else shape
-        src = S.generate(rng, spec.domain(i), d, small, spec.specials)
+        src = S.generate(rng, spec.domain(i, layout), d, small, spec.specials)
         out.append(build(mod, src, shape, lay))
     return out
 

@@ -109,6 +109,30 @@ DOMAINS: dict[str, tuple[Callable, Callable]] = {
 SPECIALS = (math.nan, math.inf, -math.inf, 0.0, -0.0)
 
 
+def index_domain(lo, hi):
+    """Integers in [lo, hi) (as floats for float dtypes, for the wrong-index-dtype rows):
+    indices into a dim of size ``hi`` (``lo < 0`` adds negative indices)."""
+    name = f"index[{lo},{hi})"
+    gen = lambda r, s: r.integers(lo, hi, s)  # noqa: E731
+    DOMAINS[name] = (lambda r, s: gen(r, s).astype(np.float64), gen)
+    return name
+
+
+def unique_domain(n):
+    """Indices into a dim of size ``n`` that never repeat along axis 0 (each column of a
+    2-d index is part of a permutation), for ops whose result would depend on the order
+    of writes to one place (scatter with a tensor source, index_put without accumulate).
+    An expanded (stride-0) copy repeats values only along other axes, so it stays valid."""
+    name = f"unique[{n}]"
+
+    def gen(r, s):
+        if not s:
+            return np.zeros((), np.int64)
+        return np.argsort(r.random((n,) + tuple(s[1:])), axis=0)[: s[0]]
+    DOMAINS[name] = (lambda r, s: gen(r, s).astype(np.float64), gen)
+    return name
+
+
 def generate(rng, domain, dtype, shape, specials=True):
     """Values of ``dtype`` for ``shape``; float inputs lead with nan/inf/-inf/0/-0."""
     if dtype == B:
@@ -159,6 +183,7 @@ class Spec:
     specials: bool = True
     tol: dict = field(default_factory=dict)  # dtype -> (rtol, atol)
     layout_shapes: dict = field(default_factory=dict)  # layout -> shapes (overrides)
+    layout_domains: dict = field(default_factory=dict)  # layout -> domains (overrides)
     xfail: tuple = ()  # (dtypes or None, layouts or None, reason)
     requires: str = ""  # Tensor attribute the row needs (ops merged later)
     alias: Any = None  # True: results must share memory with input 0; False: must not
@@ -169,8 +194,9 @@ class Spec:
     def call(self):
         return next(iter(self.forms.values()))
 
-    def domain(self, i):
-        return self.domains[min(i, len(self.domains) - 1)]
+    def domain(self, i, layout=None):
+        domains = self.layout_domains.get(layout, self.domains)
+        return domains[min(i, len(domains) - 1)]
 
     def shapes_for(self, layout):
         if layout in self.layout_shapes:
@@ -227,7 +253,8 @@ def inplace_of(spec, forms, **kw):
     opts = dict(shapes=spec.shapes, domains=spec.domains, dtypes=spec.dtypes,
                 rule=spec.rule, scalars=spec.scalars, errors=spec.errors,
                 layouts=spec.layouts, differentiable=spec.differentiable,
-                specials=spec.specials, tol=spec.tol, xfail=spec.xfail)
+                specials=spec.specials, tol=spec.tol, xfail=spec.xfail,
+                layout_shapes=spec.layout_shapes, layout_domains=spec.layout_domains)
     opts.update(kw)
     return row(spec.name + "_", forms, spec.ref, kind="inplace", **opts)
 
