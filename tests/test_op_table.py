@@ -334,6 +334,18 @@ def test_forms_agree(spec, dtypes):
 NOT_OPS = {
     "dtype",  # the dtype class (dtype objects are not callable and are not collected)
     "Tensor.storage_offset",  # checked against NumPy in test_views_hypothesis
+    # Autograd API, not ops: graph nodes, hook handles, backward/hooks/retain_grad and the
+    # grad/anomaly mode queries are covered by tests/test_autograd.py. (The underscored
+    # entry points the Python layer uses, _run_backward, _set_grad_enabled, ..., are not
+    # collected at all.)
+    "Node",
+    "RemovableHandle",
+    "Tensor.backward",
+    "Tensor.register_hook",
+    "Tensor.register_post_accumulate_grad_hook",
+    "Tensor.retain_grad",
+    "is_grad_enabled",
+    "is_anomaly_enabled",
 }
 # Dunders that are operators (the others are Python protocol plumbing).
 OPERATOR_DUNDERS = {f"__{p}{n}__" for n in (
