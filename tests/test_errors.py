@@ -240,6 +240,205 @@ ROWS = [
     ("huge allocation", lambda F, t: F.zeros(2**40), M, "you tried to allocate"),
     ("huge allocation float64", lambda F, t: F.ones(2**45, dtype=F.float64), M,
      "you tried to allocate"),
+] + [
+    # index ops: indices out of range (PyTorch's types differ by op: gather/scatter check
+    # in the kernel and raise RuntimeError, the index_* ops raise IndexError)
+    ("index_select index out of range", lambda F, t: t.f.index_select(0, F.tensor([0, 3])), I,
+     "index out of range in self"),
+    ("index_select 0-d with 2 indices", lambda F, t: t.s.index_select(0, F.tensor([0, 0])), R,
+     "index_select(): Index to scalar can have only 1 value, got 2 value(s)"),
+    ("gather index out of range", lambda F, t: t.f.gather(1, F.tensor([[4]])), R,
+     "index 4 is out of bounds for dimension 1 with size 4"),
+    ("gather negative index", lambda F, t: t.f.gather(0, F.tensor([[-1]])), R,
+     "index -1 is out of bounds for dimension 0 with size 3"),
+    ("scatter index out of range", lambda F, t: t.f.scatter(0, F.tensor([[3]]), 1.0), R,
+     "index 3 is out of bounds for dimension 0 with size 3"),
+    ("scatter_add index out of range",
+     lambda F, t: t.f.scatter_add(1, F.tensor([[0, 9]]), t.f), R,
+     "index 9 is out of bounds for dimension 1 with size 4"),
+    ("index_add index out of range",
+     lambda F, t: t.f.index_add(0, F.tensor([3]), F.ones(1, 4)), R,
+     "index 3 is out of bounds for dimension 0 with size 3"),
+    ("index_fill index out of range",
+     lambda F, t: t.f.index_fill(1, F.tensor([4]), 0.0), I,
+     "index 4 is out of bounds for dimension 1 with size 4"),
+    ("index_put index out of range",
+     lambda F, t: t.f.index_put((F.tensor([3]),), F.tensor(1.0)), I,
+     "index 3 is out of bounds for dimension 0 with size 3"),
+    ("index_put_ negative index out of range",
+     lambda F, t: t.d.index_put_((F.tensor([-4]),), F.tensor(1.0, dtype=F.float64)), I,
+     "index -4 is out of bounds for dimension 0 with size 3"),
+    ("take index out of range", lambda F, t: t.f.take(F.tensor([12])), I,
+     "out of range: tried to access index 12 on a tensor of 12 elements"),
+    ("take negative index out of range", lambda F, t: t.f.take(F.tensor([0, -13])), I,
+     "tried to access index -13 on a tensor of 12 elements"),
+    ("take from empty", lambda F, t: t.z.take(F.tensor([0])), I,
+     "take(): tried to take from an empty tensor"),
+    # index ops: wrong index dtype
+    ("index_select float index", lambda F, t: t.f.index_select(0, t.d), R,
+     "index_select(): Expected dtype int32 or int64 for index"),
+    # (PyTorch 2.x says "int32/int64" here, older versions "int64")
+    ("gather float index", lambda F, t: t.f.gather(0, t.f), R, "gather(): Expected dtype int"),
+    ("gather bool index", lambda F, t: t.d.gather(0, F.tensor([True])), R,
+     "gather(): Expected dtype int"),
+    ("scatter float index", lambda F, t: t.f.scatter(0, t.f, 1.0), R,
+     "scatter(): Expected dtype int"),
+    ("scatter_add float index", lambda F, t: t.f.scatter_add(0, t.f, t.f), R,
+     "scatter(): Expected dtype int"),
+    ("take float index", lambda F, t: t.f.take(t.d), R,
+     "take(): Expected a long tensor for index, but got Double"),
+    ("index_add float index", lambda F, t: t.d.index_add(0, t.d, t.d), R,
+     "index_add_(): Expected dtype int32/int64 for index"),
+    ("index_fill float index", lambda F, t: t.d.index_fill(0, t.d, 1.0), I,
+     "index_fill_(): Expected dtype int64 for index"),
+    ("index_put float index", lambda F, t: t.d.index_put((t.d,), t.d), I,
+     "tensors used as indices must be long, int, byte or bool tensors"),
+    # index ops: shapes and dtypes of the other operands
+    ("gather index larger than self", lambda F, t: t.f.gather(0, F.zeros(3, 5, dtype=F.int64)),
+     R, "Size does not match at dimension 1 expected index [3, 5] to be no larger than self "
+     "[3, 4] apart from dimension 0"),
+    ("gather index ndim", lambda F, t: t.f.gather(0, F.zeros(3, dtype=F.int64)), R,
+     "Index tensor must have the same number of dimensions as input tensor"),
+    ("gather dim out of range", lambda F, t: t.f.gather(2, F.zeros(3, 4, dtype=F.int64)), I, DIM),
+    ("scatter src dtype", lambda F, t: t.f.scatter(0, F.zeros(1, 3, dtype=F.int64), t.f.double()),
+     R, "Expected self.dtype to be equal to src.dtype"),
+    ("scatter bad reduce", lambda F, t: t.f.scatter(0, F.zeros(1, 3, dtype=F.int64), t.f,
+                                                    reduce="max"), R,
+     "reduce argument must be either add or multiply"),
+    ("scatter_ into expanded", lambda F, t: t.e.scatter_(0, F.zeros(1, 3, dtype=F.int64), 1.0), R,
+     OVERLAP),
+    ("index_add source size", lambda F, t: t.f.index_add(0, F.tensor([0]), F.ones(2, 4)), R,
+     "index_add_(): Number of indices (1) should be equal to source.size(dim): (2), for dim: "
+     "0"),
+    ("index_add source dtype",
+     lambda F, t: t.f.index_add(0, F.tensor([0]), F.ones(1, 4, dtype=F.float64)), R,
+     "index_add_(): self (Float) and source (Double) must have the same scalar type"),
+    ("index_add_ into expanded", lambda F, t: t.e.index_add_(0, F.tensor([0]), F.ones(1, 3)), R,
+     OVERLAP),
+    ("index_fill 1-d value", lambda F, t: t.f.index_fill(0, F.tensor([0]), F.zeros(2)), R,
+     "only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)"),
+    ("index_put values dtype",
+     lambda F, t: t.f.index_put((F.tensor([0]),), F.zeros(4, dtype=F.float64)), R,
+     "Index put requires the source and destination dtypes match, got Float for the "
+     "destination and Double for the source"),
+    ("index_put too many indices", lambda F, t: t.d.index_put((t.i, t.i), t.d), I,
+     "too many indices for tensor of dimension 1 (got 2)"),
+    ("index_put values shape", lambda F, t: t.f.index_put((F.tensor([0, 1]),), F.zeros(3)), R,
+     "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of "
+     "shape [2, 4]"),
+    ("index_put None index", lambda F, t: t.f.index_put((None, F.tensor([0])), F.tensor(1.0)),
+     T, "expected Tensor as element 0 in argument"),
+    # masks
+    ("masked_fill mask shape", lambda F, t: t.f.masked_fill(F.ones(3, dtype=F.bool), 0.0), R,
+     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ("masked_fill_ mask larger than self",
+     lambda F, t: t.d.masked_fill_(F.ones(2, 3, dtype=F.bool), 0.0), R,
+     "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    ("masked_fill float mask", lambda F, t: t.f.masked_fill(F.ones(3, 4), 0.0), R,
+     "masked_fill_ only supports boolean masks, but got mask with dtype float"),
+    ("masked_fill int mask", lambda F, t: t.f.masked_fill(F.ones(3, 4, dtype=F.int64), 0.0), R,
+     "masked_fill_ only supports boolean masks, but got mask with dtype long"),
+    ("masked_fill 1-d value", lambda F, t: t.f.masked_fill(t.f > 5, F.zeros(2)), R,
+     "only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)"),
+    ("masked_fill str value", lambda F, t: t.f.masked_fill(t.f > 5, "a"), T, ""),
+    ("masked_select float mask", lambda F, t: t.f.masked_select(t.f), R,
+     "masked_select: expected BoolTensor for mask"),
+    ("masked_select mask shape", lambda F, t: t.f.masked_select(F.ones(3, dtype=F.bool)), R,
+     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ("masked_scatter source too small",
+     lambda F, t: t.f.masked_scatter(F.ones(3, 4, dtype=F.bool), F.zeros(5)), R,
+     "Number of elements of source < number of ones in mask"),
+    ("masked_scatter float mask", lambda F, t: t.f.masked_scatter(t.f, t.f), R,
+     "masked_scatter_ only supports boolean masks, but got mask with dtype Float"),
+    ("masked_scatter_ into expanded",
+     lambda F, t: t.e.masked_scatter_(F.ones(2, 3, dtype=F.bool), F.zeros(6)), R, OVERLAP),
+    ("where float condition", lambda F, t: F.where(t.f, t.f, t.f), R,
+     "where expected condition to be a boolean tensor, but got a tensor with dtype Float"),
+    ("where shape mismatch", lambda F, t: F.where(t.b, t.f, 0.0), R,
+     "The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ("where str operand", lambda F, t: F.where(t.f > 5, t.f, "a"), T, ""),
+    # joins
+    ("cat ndim mismatch", lambda F, t: F.cat([t.f, t.d]), R,
+     "Tensors must have same number of dimensions: got 2 and 1"),
+    ("cat size mismatch", lambda F, t: F.cat([t.f, F.zeros(2, 3)]), R,
+     "Sizes of tensors must match except in dimension 0. Expected size 4 but got size 3 for "
+     "tensor number 1 in the list."),
+    ("cat empty list", lambda F, t: F.cat([]), V, "expected a non-empty list of Tensors"),
+    ("cat 0-d", lambda F, t: F.cat([t.s, t.s]), R,
+     "zero-dimensional tensor (at position 0) cannot be concatenated"),
+    ("cat dim out of range", lambda F, t: F.concat([t.f, t.f], 2), I, DIM),
+    ("cat non-tensor item", lambda F, t: F.cat([t.f, 1]), T,
+     "expected Tensor as element 1 in argument 0, but got int"),
+    ("cat of a tensor", lambda F, t: F.cat(t.f), T, "must be tuple of Tensors, not Tensor"),
+    ("stack size mismatch", lambda F, t: F.stack([t.f, t.ft]), R,
+     "stack expects each tensor to be equal size, but got [3, 4] at entry 0 and [4, 3] at "
+     "entry 1"),
+    ("stack empty list", lambda F, t: F.stack([]), R, "stack expects a non-empty TensorList"),
+    ("stack dim out of range", lambda F, t: F.stack([t.f, t.f], 3), I, DIM),
+    ("hstack ndim mismatch", lambda F, t: F.hstack([t.f, t.d]), R,
+     "Tensors must have same number of dimensions: got 2 and 1"),
+    ("vstack size mismatch", lambda F, t: F.vstack([t.f, t.d]), R,
+     "Sizes of tensors must match except in dimension 0. Expected size 4 but got size 3"),
+    ("dstack size mismatch", lambda F, t: F.dstack([t.f, t.ft]), R,
+     "Sizes of tensors must match except in dimension 2"),
+    ("column_stack size mismatch", lambda F, t: F.column_stack([t.f, t.i[:2]]), R,
+     "Sizes of tensors must match except in dimension 1. Expected size 3 but got size 2"),
+    # pad
+    ("pad odd length", lambda F, t: F.pad(t.f, (1, 1, 1)), R,
+     "Padding length must be divisible by 2"),
+    ("pad too long", lambda F, t: F.pad(t.f, (1, 1, 1, 1, 1, 1)), R,
+     "Padding length should be less than or equal to two times the input dimension but got "
+     "padding length 6 and input of dimension 2"),
+    ("pad 0-d", lambda F, t: F.pad(t.s, (1, 1)), R,
+     "Padding length should be less than or equal to two times the input dimension"),
+    ("pad crops below zero", lambda F, t: F.pad(t.f, (-3, -2)), R, ""),
+    ("pad reflect too wide", lambda F, t: F.pad(t.f, (4, 2), mode="reflect"), R,
+     "Padding size should be less than the corresponding input dimension, but got: padding "
+     "(4, 2) at dimension 1 of input [3, 4]"),
+    ("pad circular wraps twice", lambda F, t: F.pad(t.f, (5, 2), mode="circular"), R,
+     "Padding value causes wrapping around more than once"),
+    ("pad replicate 4 pads on 2-d", lambda F, t: F.pad(t.f, (1, 1, 1, 1), mode="replicate"),
+     NotImplementedError, "Padding size 4 is not supported for 2D input tensor"),
+    ("pad reflect 1-d", lambda F, t: F.pad(t.d, (1, 1), mode="reflect"), NotImplementedError,
+     "Padding size 2 is not supported for 1D input tensor"),
+    ("pad bad mode", lambda F, t: F.pad(t.f, (1, 1), mode="bad"), NotImplementedError,
+     "Unrecognised padding mode bad"),
+    # flip, roll, repeat, tril/triu, diagonals
+    ("flip repeated dim", lambda F, t: t.f.flip(0, 0), R,
+     "dim 0 appears multiple times in the list of dims"),
+    ("flip dim out of range", lambda F, t: t.f.flip(2), I, DIM),
+    ("fliplr 1-d", lambda F, t: t.d.fliplr(), R, "Input must be >= 2-d."),
+    ("flipud 0-d", lambda F, t: t.s.flipud(), R, "Input must be >= 1-d."),
+    ("roll shifts and dims differ", lambda F, t: t.f.roll((1, 2), (0,)), R,
+     "shifts and dimensions must align. shifts: 2, dims:1"),
+    ("roll dim out of range", lambda F, t: t.f.roll(1, 2), I, DIM),
+    ("repeat fewer dims", lambda F, t: t.f.repeat(2), R,
+     "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+     "tensor"),
+    ("repeat negative", lambda F, t: t.d.repeat(-1), R,
+     "Trying to create tensor with negative dimension -3: [-3]"),
+    ("tile negative", lambda F, t: t.d.tile(-1), R, "negative dimension -3"),
+    ("repeat_interleave negative", lambda F, t: t.d.repeat_interleave(-1), R,
+     "Repeats must be non-negative"),
+    ("repeat_interleave repeats length", lambda F, t: t.d.repeat_interleave(F.tensor([1, 2]), 0),
+     R, "repeats must have the same size as input along dim, but got repeats.size(0) = 2 and "
+     "input.size(0) = 3"),
+    ("repeat_interleave negative repeats", lambda F, t: t.d.repeat_interleave(-t.i, 0), R,
+     "repeats can not be negative"),
+    ("repeat_interleave 2-d repeats", lambda F, t: F.repeat_interleave(t.i[None]), R,
+     "repeat_interleave only accept 1D vector as repeat"),
+    ("tril 1-d", lambda F, t: t.d.tril(), R, "tril: input tensor must have at least 2 dimensions"),
+    ("triu_ 0-d", lambda F, t: t.s.triu_(), R,
+     "triu: input tensor must have at least 2 dimensions"),
+    ("diag 3-d", lambda F, t: F.diag(F.zeros(2, 2, 2)), R,
+     "diag(): Supports 1D or 2D tensors. Got 3D"),
+    ("diag 0-d", lambda F, t: t.s.diag(), R, "diag(): Supports 1D or 2D tensors. Got 0D"),
+    ("diagonal same dims", lambda F, t: t.f.diagonal(0, 1, 1), R,
+     "diagonal dimensions cannot be identical 1, 1"),
+    ("diagonal dim out of range", lambda F, t: t.f.diagonal(0, 0, 2), I, DIM),
+    ("diag_embed same dims", lambda F, t: t.f.diag_embed(0, 1, 1), R,
+     "diagonal dimensions cannot be identical 1, 1"),
+    ("diag_embed of 0-d", lambda F, t: t.s.diag_embed(), I, DIM),
 ]
 
 # Known library bugs (strict xfail): id -> reason with a minimal reproducer. The right
@@ -285,6 +484,36 @@ MESSAGES = {
     "'input' (position 1) must be Tensor, not list\"",
     "type_as(int)": "pyo3's \"'int' object cannot be cast as 'Tensor'\"; PyTorch: "
     "\"type_as(): argument 'other' (position 1) must be Tensor, not int\"",
+    "take from empty": "zeros(0, 3).take(tensor([0])) says 'out of range: tried to access "
+    "index 0 on a tensor of 0 elements.'; PyTorch: 'take(): tried to take from an empty tensor'",
+    "scatter_add float index": "x.scatter_add(0, float_index, x) says 'scatter_add(): Expected "
+    "dtype int64 for index'; PyTorch: 'scatter(): Expected dtype int32/int64 for index'",
+    "index_add float index": "'index_add_(): Expected dtype int32 or int64 for index'; PyTorch: "
+    "'index_add_(): Expected dtype int32/int64 for index'",
+    "gather index larger than self": "'expected index [3, 5] to be smaller than self [3, 4]'; "
+    "PyTorch: 'expected index [3, 5] to be no larger than self [3, 4] apart from dimension 0'",
+    "index_put too many indices": "'too many indices for tensor of dimension 1'; PyTorch adds "
+    "the count: '... of dimension 1 (got 2)'",
+    "masked_fill mask shape": "x(3, 4).masked_fill(ones(3, dtype=bool), 0.) says 'The size of "
+    "tensor a (4) must match the size of tensor b (3)'; PyTorch names the mask first: 'tensor "
+    "a (3) must match the size of tensor b (4) at non-singleton dimension 1'",
+    "masked_select mask shape": "as 'masked_fill mask shape'",
+    "masked_fill_ mask larger than self": "zeros(3).masked_fill_(ones(2, 3, dtype=bool), 0.) "
+    "says 'the number of sizes provided (1) must be greater or equal to the number of "
+    "dimensions in the tensor (2)'; PyTorch: \"output with shape [3] doesn't match the "
+    "broadcast shape [2, 3]\"",
+    "masked_scatter float mask": "'... but got mask with dtype float'; PyTorch: '... dtype Float'",
+    "pad replicate 4 pads on 2-d": "pad(zeros(3, 4), (1, 1, 1, 1), mode='replicate') says "
+    "'Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now' (older "
+    "PyTorch); PyTorch 2.x: 'Padding size 4 is not supported for 2D input tensor. Supported "
+    "combinations ...'",
+    "pad reflect 1-d": "as 'pad replicate 4 pads on 2-d' ('Padding size 2 is not supported "
+    "for 1D input tensor')",
+    "repeat negative": "zeros(3).repeat(-1) reports the repeat count ('negative dimension -1: "
+    "[-1]'); PyTorch reports the result size: 'negative dimension -3: [-3]'",
+    "tile negative": "as 'repeat negative'",
+    "repeat_interleave negative": "zeros(3).repeat_interleave(-1) says 'repeats can not be "
+    "negative'; PyTorch: 'Repeats must be non-negative'",
 }
 BUGS = {
     "dtype=str": "ferric.ones(2, dtype='float32') is accepted (NumPy resolves the string); "
@@ -309,6 +538,31 @@ BUGS = {
     "add float alpha to ints": "ferric.tensor([1]).add(ferric.tensor([1]), alpha=0.5) returns a "
                                "float tensor; PyTorch raises RuntimeError ('For integral input "
                                "tensors, argument alpha must not be a floating point number')",
+    # (index errors: types as PyTorch 2.x raises them; some were IndexError in older releases)
+    "index_select 0-d with 2 indices": "ferric.tensor(2.).index_select(0, ferric.tensor([0, 0])) "
+                                       "raises IndexError; PyTorch raises RuntimeError",
+    "gather index out of range": "ferric.zeros(3, 4).gather(1, ferric.tensor([[4]])) raises "
+                                 "IndexError; PyTorch raises RuntimeError ('index 4 is out of "
+                                 "bounds for dimension 1 with size 4')",
+    "gather negative index": "as 'gather index out of range' (index -1)",
+    "scatter index out of range": "ferric.zeros(3, 4).scatter(0, ferric.tensor([[3]]), 1.) raises "
+                                  "IndexError; PyTorch raises RuntimeError",
+    "scatter_add index out of range": "as 'scatter index out of range'",
+    "index_add index out of range": "ferric.zeros(3, 4).index_add(0, ferric.tensor([3]), "
+                                    "ferric.ones(1, 4)) raises IndexError ('index out of range "
+                                    "in self'); PyTorch raises RuntimeError ('index 3 is out of "
+                                    "bounds for dimension 0 with size 3')",
+    "index_add source size": "ferric.zeros(3, 4).index_add(0, ferric.tensor([0]), "
+                             "ferric.ones(2, 4)) raises IndexError; PyTorch raises RuntimeError "
+                             "('... should be equal to source.size(dim): (2), for dim: 0')",
+    "index_fill float index": "ferric.zeros(3).index_fill(0, ferric.zeros(3), 1.) raises "
+                              "RuntimeError; PyTorch raises IndexError ('index_fill_(): "
+                              "Expected dtype int64 for index.')",
+    "index_put None index": "ferric.zeros(3, 4).index_put((None, ferric.tensor([0])), "
+                            "ferric.tensor(1.)) fills column 0; PyTorch raises TypeError "
+                            "('expected Tensor as element 0 in argument 0, but got NoneType')",
+    "cat empty list": "ferric.cat([]) raises RuntimeError; PyTorch raises ValueError "
+                      "('torch.cat(): expected a non-empty list of Tensors')",
 }
 
 
