@@ -472,8 +472,6 @@ MESSAGES = {
     "eye negative n": "eye(-1) says 'n and m must be greater or equal to 0, got -1 and -1'; "
     "PyTorch: 'n must be greater or equal to 0, got -1'",
     "eye negative m": "eye(2, -1): PyTorch says 'm must be greater or equal to 0, got -1'",
-    "bool of 2 elements": "bool(tensor([1., 2.])) says 'more than one values' (typo); "
-    "PyTorch: 'Boolean value of Tensor with more than one value is ambiguous'",
     "zeros(str)": "zeros('a') says 'size must be int, not str'; PyTorch: \"zeros(): argument "
     "'size' (position 1) must be tuple of ints, not str\"",
     "reshape(str)": "as zeros(str)",
@@ -516,28 +514,6 @@ MESSAGES = {
     "negative'; PyTorch: 'Repeats must be non-negative'",
 }
 BUGS = {
-    "dtype=str": "ferric.ones(2, dtype='float32') is accepted (NumPy resolves the string); "
-                 "PyTorch raises TypeError (dtype must be torch.dtype)",
-    "~ float": "~ferric.tensor([1.]) raises RuntimeError; PyTorch raises TypeError "
-               "('~ (operator.invert) is only implemented on integer and Boolean-type tensors')",
-    "float of 3 elements": "float(ferric.tensor([1., 2.])) raises RuntimeError; PyTorch "
-                           "raises ValueError ('only one element tensors can be converted to "
-                           "Python scalars')",
-    "int of 3 elements": "int(ferric.tensor([1, 2])) raises RuntimeError; PyTorch raises "
-                         "ValueError",
-    "size of 0-d": "ferric.tensor(2.).size(0) returns 1; PyTorch raises IndexError "
-                   "('Dimension specified as 0 but tensor has no dimensions')",
-    "stride of 0-d": "ferric.tensor(2.).stride(0) returns 1; PyTorch raises IndexError",
-    "maximum(float)": "ferric.tensor([1.]).maximum(2.5) is accepted; PyTorch raises TypeError "
-                      "(maximum/minimum/atan2/logical_* need a Tensor 'other')",
-    "atan2(float)": "ferric.atan2(ferric.tensor([1.]), 1.0) is accepted; PyTorch raises TypeError",
-    "div bad rounding_mode": "ferric.div(x, x, rounding_mode='bad') raises ValueError; PyTorch "
-                             "raises RuntimeError",
-    "gelu bad approximate": "ferric.gelu(x, approximate='bad') raises ValueError; PyTorch raises "
-                            "RuntimeError",
-    "add float alpha to ints": "ferric.tensor([1]).add(ferric.tensor([1]), alpha=0.5) returns a "
-                               "float tensor; PyTorch raises RuntimeError ('For integral input "
-                               "tensors, argument alpha must not be a floating point number')",
     # (index errors: types as PyTorch 2.x raises them; some were IndexError in older releases)
     "index_select 0-d with 2 indices": "ferric.tensor(2.).index_select(0, ferric.tensor([0, 0])) "
                                        "raises IndexError; PyTorch raises RuntimeError",

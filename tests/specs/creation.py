@@ -23,7 +23,6 @@ from specs.common import (
     const,
     dname,
     first,
-    known_bug,
     meta,
     pairs,
     promote_types,
@@ -199,9 +198,3 @@ for _n, _call, _vals, _dts, _default in CREATIONS:
         rule=lambda ops, df=_default: ops[0][0] or df, layouts=("contiguous",))
 
 
-
-# --- known library bugs (see specs.common.known_bug) ------------------------------
-
-known_bug(["isclose"], "ferric.isclose(ferric.tensor([1]), ferric.tensor([2]), atol=1) is "
-          "False: integer/bool inputs ignore rtol/atol; PyTorch applies the tolerances",
-          [(I64, I64), (B, B)])

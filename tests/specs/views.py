@@ -13,7 +13,6 @@ from specs.common import (
     NUM,
     first,
     fm,
-    known_bug,
     pairs,
     row,
     same,
@@ -160,10 +159,3 @@ row("zero_", {"Tensor.zero_": lambda F, x: x.zero_()}, np.zeros_like, kind="inpl
 
 
 
-
-# --- known library bugs (see specs.common.known_bug) ------------------------------
-
-known_bug(["fill_", "zero_", "setitem[1:, 1] = 2.5"],
-          "ferric.zeros(1, 3).expand(2, 3).fill_(1) raises 'more than one element of the "
-          "written-to tensor refers to a single memory location'; PyTorch allows fill_, "
-          "zero_ and scalar __setitem__ on expanded tensors", layouts=["broadcast"])
