@@ -55,8 +55,10 @@ def with_index(dtypes=ALL, *rest):
 
 
 def op_row(name, forms, ref, **kw):
-    """A row whose results are new tensors of input 0's dtype."""
+    """A row whose results are new tensors of input 0's dtype (differentiable in the data
+    operands unless said otherwise)."""
     kw.setdefault("rule", first)
+    kw.setdefault("differentiable", True)
     return row(name, forms, ref, alias=False, **kw)
 
 
@@ -292,22 +294,22 @@ def _values(ops):
 row("where", {"where": lambda F, c, x, y: F.where(c, x, y),
               "Tensor.where": lambda F, c, x, y: x.where(c, y)},
     lambda c, a, b: np.where(c, a, b), shapes=((3, 4), (4,), (3, 1)),
-    dtypes=tuple((B, a, b) for a, b in pairs(ALL)), rule=_values, alias=False,
+    dtypes=tuple((B, a, b) for a, b in pairs(ALL)), differentiable=True, rule=_values, alias=False,
     errors=[((d, F32, F32), RuntimeError, NOT_BOOL) for d in (I64, F32)])
 row("where(0-d operands)", {"where": lambda F, c, x, y: F.where(c, x, y)},
     lambda c, a, b: np.where(c, a, b), shapes=((3, 4), (), (4,)),
-    dtypes=tuple((B, a, b) for a, b in pairs(ALL)), rule=_values)
+    dtypes=tuple((B, a, b) for a, b in pairs(ALL)), differentiable=True, rule=_values)
 row("where(c, x, 2.5)", {"where": lambda F, c, x: F.where(c, x, 2.5),
                          "Tensor.where": lambda F, c, x: x.where(c, 2.5)},
     lambda c, a: np.where(c, a, 2.5), shapes=((3, 4), (4,)), dtypes=tuple((B, d) for d in ALL),
-    rule=_values, scalars=(2.5,))
+    differentiable=True, rule=_values, scalars=(2.5,))
 row("where(c, x, True)", {"where": lambda F, c, x: F.where(c, x, True),
                           "Tensor.where": lambda F, c, x: x.where(c, True)},
     lambda c, a: np.where(c, a, True), shapes=((3, 4), (4,)),
-    dtypes=tuple((B, d) for d in ALL), rule=_values, scalars=(True,))
+    dtypes=tuple((B, d) for d in ALL), differentiable=True, rule=_values, scalars=(True,))
 row("where(c, 3, x)", {"where": lambda F, c, x: F.where(c, 3, x)},
     lambda c, a: np.where(c, 3, a), shapes=((3, 4), (4,)), dtypes=tuple((B, d) for d in ALL),
-    rule=_values, scalars=(3,))
+    differentiable=True, rule=_values, scalars=(3,))
 for _label, _call, _ref, _scal in [
     ("where(c, 1, 2.5)", lambda F, c: F.where(c, 1, 2.5), lambda c: np.where(c, 1, 2.5), (1, 2.5)),
     ("where(c, 1, 2)", lambda F, c: F.where(c, 1, 2), lambda c: np.where(c, 1, 2), (1, 2)),
@@ -322,9 +324,10 @@ row("where(condition)", {"where": lambda F, c: F.where(c),
 op_row("nonzero", {"nonzero": lambda F, x: F.nonzero(x), "Tensor.nonzero": lambda F, x: x.nonzero(),
                    "argwhere": lambda F, x: F.argwhere(x),
                    "Tensor.argwhere": lambda F, x: x.argwhere()},
-       np.argwhere, rule=const(I64), domains=("halves",))
+       np.argwhere, rule=const(I64), domains=("halves",), differentiable=False)
 op_row("nonzero(as_tuple=True)", {"Tensor.nonzero": lambda F, x: x.nonzero(as_tuple=True)},
-       nonzero_tuple_ref, shapes=((2, 3, 4),), rule=const(I64), domains=("halves",))
+       nonzero_tuple_ref, shapes=((2, 3, 4),), rule=const(I64), domains=("halves",),
+       differentiable=False)
 
 
 # --- known library bugs (see specs.common.known_bug) ------------------------------

@@ -41,7 +41,8 @@ def op(name, forms, ref, **kw):
 def join(name, forms, ref, shapes, **kw):
     """A join of two tensors of every dtype pair (result dtype by promotion)."""
     kw.setdefault("layouts", NO0D)
-    return row(name, forms, ref, shapes=shapes, dtypes=PAIRS, alias=False, **kw)
+    return row(name, forms, ref, shapes=shapes, dtypes=PAIRS, alias=False, differentiable=True,
+               **kw)
 
 
 def seq(*names, dim=None):
@@ -115,7 +116,7 @@ row("repeat_interleave(tensor, dim)",
      "Tensor.repeat_interleave": lambda F, x, r: x.repeat_interleave(r, 0)},
     lambda a, r: np.repeat(a, r, axis=0), shapes=((3, 4), (3,)),
     domains=("real", index_domain(0, 3)), dtypes=tuple((d, I64) for d in ALL), rule=first,
-    layouts=NO0D, alias=False, layout_shapes={"zero_size": ((0, 4), (0,))},
+    layouts=NO0D, alias=False, differentiable=True, layout_shapes={"zero_size": ((0, 4), (0,))},
     errors=[((I64, F32), NotImplementedError, "not implemented for 'Float'")])
 row("repeat_interleave(repeats)", {"repeat_interleave": lambda F, r: F.repeat_interleave(r)},
     lambda r: np.repeat(np.arange(r.shape[0]), r), shapes=((5,),),
