@@ -141,6 +141,11 @@ def results(r):
 
 # --- case generation ---------------------------------------------------------------------
 
+def _not_merged(spec):
+    """Rows of ops merged later (``requires``) skip until the Tensor method exists."""
+    return bool(spec.requires) and not hasattr(F.Tensor, spec.requires)
+
+
 def grouped(kinds, check):
     """One pytest item per (row, known-bug reason): the cases of a row that are expected
     to pass run together, and each BUG group is a separate strict xfail item. (One item
@@ -155,7 +160,7 @@ def grouped(kinds, check):
                 groups.setdefault(spec.xfail_reason(d, lay), []).append((lay, d))
         for reason, group in groups.items():
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            if spec.requires and not hasattr(F.Tensor, spec.requires):
+            if _not_merged(spec):
                 marks = [pytest.mark.skip(reason=f"needs Tensor.{spec.requires} (not merged yet)")]
             params.append(pytest.param(check, spec, group, marks=marks,
                                        id=spec.name + ("-BUG" if reason else "")))
@@ -181,11 +186,11 @@ def check_forward(spec, layout, dtypes):
     built = make_inputs(spec, layout, dtypes)
     snap = snapshot(built)
     got = results(spec.call(F, *[b.tensor for b in built]))
-    want_dtype = spec.expected_dtype(dtypes, layout)
+    want_dtypes = result_dtypes(spec.expected_dtype(dtypes, layout), len(got))
     if spec.ref is not None:
         want = results(spec.ref(*ref_arrays(built)))
         assert len(got) == len(want)
-    for i, g in enumerate(got):
+    for i, (g, want_dtype) in enumerate(zip(got, want_dtypes, strict=True)):
         assert isinstance(g, F.Tensor)
         assert dname(g.dtype) == want_dtype
         if spec.ref is not None:
@@ -194,6 +199,38 @@ def check_forward(spec, layout, dtypes):
             shares = np.may_share_memory(g.numpy(), built[0].tensor.numpy())
             assert shares == spec.alias, "result must " + ("" if spec.alias else "not ") + "alias"
     assert_unchanged(built, snap)
+
+
+def result_dtypes(rule_result, n):
+    """A rule gives one dtype for every result, or a tuple with one per result (e.g.
+    ``max(dim)``'s values and int64 indices)."""
+    if isinstance(rule_result, tuple):
+        assert len(rule_result) == n, f"{n} results, {len(rule_result)} dtypes"
+        return rule_result
+    return (rule_result,) * n
+
+
+def check_random(spec, layout, dtypes):
+    """Random ops: ``ref`` gives the result shape(s) from the inputs; the values are only
+    checked to repeat exactly under the same seed (``F.manual_seed``)."""
+    runs = []
+    for _ in range(2):
+        built = make_inputs(spec, layout, dtypes)
+        F.manual_seed(SEED)
+        runs.append(results(spec.call(F, *[b.tensor for b in built])))
+    first, again = runs
+    shapes = spec.ref(*ref_arrays(built))
+    shapes = shapes if isinstance(shapes, list) else [shapes]
+    want_dtypes = result_dtypes(spec.expected_dtype(dtypes, layout), len(first))
+    assert len(first) == len(shapes)
+    for a, b, shape, want_dtype in zip(first, again, shapes, want_dtypes, strict=True):
+        assert isinstance(a, F.Tensor)
+        assert dname(a.dtype) == want_dtype
+        assert tuple(a.shape) == tuple(shape), f"shape {tuple(a.shape)} != {tuple(shape)}"
+        assert _equal_nan(a.numpy(), b.numpy()), "the same seed gave different values"
+
+
+SEED = 20240607
 
 
 def _expect_inplace_error(spec, dtypes, layout):
@@ -268,13 +305,15 @@ def check_meta(spec, layout, dtypes):
 
 @pytest.mark.parametrize("check,spec,group", grouped(("op", "view"), check_forward)
                          + grouped(("inplace",), check_inplace)
-                         + grouped(("meta",), check_meta))
+                         + grouped(("meta",), check_meta)
+                         + grouped(("random",), check_random))
 def test_rows(check, spec, group):
     run_group(check, spec, group)
 
 
 ERROR_CASES = [
-    pytest.param(s, dts, exc, frag, marks=[pytest.mark.xfail(strict=True, reason=r)]
+    pytest.param(s, dts, exc, frag, marks=[pytest.mark.skip(reason=f"needs Tensor.{s.requires}")]
+                 if _not_merged(s) else [pytest.mark.xfail(strict=True, reason=r)]
                  if (r := s.xfail_reason(dts, "errors")) else [],
                  id=f"{s.name}-{'/'.join(dts)}")
     for s in S.SPECS for dts, exc, frag in s.errors]
@@ -298,12 +337,14 @@ FORM_CASES = [pytest.param(s, d, id=f"{s.name}-{'/'.join(d)}")
 @pytest.mark.parametrize("spec,dtypes", FORM_CASES)
 def test_forms_agree(spec, dtypes):
     """Every spelling of an op (function, method, alias, operator) gives the same result."""
-    if spec.requires and not hasattr(F.Tensor, spec.requires):
+    if _not_merged(spec):
         pytest.skip(f"needs Tensor.{spec.requires}")
     bad = spec.kind == "inplace" and _expect_inplace_error(spec, dtypes, "contiguous")
     outs = []
     for name, call in spec.forms.items():
         built = make_inputs(spec, "contiguous", dtypes)
+        if spec.kind == "random":
+            F.manual_seed(SEED)  # every spelling draws the same numbers
         if bad:
             with pytest.raises(RuntimeError):
                 call(F, *[b.tensor for b in built])

@@ -166,7 +166,9 @@ class Spec:
     first input and returns it; ``ref`` gives that input's new value), "view" (results
     must share memory with input 0), "meta" (returns a plain Python value, compared with
     ``ref(*arrays)`` on NumPy mirrors of the inputs, same dtype and strides), "creation"
-    (``call(F, dtype_name_or_None)``, ``ref(dtype)``)."""
+    (``call(F, dtype_name_or_None)``, ``ref(dtype)``), "random" (``ref`` gives the result
+    shape, or a list of shapes; values must repeat under the same seed). ``rule`` may return
+    a tuple with one dtype per result (``max(dim)``: values and int64 indices)."""
 
     name: str
     forms: dict
