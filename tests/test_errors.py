@@ -482,6 +482,30 @@ ROWS = [
     ("uniform_ from > to", lambda F, t: t.f.uniform_(2.0, 1.0), R,
      "uniform_ expects to return a [from, to) range, but found from=2 > to=1"),
     ("manual_seed str", lambda F, t: F.manual_seed("a"), V, "invalid literal for int()"),
+    # reductions
+    ("max of empty", lambda F, t: t.z.max(), R,
+     "max(): Expected reduction dim to be specified for input.numel() == 0"),
+    ("max over empty dim", lambda F, t: t.z.max(0), I,
+     "max(): Expected reduction dim 0 to have non-zero size"),
+    ("amax over empty dim", lambda F, t: t.z.amax(0), I,
+     "amax(): Expected reduction dim 0 to have non-zero size"),
+    ("argmax of empty", lambda F, t: t.z.argmax(), I, "argmax(): Expected reduction dim"),
+    ("sum dim out of range", lambda F, t: t.f.sum(2), I, DIM),
+    ("mean negative dim out of range", lambda F, t: t.f.mean(-3), I, DIM),
+    ("sum repeated dim", lambda F, t: t.f.sum((0, -2)), R,
+     "dim 0 appears multiple times in the list of dims"),
+    ("cumsum without dim", lambda F, t: t.f.cumsum(), T, ""),
+    ("softmax without dim", lambda F, t: F.softmax(t.f), T, ""),
+    ("logsumexp without dim", lambda F, t: t.f.logsumexp(), T, ""),
+    ("prod of dims tuple", lambda F, t: t.f.prod((0, 1)), T, ""),
+    ("var unbiased and correction", lambda F, t: t.f.var(0, unbiased=True, correction=0), T, ""),
+    ("norm bad p", lambda F, t: t.f.norm("abc"), R, ""),
+    ("cumsum dim out of range", lambda F, t: t.f.cumsum(2), I, DIM),
+    ("softmax dim out of range", lambda F, t: t.f.softmax(-3), I, DIM),
+    ("mean of ints", lambda F, t: t.i.mean(), NotImplementedError,
+     "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+     "complex dtype. Got: Long"),
+    ("sum(str dim)", lambda F, t: t.f.sum("a"), T, ""),
 ]
 
 # Known library bugs (strict xfail): id -> reason with a minimal reproducer. The right
