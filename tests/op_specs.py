@@ -11,19 +11,22 @@ The rows live in tests/specs/, one module per op family; ``specs.common`` holds 
 type and the helpers. This module imports the families in a fixed order (the order of
 ``SPECS``, hence of the test ids) and re-exports what the runners use.
 
-Adding an op is one row. ``unary("exp", np.exp)`` creates the rows for ``ferric.exp``,
-``Tensor.exp`` and ``Tensor.exp_``; ``binary("add", np.add, "add", iop="add")`` also
-makes the operator, mixed-dtype, Python-scalar and in-place rows. Ops merged later look
-like::
+Adding an op is one row in its family's module. ``unary("exp", np.exp)`` creates the
+rows for ``ferric.exp``, ``Tensor.exp`` and ``Tensor.exp_``; ``binary("add", np.add, "add",
+iop="add")`` also makes the operator, mixed-dtype, Python-scalar and in-place rows. Other
+shapes of row, from the family modules::
 
-    row("sum(dim=1)", fm("sum", 1), lambda a: a.sum(1),
-        rule=lambda ops: I64 if ops[0][0] in INTEGRAL else ops[0][0])
-    row("matmul", {"matmul": lambda F, x, y: F.matmul(x, y)}, np.matmul,
-        shapes=((3, 4), (4, 5)), layout_shapes={"zero_size": ((0, 4), (4, 5))},
-        layouts=LAYOUTS[:-1], dtypes=same(NUM, 2), differentiable=True)
-    row("randn", {"randn": lambda F, x: F.randn(3, 4)}, None, ...)  # ref=None: shape/dtype
+    r("sum(dim=-1, keepdim)", fm("sum", -1, keepdim=True), red(np.sum, -1, True),
+      rule=int64_if_integral)                                       # specs/reduce.py
+    op_row("gather", spell("gather", lambda op, x, i: op(x, -1, i)), gather_ref(-1),
+           shapes=((3, 4), (3, 6)), domains=("real", index_domain(0, 4)),
+           dtypes=with_index())                                     # specs/index.py
+    rnd("randn", {"randn": lambda F: F.randn(3, 4)}, (3, 4), rule=const(F32))
+                                          # specs/random.py: shape, dtype, seeding only
 
-and ``requires="sum"`` skips a row until ``Tensor.sum`` exists.
+Index inputs get their own value domains (``index_domain``, ``unique_domain``) and
+``layout_domains`` (0-d inputs take index 0); ``requires="name"`` skips a row until
+``Tensor.name`` exists, for ops that are merged later.
 """
 
 from __future__ import annotations
