@@ -5,9 +5,10 @@ operands, for float32 / float64 / int64, including zero-size dims. Error rows ch
 PyTorch exception type and message.
 """
 
-import ferric
 import numpy as np
 import pytest
+
+import ferric
 
 DTYPES = ["float32", "float64", "int64"]
 RTOL = {"float32": 1e-5, "float64": 1e-12, "int64": 0}

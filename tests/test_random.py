@@ -6,9 +6,10 @@ generator for these calls (no torch needed to run the tests). Everything else ch
 reproducibility, shapes/dtypes, ranges and loose statistics.
 """
 
-import ferric
 import numpy as np
 import pytest
+
+import ferric
 
 
 def seeded(fn, seed=0):

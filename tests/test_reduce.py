@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 import pickle
 
-import ferric
 import numpy as np
 import pytest
+
+import ferric
 
 SHAPE = (2, 3, 4)
 LAYOUTS = ["contiguous", "transposed", "sliced", "expanded"]
