@@ -578,3 +578,44 @@ def test_graph_tensor_from_another_thread_raises_clean_error():
     th.join()
     assert results == [[2.0, 4.0]]
     assert errors and "another thread" in errors[0]
+
+
+# in-place writes through views rebase the base's history (PyTorch's CopySlices); the
+# expected gradients were computed with PyTorch 2.15
+VIEW_INPLACE = [
+    ("row_mul", lambda x: _b(x, lambda b: b[1].mul_(3)), None),
+    ("column_mul", lambda x: _b(x, lambda b: b[:, 1].mul_(3)), None),
+    ("transposed_view", lambda x: _b(x, lambda b: b.t().mul_(3)), None),
+    ("composed_view", lambda x: _b(x, lambda b: b.t()[1].mul_(3)), None),
+    ("two_inplace", lambda x: _b(x, lambda b: b.t()[1].mul_(3).exp_()), None),
+    ("grad_operand", lambda x: _b(x, lambda b: b.t()[1].add_(x[:, 0] * 3)), None),
+]
+
+
+def _b(x, write):
+    b = x * 2
+    write(b)
+    return b * b
+
+
+@pytest.mark.parametrize("name,fn,_", VIEW_INPLACE, ids=[v[0] for v in VIEW_INPLACE])
+def test_inplace_through_views_gradcheck(name, fn, _):
+    x = ferric.tensor(np.arange(1.0, 10.0).reshape(3, 3) / 10, dtype=ferric.float64,
+                      requires_grad=True)
+    assert gradcheck(fn, (x,))
+
+
+def test_inplace_through_view_matches_pytorch():
+    x = ferric.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 1
+    v = b[1:]
+    v.mul_(10)
+    b.backward(ferric.ones(3))
+    assert x.grad.tolist() == [1.0, 10.0, 10.0]
+    assert b.grad_fn.name() == "CopySlices" and v.grad_fn.name() == "AsStridedBackward0"
+
+
+def test_inplace_on_view_of_leaf_raises():
+    w = ferric.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="view of a leaf Variable that requires grad"):
+        w[0].mul_(2)

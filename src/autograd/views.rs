@@ -4,7 +4,7 @@
 //! sum over expanded dims) or is the generic "scatter into zeros": create zeros shaped
 //! like the input, take the same view of them and copy the gradient in.
 
-use super::{needs_grad, record, Var};
+use super::{needs_grad, record, Var, ViewInfo};
 use crate::error::{Error, Result};
 use crate::kernels::strided;
 use crate::shape::Dims;
@@ -99,13 +99,19 @@ pub fn reshape_like(name: &str, x: &Var, out: Tensor) -> Result<Var> {
         return Ok(Var::plain(out));
     }
     let shape: Vec<i64> = x.t.shape().iter().map(|&d| d as i64).collect();
-    Ok(record(
+    let target: Vec<i64> = out.shape().iter().map(|&d| d as i64).collect();
+    let is_view = out.shares_storage(&x.t);
+    let v = record(
         name,
         out,
         &[x],
         false,
         Box::new(move |g, _| Ok(vec![Some(reshape(&g[0], &shape)?)])),
-    ))
+    );
+    if is_view {
+        mark_view(&v, x, Rc::new(move |t: &Tensor| t.reshape(&target)));
+    }
+    Ok(v)
 }
 
 pub fn reshape(x: &Var, sizes: &[i64]) -> Result<Var> {
@@ -134,13 +140,16 @@ pub fn permute(x: &Var, dims: &[i64]) -> Result<Var> {
     for (i, &d) in p.iter().enumerate() {
         inv[d] = i as i64;
     }
-    Ok(record(
+    let dims = dims.to_vec();
+    let v = record(
         "PermuteBackward0",
         out,
         &[x],
         false,
         Box::new(move |g, _| Ok(vec![Some(permute(&g[0], &inv)?)])),
-    ))
+    );
+    mark_view(&v, x, Rc::new(move |t: &Tensor| t.permute(&dims)));
+    Ok(v)
 }
 
 pub fn transpose(x: &Var, d0: i64, d1: i64) -> Result<Var> {
@@ -148,13 +157,36 @@ pub fn transpose(x: &Var, d0: i64, d1: i64) -> Result<Var> {
     if !needs_grad(&[x]) {
         return Ok(Var::plain(out));
     }
-    Ok(record(
+    let v = record(
         "TransposeBackward0",
         out,
         &[x],
         false,
         Box::new(move |g, _| Ok(vec![Some(transpose(&g[0], d0, d1)?)])),
-    ))
+    );
+    mark_view(&v, x, Rc::new(move |t: &Tensor| t.transpose(d0, d1)));
+    Ok(v)
+}
+
+/// Records that `v` is a view of `x` (re-derivable from `x` by `replay`), so an in-place
+/// write to `v` can rebase the history of `x`'s base (PyTorch's CopySlices).
+pub fn mark_view(v: &Var, x: &Var, replay: Replay) {
+    let Some(m) = &v.meta else { return };
+    let parent = x.meta.as_ref().and_then(|pm| pm.view_of.borrow().clone());
+    let info = match parent {
+        Some(p) => {
+            let (r1, r2) = (p.replay.clone(), replay);
+            ViewInfo {
+                base: p.base,
+                replay: Rc::new(move |t: &Tensor| r2(&r1(t)?)),
+            }
+        }
+        None => ViewInfo {
+            base: x.clone(),
+            replay,
+        },
+    };
+    *m.view_of.borrow_mut() = Some(info);
 }
 
 /// A view described by `replay` (select, slice, narrow, diagonal, basic indexing...).
@@ -163,15 +195,20 @@ pub fn view_op(name: &str, x: &Var, replay: Replay) -> Result<Var> {
     if !needs_grad(&[x]) {
         return Ok(Var::plain(out));
     }
+    let track = out.shares_storage(&x.t);
     let shape: Dims = x.t.shape().into();
     let nm = name.to_string();
+    let r2 = replay.clone();
     let v = record(
         name,
         out,
         &[x],
         false,
-        Box::new(move |g, _| Ok(vec![Some(unview(&nm, &g[0], &shape, replay.clone())?)])),
+        Box::new(move |g, _| Ok(vec![Some(unview(&nm, &g[0], &shape, r2.clone())?)])),
     );
+    if track {
+        mark_view(&v, x, replay);
+    }
     Ok(v)
 }
 
@@ -293,4 +330,33 @@ pub fn index_put(old: &Var, items: &[crate::ops::indexing::IndexItem], value: &V
             Ok(r)
         }),
     ))
+}
+
+/// After an in-place op wrote `r` (the view's new value, with its history) through a
+/// view, makes the base's history include the write (PyTorch's CopySlices) and returns
+/// the view's new history: the same view of the updated base.
+pub fn rebase_view(vi: &ViewInfo, r: &Var) -> Result<Var> {
+    let base = &vi.base;
+    let replay = vi.replay.clone();
+    let r2 = replay.clone();
+    let new_base = record(
+        "CopySlices",
+        base.t.clone(),
+        &[base, r],
+        false,
+        Box::new(move |g, _| {
+            // the base's old values were overwritten in the view's region
+            let gb = g[0].t.copy_as(g[0].t.dtype())?;
+            r2(&gb)?.fill(crate::dtype::Scalar::Int(0))?;
+            let gr = view_op("AsStridedBackward0", &g[0], r2.clone())?;
+            Ok(vec![Some(Var::plain(gb)), Some(gr)])
+        }),
+    );
+    if let Some(m) = &base.meta {
+        *m.grad_fn.borrow_mut() = new_base.grad_fn();
+        m.output_nr.set(0);
+        m.requires_grad.set(true);
+    }
+    let v = view_op("AsStridedBackward0", base, replay)?;
+    Ok(v)
 }

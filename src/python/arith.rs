@@ -111,6 +111,16 @@ pub fn inplace_with(
         )
         .into());
     }
+    let view_of = me.meta.as_ref().and_then(|m| m.view_of.borrow().clone());
+    if let Some(vi) = &view_of {
+        if vi.base.is_leaf() && vi.base.requires_grad() {
+            return Err(Error::runtime(
+                "",
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+            )
+            .into());
+        }
+    }
     slf.t.check_writable(name)?;
     let old = Var {
         t: slf.t.copy_as(slf.t.dtype())?,
@@ -130,7 +140,11 @@ pub fn inplace_with(
     }
     let r = autograd::unary::to_dtype(&r, slf.t.dtype())?;
     slf.t.copy_from(&r.t)?;
-    slf.ag.set(r.meta)?;
+    match view_of {
+        // writing through a view rewrites the history of its base too
+        Some(vi) => slf.ag.set(autograd::views::rebase_view(&vi, &r)?.meta)?,
+        None => slf.ag.set(r.meta)?,
+    }
     Ok(())
 }
 
