@@ -266,6 +266,16 @@ def test_state_dict_round_trip(name):
     assert [g["lr"] for g in o2.param_groups] == [g["lr"] for g in o.param_groups]
 
 
+@pytest.mark.parametrize("name", ["multistep", "onecycle", "lambda", "seq", "cos"])
+def test_state_dict_saves_with_ferric_save(name, tmp_path):
+    pytest.importorskip("safetensors")
+    _, sched, _ = run(name)
+    sd = sched.state_dict()
+    ferric.save(sd, tmp_path / "sched.safetensors")
+    loaded = ferric.load(tmp_path / "sched.safetensors")  # weights_only by default
+    assert loaded == sd
+
+
 def test_lambda_state_dict_keeps_callable_objects_only():
     class Decay:
         def __init__(self):

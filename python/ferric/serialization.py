@@ -14,8 +14,8 @@ Every file ``ferric.save`` writes is a plain safetensors file (written with the
   tensors are named after their path in the object (``"state.0.exp_avg"``) and referenced
   from the JSON. A tensor object that occurs twice is stored once and comes back as one
   object. JSON nodes are plain JSON values (lists, ints, floats, strings, booleans,
-  ``null``) or objects tagged with ``"$"``: ``tensor``, ``dict``, ``odict``, ``tuple``,
-  ``set``, ``float`` (non-finite), ``dtype``, ``size``, ``bytes``.
+  ``null``) or objects tagged with ``"$"``: ``tensor``, ``dict``, ``odict``, ``counter``,
+  ``tuple``, ``set``, ``float`` (non-finite), ``dtype``, ``size``, ``bytes``.
 * Objects outside that vocabulary (instances of arbitrary classes) fall back to pickle:
   the pickle (base64, under ``"ferric.pickle"``) refers to the tensors by name through
   persistent ids. Loading such a file needs ``weights_only=False``, as in PyTorch, since
@@ -36,7 +36,7 @@ import math
 import os
 import pickle
 import struct
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,11 @@ _FORMAT_VERSION = "1"
 _NATIVE = {"F64": "<f8", "F32": "<f4", "I64": "<i8", "BOOL": "|b1"}
 _WIDEN = {"F16": "<f2", "I32": "<i4", "I16": "<i2", "I8": "|i1", "U8": "|u1",
           "U16": "<u2", "U32": "<u4", "U64": "<u8"}
+
+
+# mapping types the JSON structure can describe (Counter: MultiStepLR's milestones)
+_MAPPINGS = {dict: "dict", OrderedDict: "odict", Counter: "counter"}
+_MAPPING_TYPES = {tag: cls for cls, tag in _MAPPINGS.items()}
 
 
 class _Unsupported(Exception):
@@ -107,9 +112,9 @@ class _Encoder:
         if type(obj) in (set, frozenset):
             return {"$": "set", "frozen": type(obj) is frozenset,
                     "v": [self.encode(v, _join(path, i)) for i, v in enumerate(obj)]}
-        if type(obj) in (dict, OrderedDict):
+        if type(obj) in _MAPPINGS:
             items = [[self.encode(k, path), self.encode(v, _join(path, k))] for k, v in obj.items()]
-            return {"$": "odict" if type(obj) is OrderedDict else "dict", "v": items}
+            return {"$": _MAPPINGS[type(obj)], "v": items}
         if type(obj) is bytes:
             return {"$": "bytes", "v": base64.b64encode(obj).decode("ascii")}
         if isinstance(obj, _core.dtype):
@@ -281,9 +286,9 @@ class _Decoder:
         tag = node.get("$")
         if tag == "tensor":
             return self.tensor(node)
-        if tag in ("dict", "odict"):
+        if tag in _MAPPING_TYPES:
             pairs = ((self.decode(k), self.decode(v)) for k, v in node["v"])
-            return OrderedDict(pairs) if tag == "odict" else dict(pairs)
+            return _MAPPING_TYPES[tag](dict(pairs))
         if tag == "tuple":
             return tuple(self.decode(v) for v in node["v"])
         if tag == "set":
