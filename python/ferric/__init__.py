@@ -68,3 +68,9 @@ from .autograd.grad_mode import (  # noqa: E402
 
 __all__ = [n for n in globals() if not n.startswith("_") and n not in ("annotations",)]
 _ = _builtins
+
+# optimizers, data loading and serialization (pure Python, built on the core)
+from . import optim, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402
+
+__all__ += ["load", "optim", "save", "utils"]

@@ -1,0 +1,12 @@
+"""Optimizers (``ferric.optim``) and learning-rate schedulers
+(``ferric.optim.lr_scheduler``), mirroring ``torch.optim``."""
+
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]

@@ -1,0 +1,376 @@
+"""The ``Optimizer`` base class: parameter groups, per-parameter state, ``zero_grad``,
+``state_dict``/``load_state_dict`` in PyTorch's format, and step hooks.
+
+Subclasses implement ``step(closure=None)``; the base class wraps every subclass's
+``step`` (in ``__init_subclass__``) so it runs with gradient recording off (updates are
+in place and must not enter the autograd graph) and fires the registered step hooks.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from itertools import chain
+from typing import Any
+
+from .. import _core
+from .._core import Tensor
+from ..utils.hooks import RemovableHandle
+
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
+
+
+class _RequiredParameter:
+    """Marks a default that every parameter group has to specify itself."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+_global_step_pre_hooks: OrderedDict = OrderedDict()
+_global_step_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook) -> RemovableHandle:
+    """Registers ``hook(optimizer, args, kwargs)`` to run before every optimizer's step."""
+    handle = RemovableHandle(_global_step_pre_hooks)
+    _global_step_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook) -> RemovableHandle:
+    """Registers ``hook(optimizer, args, kwargs)`` to run after every optimizer's step."""
+    handle = RemovableHandle(_global_step_post_hooks)
+    _global_step_post_hooks[handle.id] = hook
+    return handle
+
+
+_TENSOR_TYPENAMES = {"float32": "FloatTensor", "float64": "DoubleTensor",
+                     "int64": "LongTensor", "bool": "BoolTensor"}
+
+
+def _typename(obj) -> str:
+    """``torch.typename``: legacy type names for tensors (``ferric.FloatTensor``)."""
+    if isinstance(obj, Tensor):
+        kind = _TENSOR_TYPENAMES.get(str(obj.dtype).rsplit(".", 1)[-1], "Tensor")
+        return f"ferric.{kind}"
+    t = type(obj)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _to_scalar(x):
+    """A 1-element tensor hyperparameter (e.g. a tensor lr) as a Python number."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _run_closure(closure):
+    """Evaluates ``closure`` with gradient recording on (``step`` itself runs without)."""
+    if closure is None:
+        return None
+    prev = _core.is_grad_enabled()
+    _core._set_grad_enabled(True)
+    try:
+        return closure()
+    finally:
+        _core._set_grad_enabled(prev)
+
+
+def _wrap_step(step):
+    """Runs ``step`` without graph recording (unless the group asked to be
+    differentiable) and fires the global and per-optimizer step hooks around it."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        if self.__dict__.get("_ferric_in_step"):
+            # a subclass's step calling super().step(): hooks already ran once
+            return step(self, *args, **kwargs)
+        self._ferric_in_step = True
+        try:
+            return _run_step(step, self, args, kwargs)
+        finally:
+            self._ferric_in_step = False
+
+    wrapper._ferric_step_wrapped = True
+    return wrapper
+
+
+def _run_step(step, self, args, kwargs):
+    pre = self._optimizer_step_pre_hooks
+    if _global_step_pre_hooks or pre:
+        for hook in chain(_global_step_pre_hooks.values(), pre.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{hook} must return None or a tuple of (new_args, new_kwargs), "
+                        f"but got {result}."
+                    )
+                args, kwargs = result
+    prev = _core.is_grad_enabled()
+    _core._set_grad_enabled(bool(self.defaults.get("differentiable", False)))
+    try:
+        out = step(self, *args, **kwargs)
+    finally:
+        _core._set_grad_enabled(prev)
+    # the LR schedulers read this to warn when they are stepped first
+    self._opt_called = True
+    post = self._optimizer_step_post_hooks
+    if _global_step_post_hooks or post:
+        for hook in chain(post.values(), _global_step_post_hooks.values()):
+            hook(self, args, kwargs)
+    return out
+
+
+class Optimizer:
+    """Base class for all optimizers.
+
+    Args:
+        params (iterable): an iterable of tensors, of ``(name, tensor)`` pairs, or of dicts
+            (parameter groups, each with its own options). Order must be deterministic.
+        defaults (dict): default values of the optimization options, used by groups that
+            do not set them.
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_ferric_step_wrapped", False):
+            cls.step = _wrap_step(step)
+
+    def __init__(self, params, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be "
+                "an iterable of Tensors or dicts, but got " + _typename(params)
+            )
+        if isinstance(params, set):
+            warnings.warn(
+                "optimizer parameters need to be organized in ordered collections, but "
+                "the ordering of tensors in sets will change between runs. Please use a "
+                "list instead. This will be an error in a future release.",
+                FutureWarning,
+                stacklevel=2,
+            )
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+
+        groups = list(params)
+        if len(groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    # -- pickling ------------------------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self) -> str:
+        out = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            out += f"\nParameter Group {i}\n"
+            out += "".join(f"    {k}: {group[k]}\n" for k in sorted(group) if k != "params")
+        return out + ")"
+
+    # -- hooks ---------------------------------------------------------------------
+
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` runs before ``step``; it may return
+        ``(new_args, new_kwargs)``."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` runs after ``step``."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    # -- groups --------------------------------------------------------------------
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Adds a parameter group (a dict with ``params`` and optional per-group options);
+        options it leaves out take the optimizer's defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but "
+                "the ordering of tensors in sets will change between runs. "
+                "Please use a list instead."
+            )
+        else:
+            params = list(params)
+
+        # (name, tensor) pairs, as from named_parameters(), keep their names
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        tensors = [p[1] if isinstance(p, tuple) else p for p in params]
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError(
+                    "all optimizer params should be with/without names. "
+                    "Some param names are missing"
+                )
+            param_group["param_names"] = names
+
+        differentiable = self.defaults.get("differentiable", None)
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + _typename(p)
+                )
+            if not differentiable and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+
+        if len({id(p) for p in tensors}) != len(tensors):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; "
+                "in future, this will cause an error; "
+                "see github.com/pytorch/pytorch/issues/40967 for more information",
+                stacklevel=3,
+            )
+
+        # tensors hash by identity, so sets of ids are exact membership tests
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {which} to the optimizer"
+                )
+        if any(id(p) in seen for p in tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # -- gradients -----------------------------------------------------------------
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradients of all optimized tensors: to ``None`` (the default) or,
+        with ``set_to_none=False``, to zeros in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def step(self, closure=None):
+        """Performs a single optimization step; ``closure`` re-evaluates the model and
+        returns the loss."""
+        raise NotImplementedError
+
+    # -- state dicts ---------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer state as ``{'state': {index: {...}}, 'param_groups': [...]}``.
+
+        Parameters are identified by their position across all groups (in order), so a
+        state dict can be loaded into an optimizer built over other tensors of the same
+        layout. State tensors are returned by reference, as in PyTorch.
+        """
+        index: dict[int, int] = {}
+        packed_groups = []
+        start = 0
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            packed_groups.append(packed)
+        packed_state = {
+            (index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()
+        }
+        return {"state": packed_state, "param_groups": packed_groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Loads a state dict made by :meth:`state_dict`.
+
+        Per-parameter state tensors are cloned (and cast to the parameter's dtype when it
+        is floating point, except ``step``) so the optimizer never aliases the dict.
+        """
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"])
+               for g, s in zip(groups, saved_groups, strict=True)):
+            raise ValueError(
+                "loaded state dict contains a parameter group "
+                "that doesn't match the size of optimizer's group"
+            )
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups), strict=True))
+
+        state: defaultdict = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = _cast_state(param, v)
+            else:
+                state[k] = v
+
+        new_groups = []
+        for group, saved in zip(groups, saved_groups, strict=True):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+
+
+def _cast_state(param: Tensor, value, key=None):
+    """A deep copy of one parameter's saved state with its tensors matched to the
+    parameter (floating state follows the parameter's dtype; ``step`` is kept as is)."""
+    if isinstance(value, Tensor):
+        out = value.detach().clone()
+        if key != "step" and param.is_floating_point() and out.dtype != param.dtype:
+            out = out.to(dtype=param.dtype)
+        return out
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and not isinstance(value, str):
+        items = (_cast_state(param, v) for v in value)
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    return value
+

@@ -1,0 +1,141 @@
+"""Stochastic gradient descent with optional (Nesterov) momentum."""
+
+from __future__ import annotations
+
+from .._core import Tensor
+from .optimizer import Optimizer, _run_closure, _to_scalar
+
+__all__ = ["SGD", "sgd"]
+
+
+class SGD(Optimizer):
+    """Implements stochastic gradient descent, optionally with momentum.
+
+    With momentum ``mu`` the update is ``b = mu * b + (1 - dampening) * g`` (the buffer
+    starts as a copy of the first gradient), then ``p -= lr * b`` (or, with
+    ``nesterov=True``, ``p -= lr * (g + mu * b)``). ``weight_decay`` adds
+    ``weight_decay * p`` to the gradient first; ``maximize`` ascends instead.
+
+    Args:
+        params (iterable): tensors or parameter groups to optimize.
+        lr (float): learning rate (default: 1e-3).
+        momentum (float): momentum factor (default: 0).
+        dampening (float): dampening for momentum (default: 0).
+        weight_decay (float): L2 penalty (default: 0).
+        nesterov (bool): enables Nesterov momentum (default: False).
+        maximize (bool): maximize the objective instead of minimizing (default: False).
+
+    Example:
+        >>> import ferric
+        >>> w = ferric.tensor([1.0, 2.0], requires_grad=True)
+        >>> opt = ferric.optim.SGD([w], lr=0.1)
+        >>> w.grad = ferric.tensor([1.0, -1.0])
+        >>> opt.step()
+        >>> w
+        tensor([0.9000, 2.1000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    def step(self, closure=None):
+        """Performs a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            params, grads, bufs = [], [], []
+            use_momentum = group["momentum"] != 0
+            for p in group["params"]:
+                if p.grad is not None:
+                    params.append(p)
+                    grads.append(p.grad)
+                    if use_momentum:
+                        bufs.append(self.state[p].get("momentum_buffer"))
+            sgd(
+                params,
+                grads,
+                bufs,
+                weight_decay=group["weight_decay"],
+                momentum=group["momentum"],
+                lr=group["lr"],
+                dampening=group["dampening"],
+                nesterov=group["nesterov"],
+                maximize=group["maximize"],
+            )
+            if use_momentum:
+                for p, buf in zip(params, bufs, strict=True):
+                    self.state[p]["momentum_buffer"] = buf
+        return loss
+
+
+def sgd(
+    params: list[Tensor],
+    d_p_list: list[Tensor],
+    momentum_buffer_list: list[Tensor | None],
+    *,
+    weight_decay: float,
+    momentum: float,
+    lr: float,
+    dampening: float,
+    nesterov: bool,
+    maximize: bool,
+    **_ignored,
+) -> None:
+    """Functional SGD: updates ``params`` in place; fills ``None`` entries of
+    ``momentum_buffer_list`` with new buffers."""
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        grad = d_p_list[i] if not maximize else -d_p_list[i]
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        if momentum != 0:
+            buf = momentum_buffer_list[i]
+            if buf is None:
+                buf = grad.detach().clone()
+                momentum_buffer_list[i] = buf
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            grad = grad.add(buf, alpha=momentum) if nesterov else buf
+        param.add_(grad, alpha=-lr)
