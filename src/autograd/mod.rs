@@ -15,6 +15,7 @@ pub mod binary;
 pub mod engine;
 pub mod index;
 pub mod join;
+pub mod matmul;
 pub mod unary;
 pub mod views;
 

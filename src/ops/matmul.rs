@@ -288,14 +288,7 @@ impl Tensor {
 
     /// `outer` / `ger`: a broadcasting multiply, so (unlike `mm`) dtypes promote.
     pub fn outer(&self, vec2: &Tensor) -> Result<Tensor> {
-        for (name, t) in [("self", self), ("vec2", vec2)] {
-            if t.ndim() != 1 {
-                return Err(rt(format!(
-                    "outer: Expected 1-D argument {name}, but got {}-D",
-                    t.ndim()
-                )));
-            }
-        }
+        check_outer(self, vec2)?;
         let col = self.with_layout(self.layout.unsqueeze(1));
         binary(BinaryOp::Mul, Operand::T(&col), Operand::T(vec2))
     }
@@ -321,7 +314,7 @@ impl Tensor {
             (2, 2) => return self.mm(other),
             _ => {}
         }
-        if should_fold(self, other) {
+        if should_fold(self, other, false) {
             return matmul_folded(self, other);
         }
         matmul_batched(self, other)
@@ -385,6 +378,19 @@ impl Tensor {
         check_bmm(batch1, batch2)?;
         scaled_product("baddbmm", &input, batch1, batch2, beta, alpha)
     }
+}
+
+/// `outer`'s argument checks (shared with the differentiable form).
+pub fn check_outer(a: &Tensor, b: &Tensor) -> Result<()> {
+    for (name, t) in [("self", a), ("vec2", b)] {
+        if t.ndim() != 1 {
+            return Err(rt(format!(
+                "outer: Expected 1-D argument {name}, but got {}-D",
+                t.ndim()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `beta * input + alpha * (a @ b)` into a fresh tensor of `input`'s (expanded) shape.
@@ -533,14 +539,19 @@ fn mt(t: &Tensor) -> Tensor {
     t.with_layout(t.layout.transpose(n - 2, n - 1))
 }
 
-/// PyTorch's `should_fold` (without its autograd-only branch): can the batch dims of the
-/// larger operand be folded into its rows without a copy, so one `mm`/`mv` does the work?
-fn should_fold(a: &Tensor, b: &Tensor) -> bool {
+/// PyTorch's `should_fold`: can the batch dims of the larger operand be folded into its
+/// rows without a copy, so one `mm`/`mv` does the work? When the smaller operand needs a
+/// gradient (`t2_requires_grad`) PyTorch folds even at the price of a copy, so that its
+/// gradient comes from one `mm` rather than a batch-sized `bmm` result summed down.
+pub(crate) fn should_fold(a: &Tensor, b: &Tensor, t2_requires_grad: bool) -> bool {
     let a_larger = a.ndim() >= b.ndim();
     let t1 = if a_larger { a.clone() } else { mt(b) };
     let dim_t2 = if a_larger { b.ndim() } else { a.ndim() };
     if !(t1.ndim() >= 3 && dim_t2 <= 2) {
         return false;
+    }
+    if t2_requires_grad {
+        return true;
     }
     if a.ndim() == 2 {
         // folding 2-D @ N-D would need a transpose + copy of the result

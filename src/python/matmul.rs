@@ -3,19 +3,30 @@
 //!
 //! There is deliberately no `__imatmul__`: PyTorch has none either, so `a @= b` rebinds
 //! `a` to a new tensor instead of writing in place.
+//!
+//! Every op is differentiable: the bindings hand `Var`s to `autograd::matmul`, which
+//! runs the plain tensor op when no graph is needed.
 
+use crate::autograd::matmul as ag;
+use crate::autograd::Var;
 use crate::dtype::Scalar;
-use crate::ops::matmul::einsum::einsum as einsum_core;
 use crate::python::convert::{scalar_arg, type_name};
-use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
-use crate::tensor::Tensor;
+use crate::python::tensor::{wrap_var, PyTensor};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
+/// The tensor (with its autograd state) behind a Python object, if it is a Tensor.
+fn as_var(obj: &Bound<'_, PyAny>) -> PyResult<Option<Var>> {
+    match obj.cast::<PyTensor>() {
+        Ok(t) => Ok(Some(t.borrow().var()?)),
+        Err(_) => Ok(None),
+    }
+}
+
 /// A tensor argument, or PyTorch's TypeError naming the op and parameter.
-fn tensor_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
-    as_tensor_ref(obj).ok_or_else(|| {
+fn tensor_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
+    as_var(obj)?.ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{op}(): argument '{name}' (position {pos}) must be Tensor, not {}",
             type_name(obj)
@@ -38,58 +49,58 @@ fn scale_arg(op: &str, name: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<S
 #[pymethods]
 impl PyTensor {
     fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        match as_tensor_ref(other) {
-            Some(o) => Ok(wrap(py, self.t.matmul(&o)?)?.into_any()),
+        match as_var(other)? {
+            Some(o) => Ok(wrap_var(py, ag::matmul(&self.var()?, &o)?)?.into_any()),
             None => Ok(py.NotImplemented()),
         }
     }
 
     fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        match as_tensor_ref(other) {
-            Some(o) => Ok(wrap(py, o.matmul(&self.t)?)?.into_any()),
+        match as_var(other)? {
+            Some(o) => Ok(wrap_var(py, ag::matmul(&o, &self.var()?)?)?.into_any()),
             None => Ok(py.NotImplemented()),
         }
     }
 
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = tensor_arg("matmul", "other", 1, other)?;
-        wrap(py, self.t.matmul(&o)?)
+        wrap_var(py, ag::matmul(&self.var()?, &o)?)
     }
 
     fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = tensor_arg("mm", "mat2", 1, mat2)?;
-        wrap(py, self.t.mm(&o)?)
+        wrap_var(py, ag::mm(&self.var()?, &o)?)
     }
 
     fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = tensor_arg("bmm", "mat2", 1, mat2)?;
-        wrap(py, self.t.bmm(&o)?)
+        wrap_var(py, ag::bmm(&self.var()?, &o)?)
     }
 
     fn mv(&self, py: Python<'_>, vec: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = tensor_arg("mv", "vec", 1, vec)?;
-        wrap(py, self.t.mv(&o)?)
+        wrap_var(py, ag::mv(&self.var()?, &o)?)
     }
 
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = tensor_arg("dot", "tensor", 1, tensor)?;
-        wrap(py, self.t.dot(&o)?)
+        wrap_var(py, ag::dot(&self.var()?, &o)?)
     }
 
     /// `vdot` conjugates its first argument; for real dtypes it is `dot`.
     fn vdot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = tensor_arg("vdot", "other", 1, other)?;
-        wrap(py, self.t.dot(&o)?)
+        wrap_var(py, ag::vdot(&self.var()?, &o)?)
     }
 
     fn outer(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = tensor_arg("outer", "vec2", 1, vec2)?;
-        wrap(py, self.t.outer(&o)?)
+        wrap_var(py, ag::outer(&self.var()?, &o)?)
     }
 
     fn ger(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = tensor_arg("ger", "vec2", 1, vec2)?;
-        wrap(py, self.t.outer(&o)?)
+        wrap_var(py, ag::outer(&self.var()?, &o)?)
     }
 
     #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
@@ -107,7 +118,7 @@ impl PyTensor {
             scale_arg("addmm", "beta", beta)?,
             scale_arg("addmm", "alpha", alpha)?,
         );
-        wrap(py, self.t.addmm(&m1, &m2, b, a)?)
+        wrap_var(py, ag::addmm(&self.var()?, &m1, &m2, b, a)?)
     }
 
     #[pyo3(signature = (batch1, batch2, *, beta=None, alpha=None))]
@@ -125,13 +136,13 @@ impl PyTensor {
             scale_arg("baddbmm", "beta", beta)?,
             scale_arg("baddbmm", "alpha", alpha)?,
         );
-        wrap(py, self.t.baddbmm(&b1, &b2, b, a)?)
+        wrap_var(py, ag::baddbmm(&self.var()?, &b1, &b2, b, a)?)
     }
 }
 
 /// Converts einsum's sublist format (`einsum(a, [0, 1], b, [1, 2], [0, 2])`) to an
 /// equation string; sublist integers map to letters `a..z` then `A..Z`, like PyTorch.
-fn sublist_equation(args: &Bound<'_, PyTuple>) -> PyResult<(String, Vec<Tensor>)> {
+fn sublist_equation(args: &Bound<'_, PyTuple>) -> PyResult<(String, Vec<Var>)> {
     let letter = |v: &Bound<'_, PyAny>| -> PyResult<String> {
         if v.is(v.py().Ellipsis()) {
             return Ok("...".into());
@@ -154,7 +165,7 @@ fn sublist_equation(args: &Bound<'_, PyTuple>) -> PyResult<(String, Vec<Tensor>)
     let mut ops = Vec::new();
     let mut i = 0;
     while i + 1 < items.len() {
-        let t = as_tensor_ref(&items[i]).ok_or_else(|| {
+        let t = as_var(&items[i])?.ok_or_else(|| {
             PyTypeError::new_err("einsum(): operands must be tensors in the sublist format")
         })?;
         ops.push(t);
@@ -180,7 +191,7 @@ fn einsum(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
         ));
     }
     let first = args.get_item(0)?;
-    let (equation, ops) = if as_tensor_ref(&first).is_some() {
+    let (equation, ops) = if first.cast::<PyTensor>().is_ok() {
         sublist_equation(args)?
     } else {
         let eq: String = first.extract().map_err(|_| {
@@ -199,7 +210,7 @@ fn einsum(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
         let ops = items
             .iter()
             .map(|o| {
-                as_tensor_ref(o).ok_or_else(|| {
+                as_var(o)?.ok_or_else(|| {
                     PyTypeError::new_err(format!(
                         "einsum(): operands must be Tensors, not {}",
                         type_name(o)
@@ -209,7 +220,7 @@ fn einsum(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
             .collect::<PyResult<Vec<_>>>()?;
         (eq, ops)
     };
-    wrap(py, einsum_core(&equation, &ops)?)
+    wrap_var(py, ag::einsum(&equation, &ops)?)
 }
 
 /// Module-level forms (`ferric.mm(input, mat2)`): separate functions rather than method
@@ -225,7 +236,7 @@ macro_rules! binary_functions {
             ) -> PyResult<Py<PyTensor>> {
                 let a = tensor_arg($op, "input", 1, input)?;
                 let b = tensor_arg($op, $arg, 2, other)?;
-                wrap(py, a.$method(&b)?)
+                wrap_var(py, ag::$method(&a, &b)?)
             }
         )*
         fn register_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -243,7 +254,7 @@ binary_functions! {
     fn_bmm, "bmm", "mat2", bmm;
     fn_mv, "mv", "vec", mv;
     fn_dot, "dot", "tensor", dot;
-    fn_vdot, "vdot", "other", dot;
+    fn_vdot, "vdot", "other", vdot;
     fn_outer, "outer", "vec2", outer;
     fn_ger, "ger", "vec2", outer;
 }
@@ -265,7 +276,7 @@ fn fn_addmm(
         scale_arg("addmm", "beta", beta)?,
         scale_arg("addmm", "alpha", alpha)?,
     );
-    wrap(py, i.addmm(&m1, &m2, b, a)?)
+    wrap_var(py, ag::addmm(&i, &m1, &m2, b, a)?)
 }
 
 #[pyfunction(name = "baddbmm")]
@@ -285,7 +296,7 @@ fn fn_baddbmm(
         scale_arg("baddbmm", "beta", beta)?,
         scale_arg("baddbmm", "alpha", alpha)?,
     );
-    wrap(py, i.baddbmm(&b1, &b2, b, a)?)
+    wrap_var(py, ag::baddbmm(&i, &b1, &b2, b, a)?)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -6,14 +6,16 @@
 //! `torch.get_rng_state()` (ferric has no uint8 dtype). `set_rng_state` also accepts
 //! `bytes`, `bytearray` and NumPy uint8 arrays, so a state saved from PyTorch loads.
 
+use crate::autograd::{matmul::sampled, Var};
 use crate::dtype::{DType, Scalar};
 use crate::ops::binary::Operand;
 use crate::ops::random::{self as rnd, Generator};
+use crate::python::arith::inplace_with;
 use crate::python::convert::{
     dtype_arg, index_int, int_list, is_ndarray, scalar_arg, size_args, type_name,
 };
 use crate::python::creation::{check_device, finish};
-use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::shape::to_dims;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -378,9 +380,50 @@ fn normal(
         }
         (NormalArg::S(_), NormalArg::S(_), None) => return Err(usage()),
         (_, _, Some(_)) => return Err(usage()),
-        _ => rnd::normal_tensors(m.operand(), s.operand(), &g)?,
+        _ => {
+            let t = rnd::normal_tensors(m.operand(), s.operand(), &g)?;
+            // tensor parameters get PyTorch's zero-gradient node (NormalBackward1/2/3)
+            let var_of = |o: Option<&Bound<'_, PyAny>>| -> PyResult<Option<Var>> {
+                match o.map(|o| o.cast::<PyTensor>()) {
+                    Some(Ok(pt)) => Ok(Some(pt.borrow().var()?)),
+                    _ => Ok(None),
+                }
+            };
+            let (mv, sv) = (var_of(Some(mean))?, var_of(std)?);
+            let node = match (&mv, &sv) {
+                (Some(_), None) => "NormalBackward1",
+                (None, Some(_)) => "NormalBackward2",
+                _ => "NormalBackward3",
+            };
+            let inputs: Vec<&Var> = mv.iter().chain(sv.iter()).collect();
+            let v = sampled(node, t, &inputs);
+            if v.requires_grad() {
+                check_device(device)?;
+                return wrap_var(py, v);
+            }
+            v.t
+        }
     };
     finish(py, t, requires_grad, device)
+}
+
+/// Runs an in-place sampler on `slf`: straight on the data when no graph is involved;
+/// otherwise through `inplace_with` (so a leaf that requires grad raises, as in PyTorch),
+/// recording a zero-gradient node named `node` (`NormalBackward0`, ...).
+fn sample_inplace(
+    slf: &PyTensor,
+    op: &str,
+    node: &str,
+    others: &[&Var],
+    fill: impl Fn(&Tensor) -> crate::error::Result<()>,
+) -> PyResult<()> {
+    let others_require_grad = others.iter().any(|v| v.requires_grad());
+    inplace_with(slf, op, others_require_grad, &fill, |old| {
+        let out = old.t.copy_as(old.t.dtype())?;
+        fill(&out)?;
+        let inputs: Vec<&Var> = std::iter::once(old).chain(others.iter().copied()).collect();
+        Ok(sampled(node, out, &inputs))
+    })
 }
 
 fn like(input: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
@@ -476,7 +519,10 @@ impl PyTensor {
         to: f64,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        rnd::uniform_(&slf.t, r#from, to, &gen_arg("uniform_", generator)?)?;
+        let g = gen_arg("uniform_", generator)?;
+        sample_inplace(&slf, "uniform_", "UniformBackward0", &[], |t| {
+            rnd::uniform_(t, r#from, to, &g)
+        })?;
         Ok(slf)
     }
 
@@ -487,7 +533,10 @@ impl PyTensor {
         std: f64,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        rnd::normal_(&slf.t, mean, std, &gen_arg("normal_", generator)?)?;
+        let g = gen_arg("normal_", generator)?;
+        sample_inplace(&slf, "normal_", "NormalBackward0", &[], |t| {
+            rnd::normal_(t, mean, std, &g)
+        })?;
         Ok(slf)
     }
 
@@ -497,7 +546,10 @@ impl PyTensor {
         lambd: f64,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        rnd::exponential_(&slf.t, lambd, &gen_arg("exponential_", generator)?)?;
+        let g = gen_arg("exponential_", generator)?;
+        sample_inplace(&slf, "exponential_", "ExponentialBackward0", &[], |t| {
+            rnd::exponential_(t, lambd, &g)
+        })?;
         Ok(slf)
     }
 
@@ -508,7 +560,10 @@ impl PyTensor {
         sigma: f64,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        rnd::cauchy_(&slf.t, median, sigma, &gen_arg("cauchy_", generator)?)?;
+        let g = gen_arg("cauchy_", generator)?;
+        sample_inplace(&slf, "cauchy_", "CauchyBackward0", &[], |t| {
+            rnd::cauchy_(t, median, sigma, &g)
+        })?;
         Ok(slf)
     }
 
@@ -519,7 +574,10 @@ impl PyTensor {
         std: f64,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        rnd::log_normal_(&slf.t, mean, std, &gen_arg("log_normal_", generator)?)?;
+        let g = gen_arg("log_normal_", generator)?;
+        sample_inplace(&slf, "log_normal_", "LogNormalBackward0", &[], |t| {
+            rnd::log_normal_(t, mean, std, &g)
+        })?;
         Ok(slf)
     }
 
@@ -529,7 +587,10 @@ impl PyTensor {
         p: f64,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        rnd::geometric_(&slf.t, p, &gen_arg("geometric_", generator)?)?;
+        let g = gen_arg("geometric_", generator)?;
+        sample_inplace(&slf, "geometric_", "GeometricBackward0", &[], |t| {
+            rnd::geometric_(t, p, &g)
+        })?;
         Ok(slf)
     }
 
@@ -541,12 +602,28 @@ impl PyTensor {
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
         let g = gen_arg("bernoulli_", generator)?;
-        match p {
-            None => rnd::bernoulli_scalar_(&slf.t, 0.5, &g)?,
-            Some(p) => match as_tensor_ref(p) {
-                Some(pt) => rnd::bernoulli_tensor_(&slf.t, &pt, &g)?,
-                None => rnd::bernoulli_scalar_(&slf.t, number("bernoulli_", "p", p)?, &g)?,
+        let pv = match p {
+            Some(p) => match p.cast::<PyTensor>() {
+                Ok(pt) => Some(pt.borrow().var()?),
+                Err(_) => None,
             },
+            None => None,
+        };
+        match (p, pv) {
+            (_, Some(pv)) => {
+                sample_inplace(&slf, "bernoulli_", "BernoulliBackward1", &[&pv], |t| {
+                    rnd::bernoulli_tensor_(t, &pv.t, &g)
+                })?
+            }
+            (p, None) => {
+                let prob = match p {
+                    Some(p) => number("bernoulli_", "p", p)?,
+                    None => 0.5,
+                };
+                sample_inplace(&slf, "bernoulli_", "BernoulliBackward2", &[], |t| {
+                    rnd::bernoulli_scalar_(t, prob, &g)
+                })?
+            }
         }
         Ok(slf)
     }
@@ -560,15 +637,19 @@ impl PyTensor {
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
         let g = gen_arg("bernoulli", generator)?;
-        let t = match p {
+        match p {
             Some(p) if !p.is_none() => {
                 let out = Tensor::zeros("bernoulli", self.t.shape(), self.t.dtype())?;
                 rnd::bernoulli_scalar_(&out, number("bernoulli", "p", p)?, &g)?;
-                out
+                wrap(py, out)
             }
-            _ => rnd::bernoulli(&self.t, &g)?,
-        };
-        wrap(py, t)
+            _ => {
+                // samples do not depend on p smoothly: a zero-gradient node, as in PyTorch
+                let me = self.var()?;
+                let t = rnd::bernoulli(&self.t, &g)?;
+                wrap_var(py, sampled("BernoulliBackward0", t, &[&me]))
+            }
+        }
     }
 
     /// `random_()`, `random_(to)`, `random_(from, to)` (`to=None`: up to the dtype's max).
@@ -595,6 +676,8 @@ impl PyTensor {
             }
         };
         let items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let explicit_from =
+            items.len() == 2 || kfrom.is_some() || (items.len() == 1 && kto.is_some());
         let (from, to): (Option<i64>, Option<Option<i64>>) = match (items.as_slice(), kfrom, kto) {
             ([], None, None) => (None, None),
             ([], f, t) => (
@@ -610,10 +693,16 @@ impl PyTensor {
                 ))
             }
         };
-        match (from, to) {
-            (None, None) => rnd::random_(&slf.t, &g)?,
-            (f, to) => rnd::random_from_to_(&slf.t, f.unwrap_or(0), to.flatten(), &g)?,
-        }
+        // PyTorch's overloads: random_(), random_(to), random_(from, to)
+        let node = match (explicit_from, from) {
+            (true, _) => "RandomBackward0",
+            (false, Some(_)) => "RandomBackward1",
+            (false, None) => "RandomBackward2",
+        };
+        sample_inplace(&slf, "random_", node, &[], |t| match (from, to) {
+            (None, None) => rnd::random_(t, &g),
+            (f, to) => rnd::random_from_to_(t, f.unwrap_or(0), to.flatten(), &g),
+        })?;
         Ok(slf)
     }
 

@@ -4,6 +4,10 @@
 //! contracted left to right, each pair by a broadcasting multiply when nothing is summed
 //! and otherwise by permute + reshape + `bmm`. Dims that only one operand still needs
 //! are summed away first.
+//!
+//! The algorithm is written once over [`EinsumOperand`], a handful of primitive ops. It
+//! runs on plain tensors (the fast path) and on autograd `Var`s, where every primitive is
+//! differentiable, so einsum's gradient (of any order) comes from the composition.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -90,8 +94,89 @@ fn parse_inputs(lhs: &[u8], num_ops: usize) -> Result<Vec<Vec<usize>>> {
     Ok(labels)
 }
 
+/// The primitive ops einsum is built from (see the module docs).
+pub trait EinsumOperand: Clone + Sized {
+    fn shape(&self) -> &[usize];
+    /// Brings the operand to the aligned layout described by `a` (a view).
+    fn align(&self, a: &Align) -> Result<Self>;
+    /// Broadcasting elementwise product.
+    fn mul(&self, other: &Self) -> Result<Self>;
+    /// Sum over `dims`, keeping them as size-1 dims.
+    fn sum_keepdim(&self, dims: &[usize]) -> Result<Self>;
+    fn permute(&self, dims: &[i64]) -> Result<Self>;
+    fn reshape(&self, sizes: &[i64]) -> Result<Self>;
+    fn bmm(&self, other: &Self) -> Result<Self>;
+    /// Removes the given size-1 dims.
+    fn squeeze_dims(&self, dims: &[usize]) -> Result<Self>;
+}
+
+/// How one operand is aligned: repeated-label dims merged into diagonals (pairs of
+/// `(kept dim, removed dim)` applied in order), `appended` size-1 dims added at the end,
+/// then the permutation `order`. A function of the shape only, so it can be replayed on
+/// any tensor shaped like the operand (autograd's view adjoint does that).
+#[derive(Clone, Debug, Default)]
+pub struct Align {
+    pub diagonals: Vec<(usize, usize)>,
+    pub appended: usize,
+    pub order: Vec<usize>,
+}
+
+impl Align {
+    /// `l` with the diagonals taken (strides of a repeated label add up).
+    pub fn diagonal(&self, l: &Layout) -> Layout {
+        let mut l = l.clone();
+        for &(keep, dim) in &self.diagonals {
+            l.strides[keep] += l.strides[dim];
+            l.shape.remove(dim);
+            l.strides.remove(dim);
+        }
+        l
+    }
+
+    /// `l` (already diagonalised) with the size-1 dims appended.
+    pub fn unsqueezed(&self, l: &Layout) -> Layout {
+        let mut l = l.clone();
+        for _ in 0..self.appended {
+            l = l.unsqueeze(l.shape.len());
+        }
+        l
+    }
+
+    /// The whole alignment of a layout.
+    pub fn apply(&self, l: &Layout) -> Layout {
+        self.unsqueezed(&self.diagonal(l)).permute(&self.order)
+    }
+}
+
+impl EinsumOperand for Tensor {
+    fn shape(&self) -> &[usize] {
+        Tensor::shape(self)
+    }
+    fn align(&self, a: &Align) -> Result<Tensor> {
+        Ok(self.with_layout(a.apply(&self.layout)))
+    }
+    fn mul(&self, other: &Tensor) -> Result<Tensor> {
+        binary(BinaryOp::Mul, Operand::T(self), Operand::T(other))
+    }
+    fn sum_keepdim(&self, dims: &[usize]) -> Result<Tensor> {
+        sum_keepdim(self, dims)
+    }
+    fn permute(&self, dims: &[i64]) -> Result<Tensor> {
+        Tensor::permute(self, dims)
+    }
+    fn reshape(&self, sizes: &[i64]) -> Result<Tensor> {
+        Tensor::reshape(self, sizes)
+    }
+    fn bmm(&self, other: &Tensor) -> Result<Tensor> {
+        Tensor::bmm(self, other)
+    }
+    fn squeeze_dims(&self, dims: &[usize]) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.squeeze_dims(dims)))
+    }
+}
+
 /// `einsum(equation, *operands)`.
-pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
+pub fn einsum<O: EinsumOperand>(equation: &str, operands: &[O]) -> Result<O> {
     let num_ops = operands.len();
     if num_ops == 0 {
         return Err(err("must provide at least one operand"));
@@ -104,15 +189,16 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     let mut label_count = [0usize; TOTAL_LABELS];
     let mut ell_num_dim = 0usize;
     for (i, (labels, t)) in op_labels.iter().zip(operands).enumerate() {
+        let ndim = t.shape().len();
         let has_ell = labels.contains(&ELLIPSIS);
         let nlabels = labels.len() - has_ell as usize;
         for &l in labels.iter().filter(|&&l| l != ELLIPSIS) {
             label_count[l] += 1;
         }
         let ok = if has_ell {
-            nlabels <= t.ndim()
+            nlabels <= ndim
         } else {
-            nlabels == t.ndim()
+            nlabels == ndim
         };
         if !ok {
             return Err(err(format!(
@@ -123,7 +209,7 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
                 } else {
                     "does not match"
                 },
-                t.ndim(),
+                ndim,
                 if has_ell {
                     ""
                 } else {
@@ -132,7 +218,7 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
             )));
         }
         if has_ell {
-            ell_num_dim = ell_num_dim.max(t.ndim() - nlabels);
+            ell_num_dim = ell_num_dim.max(ndim - nlabels);
         }
     }
 
@@ -221,16 +307,18 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     let mut label_size = [1usize; TOTAL_LABELS];
     let mut ell_sizes = vec![1usize; ell_num_dim];
     let mut dim_counts = vec![0usize; perm_index];
-    let mut ops: VecDeque<Tensor> = VecDeque::with_capacity(num_ops);
+    let mut ops: VecDeque<O> = VecDeque::with_capacity(num_ops);
     for (i, (labels, t)) in op_labels.iter().zip(operands).enumerate() {
-        let mut l = t.layout.clone();
+        // sizes of the operand's remaining dims as diagonals are taken
+        let mut shape: Dims = t.shape().into();
+        let mut align = Align::default();
         let mut perm: Vec<Option<usize>> = vec![None; perm_index];
         let mut dim = 0usize;
         for &s in labels {
             if s == ELLIPSIS {
-                let covered = t.ndim() - (labels.len() - 1);
+                let covered = t.shape().len() - (labels.len() - 1);
                 for j in ell_num_dim - covered..ell_num_dim {
-                    let size = l.shape[dim];
+                    let size = shape[dim];
                     if size != 1 {
                         if ell_sizes[j] != 1 && ell_sizes[j] != size {
                             return Err(err(format!(
@@ -250,7 +338,7 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
                 let target = perm_of[s].unwrap_or(0);
                 match perm[target] {
                     None => {
-                        let size = l.shape[dim];
+                        let size = shape[dim];
                         if size != 1 {
                             if label_size[s] != 1 && label_size[s] != size {
                                 return Err(err(format!(
@@ -268,33 +356,33 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
                     }
                     Some(prev) => {
                         // repeated label: take the diagonal, kept at the first position
-                        if l.shape[dim] != l.shape[prev] {
+                        if shape[dim] != shape[prev] {
                             return Err(err(format!(
                                 "subscript {} is repeated for operand {i} but the sizes don't \
                                  match, {} != {}",
                                 label_char(s),
-                                l.shape[dim],
-                                l.shape[prev]
+                                shape[dim],
+                                shape[prev]
                             )));
                         }
-                        l.strides[prev] += l.strides[dim];
-                        l.shape.remove(dim);
-                        l.strides.remove(dim);
+                        align.diagonals.push((prev, dim));
+                        shape.remove(dim);
                     }
                 }
             }
         }
-        let order: Vec<usize> = perm
+        // dims the operand lacks become size-1 dims appended after its own
+        align.order = perm
             .into_iter()
             .map(|p| {
                 p.unwrap_or_else(|| {
-                    l = l.unsqueeze(dim);
+                    align.appended += 1;
                     dim += 1;
                     dim - 1
                 })
             })
             .collect();
-        ops.push_back(t.with_layout(l.permute(&order)));
+        ops.push_back(t.align(&align)?);
     }
 
     // Contract left to right.
@@ -323,10 +411,10 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
             }
         }
         if !a_sum.is_empty() {
-            a = sum_keepdim(&a, &a_sum)?;
+            a = a.sum_keepdim(&a_sum)?;
         }
         if !b_sum.is_empty() {
-            b = sum_keepdim(&b, &b_sum)?;
+            b = b.sum_keepdim(&b_sum)?;
         }
         ops.push_front(sumproduct_pair(&a, &b, &sum_dims)?);
     }
@@ -337,21 +425,20 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         let contraction: Vec<usize> = (out_num_dim..perm_index).collect();
         if num_ops > 1 {
             // every contraction dim has size 1 by now
-            return Ok(result.with_layout(result.layout.squeeze_dims(&contraction)));
+            return result.squeeze_dims(&contraction);
         }
-        let s = sum_keepdim(&result, &contraction)?;
-        return Ok(s.with_layout(s.layout.squeeze_dims(&contraction)));
+        return result.sum_keepdim(&contraction)?.squeeze_dims(&contraction);
     }
     Ok(result)
 }
 
 /// `(left * right).sum(sum_dims, keepdim=True)` for operands with the same number of
 /// dims, via permute + reshape + bmm (or a plain broadcasting multiply).
-fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<Tensor> {
+fn sumproduct_pair<O: EinsumOperand>(left: &O, right: &O, sum_dims: &[usize]) -> Result<O> {
     if sum_dims.is_empty() {
-        return binary(BinaryOp::Mul, Operand::T(left), Operand::T(right));
+        return left.mul(right);
     }
-    let nd = left.ndim();
+    let nd = left.shape().len();
     let (mut left, mut right) = (left.clone(), right.clone());
     let (mut lro, mut lo, mut ro) = (Vec::new(), Vec::new(), Vec::new());
     let (mut lro_size, mut lo_size, mut ro_size, mut sum_size) = (1usize, 1usize, 1usize, 1usize);
@@ -365,9 +452,9 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
                 }
                 sum_size *= left.shape()[i];
             } else if sl {
-                left = sum_keepdim(&left, &[i])?;
+                left = left.sum_keepdim(&[i])?;
             } else if sr {
-                right = sum_keepdim(&right, &[i])?;
+                right = right.sum_keepdim(&[i])?;
             }
         } else if sl && sr {
             if left.shape()[i] != right.shape()[i] {
@@ -407,8 +494,9 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
     for (pos, &d) in lro.iter().chain(&lo).chain(sum_dims).chain(&ro).enumerate() {
         operm[d] = pos as i64;
     }
-    prod.with_layout(Layout::contiguous(&out_size))
-        .permute(&operm)
+    let out_sizes: Vec<i64> = out_size.iter().map(|&d| d as i64).collect();
+    // bmm's result is contiguous, so this reshape is a view
+    prod.reshape(&out_sizes)?.permute(&operm)
 }
 
 /// Sum over `dims`, keeping them as size-1 dims. Integer and bool inputs sum in int64,

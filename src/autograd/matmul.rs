@@ -1,0 +1,429 @@
+//! Differentiable matmul family: `mm`, `bmm`, `mv`, `dot`/`vdot`, `outer`, `matmul`,
+//! `addmm`, `baddbmm` and `einsum`, with PyTorch's derivative formulas and node names.
+//!
+//! The primitive products (`mm`, `bmm`, `mv`, `dot`, `addmm`, `baddbmm`) record one node
+//! each; their rules are products again, so `create_graph=True` differentiates them once
+//! more. `matmul`, `outer` and `einsum` are compositions of differentiable ops, mirroring
+//! how PyTorch decomposes them (so the recorded nodes carry the same names), and need no
+//! rule of their own. Without a graph every op is the plain tensor op.
+//!
+//! The random family's in-place samplers live here too (`sampled`): their results do
+//! not depend on the overwritten values, so the gradient is zero.
+
+use super::binary::{binary, mul, Arg};
+use super::{needs_grad, record, unary, views, Saved, Var};
+use crate::dtype::Scalar;
+use crate::error::{Error, Result};
+use crate::ops::binary::BinaryOp;
+use crate::ops::matmul::einsum::{self as es, Align, EinsumOperand};
+use crate::ops::matmul::{check_outer, should_fold};
+use crate::shape::broadcast_shapes;
+use crate::tensor::Tensor;
+use std::rc::Rc;
+
+/// A rule computing one operand's gradient from the output gradient and the other
+/// operand (saved for backward).
+type ProductRule = fn(&Var, &Var) -> Result<Var>;
+
+/// Records a bilinear product `out = f(a, b)`. `ga(g, b)` and `gb(g, a)` give the two
+/// gradients; each operand is saved only when the other one needs a gradient, like
+/// PyTorch's derivative formulas (so `w @ x.detach()` does not pin `w`).
+fn bilinear(
+    name: &'static str,
+    out: Tensor,
+    a: &Var,
+    b: &Var,
+    ga: ProductRule,
+    gb: ProductRule,
+) -> Result<Var> {
+    if !needs_grad(&[a, b]) || !out.dtype().is_float() {
+        return Ok(Var::plain(out));
+    }
+    let save_a = b.requires_grad().then(|| Saved::input(a));
+    let save_b = a.requires_grad().then(|| Saved::input(b));
+    Ok(record(
+        name,
+        out,
+        &[a, b],
+        true,
+        Box::new(move |g, needs| {
+            let g = &g[0];
+            let da = match (needs.first(), &save_b) {
+                (Some(true), Some(sb)) => Some(ga(g, &sb.get(name)?)?),
+                _ => None,
+            };
+            let db = match (needs.get(1), &save_a) {
+                (Some(true), Some(sa)) => Some(gb(g, &sa.get(name)?)?),
+                _ => None,
+            };
+            Ok(vec![da, db])
+        }),
+    ))
+}
+
+/// `x.t()` / `x.mT` as a differentiable view.
+fn mt(x: &Var) -> Result<Var> {
+    views::transpose(x, -2, -1)
+}
+
+/// `mm`: `grad @ mat2.T` and `self.T @ grad`.
+pub fn mm(a: &Var, b: &Var) -> Result<Var> {
+    let out = a.t.mm(&b.t)?;
+    bilinear(
+        "MmBackward0",
+        out,
+        a,
+        b,
+        |g, b| mm(g, &mt(b)?),
+        |g, a| mm(&mt(a)?, g),
+    )
+}
+
+/// `bmm`: the batched form of `mm`'s rule.
+pub fn bmm(a: &Var, b: &Var) -> Result<Var> {
+    let out = a.t.bmm(&b.t)?;
+    bilinear(
+        "BmmBackward0",
+        out,
+        a,
+        b,
+        |g, b| bmm(g, &mt(b)?),
+        |g, a| bmm(&mt(a)?, g),
+    )
+}
+
+/// `mv`: `outer(grad, vec)` and `self.T @ grad`.
+pub fn mv(a: &Var, v: &Var) -> Result<Var> {
+    let out = a.t.mv(&v.t)?;
+    bilinear(
+        "MvBackward0",
+        out,
+        a,
+        v,
+        |g, v| outer(g, v),
+        |g, a| mv(&mt(a)?, g),
+    )
+}
+
+/// `dot`: the 0-d gradient scales the other vector.
+pub fn dot(a: &Var, b: &Var) -> Result<Var> {
+    let out = a.t.dot(&b.t)?;
+    bilinear(
+        "DotBackward0",
+        out,
+        a,
+        b,
+        |g, b| mul(g, b),
+        |g, a| mul(g, a),
+    )
+}
+
+/// `vdot` conjugates its first argument; for real dtypes it is `dot` with its own name.
+pub fn vdot(a: &Var, b: &Var) -> Result<Var> {
+    let out = a.t.dot(&b.t)?;
+    bilinear(
+        "VdotBackward0",
+        out,
+        a,
+        b,
+        |g, b| mul(g, b),
+        |g, a| mul(g, a),
+    )
+}
+
+/// `outer` / `ger`: PyTorch computes it as `self.reshape(-1, 1) * vec2` (so dtypes
+/// promote), and so does the graph.
+pub fn outer(a: &Var, b: &Var) -> Result<Var> {
+    if !needs_grad(&[a, b]) {
+        return Ok(Var::plain(a.t.outer(&b.t)?));
+    }
+    check_outer(&a.t, &b.t)?;
+    mul(&views::reshape(a, &[-1, 1])?, b)
+}
+
+/// `g * s`, skipping the multiply when `s` is 1 (PyTorch's `maybe_multiply`).
+fn scaled(g: &Var, s: Scalar) -> Result<Var> {
+    if s.to_f64() == 1.0 {
+        return Ok(g.clone());
+    }
+    binary(BinaryOp::Mul, Arg::V(g), Arg::S(s))
+}
+
+/// `addmm` / `baddbmm`: `beta * input + alpha * (m1 @ m2)`. The input's gradient is
+/// `beta * grad`, reduced to its (broadcast) shape by the engine.
+#[allow(clippy::too_many_arguments)]
+fn scaled_product(
+    name: &'static str,
+    out: Tensor,
+    input: &Var,
+    m1: &Var,
+    m2: &Var,
+    beta: Scalar,
+    alpha: Scalar,
+    prod: ProductRule,
+) -> Result<Var> {
+    if !needs_grad(&[input, m1, m2]) || !out.dtype().is_float() {
+        return Ok(Var::plain(out));
+    }
+    let save_m1 = m2.requires_grad().then(|| Saved::input(m1));
+    let save_m2 = m1.requires_grad().then(|| Saved::input(m2));
+    Ok(record(
+        name,
+        out,
+        &[input, m1, m2],
+        true,
+        Box::new(move |g, needs| {
+            let g = &g[0];
+            let need = |i: usize| needs.get(i).copied().unwrap_or(false);
+            let di = if need(0) {
+                Some(scaled(g, beta)?)
+            } else {
+                None
+            };
+            let d1 = match (need(1), &save_m2) {
+                (true, Some(s)) => Some(scaled(&prod(g, &mt(&s.get(name)?)?)?, alpha)?),
+                _ => None,
+            };
+            let d2 = match (need(2), &save_m1) {
+                (true, Some(s)) => Some(scaled(&prod(&mt(&s.get(name)?)?, g)?, alpha)?),
+                _ => None,
+            };
+            Ok(vec![di, d1, d2])
+        }),
+    ))
+}
+
+pub fn addmm(input: &Var, m1: &Var, m2: &Var, beta: Scalar, alpha: Scalar) -> Result<Var> {
+    let out = input.t.addmm(&m1.t, &m2.t, beta, alpha)?;
+    scaled_product("AddmmBackward0", out, input, m1, m2, beta, alpha, mm)
+}
+
+pub fn baddbmm(input: &Var, b1: &Var, b2: &Var, beta: Scalar, alpha: Scalar) -> Result<Var> {
+    let out = input.t.baddbmm(&b1.t, &b2.t, beta, alpha)?;
+    scaled_product("BaddbmmBackward0", out, input, b1, b2, beta, alpha, bmm)
+}
+
+/// `at::_unsafe_view`: a reshape of a fresh product result (always a view here).
+fn unsafe_view(x: &Var, shape: &[usize]) -> Result<Var> {
+    let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    let out = x.t.reshape(&sizes)?;
+    views::reshape_like("UnsafeViewBackward0", x, out)
+}
+
+fn unsqueeze(x: &Var, dim: usize) -> Result<Var> {
+    let out = x.t.with_layout(x.t.layout.unsqueeze(dim));
+    views::reshape_like("UnsqueezeBackward0", x, out)
+}
+
+/// `squeeze(dim)` (`name` tells the in-place `squeeze_` PyTorch uses in one place).
+fn squeeze(name: &str, x: &Var, dim: usize) -> Result<Var> {
+    let out = x.t.with_layout(x.t.layout.squeeze_dims(&[dim]));
+    views::reshape_like(name, x, out)
+}
+
+/// `contiguous()`: a differentiable copy only when needed.
+fn contiguous(x: &Var) -> Result<Var> {
+    if x.t.is_contiguous() {
+        return Ok(x.clone());
+    }
+    unary::clone(x)
+}
+
+/// `matmul` / `@` following PyTorch's dispatch step by step (dot, mv, mm with
+/// unsqueeze/squeeze, folded mm/mv, broadcast bmm), so the graph has PyTorch's nodes and
+/// broadcast batch dims are summed back by the expand nodes.
+pub fn matmul(a: &Var, b: &Var) -> Result<Var> {
+    let (d1, d2) = (a.t.ndim(), b.t.ndim());
+    if !needs_grad(&[a, b]) || d1 == 0 || d2 == 0 {
+        return Ok(Var::plain(a.t.matmul(&b.t)?));
+    }
+    match (d1, d2) {
+        (1, 1) => return dot(a, b),
+        (2, 1) => return mv(a, b),
+        (1, 2) => return squeeze("SqueezeBackward4", &mm(&unsqueeze(a, 0)?, b)?, 0),
+        (2, 2) => return mm(a, b),
+        _ => {}
+    }
+    let t2_requires_grad = if d1 >= d2 {
+        b.requires_grad()
+    } else {
+        a.requires_grad()
+    };
+    if should_fold(&a.t, &b.t, t2_requires_grad) {
+        return matmul_folded(a, b);
+    }
+    matmul_batched(a, b)
+}
+
+/// (B..., n, k) @ (k, p) as one (B*n, k) @ (k, p) product, or the mirrored case.
+fn matmul_folded(a: &Var, b: &Var) -> Result<Var> {
+    let transpose = b.t.ndim() > a.t.ndim();
+    let t1 = if transpose { mt(b)? } else { a.clone() };
+    let t2 = if !transpose {
+        b.clone()
+    } else if a.t.ndim() == 2 {
+        mt(a)?
+    } else {
+        a.clone()
+    };
+    let sizes = t1.t.shape().to_vec();
+    let (last, lead) = match sizes.split_last() {
+        Some((l, lead)) => (*l, lead.to_vec()),
+        None => return Err(Error::runtime("matmul", "internal error: 0-d operand")),
+    };
+    let folded: usize = lead.iter().product();
+    let mut out_shape = lead;
+    let t1f = views::reshape(&t1, &[folded as i64, last as i64])?;
+    if t2.t.ndim() == 2 {
+        out_shape.push(t2.t.shape()[1]);
+        let out = unsafe_view(&mm(&t1f, &t2)?, &out_shape)?;
+        return if transpose {
+            contiguous(&mt(&out)?)
+        } else {
+            Ok(out)
+        };
+    }
+    unsafe_view(&mv(&t1f, &t2)?, &out_shape)
+}
+
+/// Broadcast the batch dims, flatten them, one `bmm`, reshape back.
+fn matmul_batched(a: &Var, b: &Var) -> Result<Var> {
+    let (sa, sb) = (a.t.shape(), b.t.shape());
+    let (d1, d2) = (sa.len(), sb.len());
+    // PyTorch drops a batch of one from an operand that needs a gradient, so that its
+    // gradient comes from a folded `mm` rather than a batch-sized result summed down
+    if d1 == 3 && d2 == 3 && sa[0] != sb[0] {
+        if sa[0] == 1 && a.requires_grad() {
+            return matmul(&squeeze("SqueezeBackward1", a, 0)?, b);
+        }
+        if sb[0] == 1 && b.requires_grad() {
+            return matmul(a, &squeeze("SqueezeBackward1", b, 0)?);
+        }
+    }
+    let n = if d1 > 1 { sa[d1 - 2] } else { 1 };
+    let m1 = sa[d1 - 1];
+    let m2 = if d2 > 1 { sb[d2 - 2] } else { sb[0] };
+    let p = if d2 > 1 { sb[d2 - 1] } else { 1 };
+    let batch = broadcast_shapes(&sa[..d1.saturating_sub(2)], &sb[..d2.saturating_sub(2)])?;
+    let bprod = batch.iter().product::<usize>() as i64;
+    let sizes =
+        |tail: &[usize]| -> Vec<i64> { batch.iter().chain(tail).map(|&d| d as i64).collect() };
+    let t1 = views::reshape(
+        &views::expand_sizes(a, &sizes(&[n, m1]))?,
+        &[bprod, n as i64, m1 as i64],
+    )?;
+    let vector_rhs = d2 == 1;
+    let t2 = if vector_rhs {
+        let e = views::expand_sizes(b, &sizes(&[m2]))?;
+        unsqueeze(&views::reshape(&e, &[bprod, m2 as i64])?, 2)?
+    } else {
+        let e = views::expand_sizes(b, &sizes(&[m2, p]))?;
+        views::reshape(&e, &[bprod, m2 as i64, p as i64])?
+    };
+    let mut out_shape = batch.to_vec();
+    if d1 > 1 {
+        out_shape.push(n);
+    }
+    if d2 > 1 {
+        out_shape.push(p);
+    }
+    let mut r = bmm(&t1, &t2)?;
+    if vector_rhs {
+        r = squeeze("SqueezeBackward1", &r, 2)?;
+    }
+    unsafe_view(&r, &out_shape)
+}
+
+/// einsum's primitives on `Var`s: each is a differentiable op, so the composed einsum
+/// is differentiable (to any order) without a rule of its own.
+impl EinsumOperand for Var {
+    fn shape(&self) -> &[usize] {
+        self.t.shape()
+    }
+    fn align(&self, a: &Align) -> Result<Var> {
+        let mut x = self.clone();
+        if !a.diagonals.is_empty() {
+            let al = a.clone();
+            x = views::view_op(
+                "DiagonalBackward0",
+                &x,
+                Rc::new(move |t: &Tensor| Ok(t.with_layout(al.diagonal(&t.layout)))),
+            )?;
+        }
+        if a.appended > 0 {
+            let out = x.t.with_layout(a.unsqueezed(&x.t.layout));
+            x = views::reshape_like("UnsqueezeBackward0", &x, out)?;
+        }
+        let order: Vec<i64> = a.order.iter().map(|&d| d as i64).collect();
+        views::permute(&x, &order)
+    }
+    fn mul(&self, other: &Var) -> Result<Var> {
+        mul(self, other)
+    }
+    fn sum_keepdim(&self, dims: &[usize]) -> Result<Var> {
+        if !self.t.dtype().is_float() {
+            // integer sums widen to int64 (and carry no gradient)
+            return Ok(Var::plain(es::sum_keepdim(&self.t, dims)?));
+        }
+        let mut shape = self.t.shape().to_vec();
+        for &d in dims {
+            shape[d] = 1;
+        }
+        views::sum_to(self, &shape)
+    }
+    fn permute(&self, dims: &[i64]) -> Result<Var> {
+        views::permute(self, dims)
+    }
+    fn reshape(&self, sizes: &[i64]) -> Result<Var> {
+        views::reshape(self, sizes)
+    }
+    fn bmm(&self, other: &Var) -> Result<Var> {
+        bmm(self, other)
+    }
+    fn squeeze_dims(&self, dims: &[usize]) -> Result<Var> {
+        let out = self.t.with_layout(self.t.layout.squeeze_dims(dims));
+        views::reshape_like("SqueezeBackward1", self, out)
+    }
+}
+
+/// `einsum`: the fused tensor path without a graph, the composed `Var` path with one.
+pub fn einsum(equation: &str, operands: &[Var]) -> Result<Var> {
+    let refs: Vec<&Var> = operands.iter().collect();
+    if !needs_grad(&refs) {
+        let ts: Vec<Tensor> = operands.iter().map(|v| v.t.clone()).collect();
+        return Ok(Var::plain(es::einsum(equation, &ts)?));
+    }
+    es::einsum(equation, operands)
+}
+
+/// The result of an op that overwrites `inputs[0]` with values that do not depend on
+/// any input (the in-place random samplers, `bernoulli(p)`, `normal(mean, std)`): a node
+/// named like PyTorch's whose gradient is zero for every input.
+pub fn sampled(name: &str, value: Tensor, inputs: &[&Var]) -> Var {
+    if !needs_grad(inputs) || !value.dtype().is_float() {
+        return Var::plain(value);
+    }
+    let metas: Vec<(Vec<usize>, crate::dtype::DType)> = inputs
+        .iter()
+        .map(|v| (v.t.shape().to_vec(), v.t.dtype()))
+        .collect();
+    record(
+        name,
+        value,
+        inputs,
+        false,
+        Box::new(move |_, needs| {
+            metas
+                .iter()
+                .zip(needs)
+                .map(|((shape, dtype), &need)| {
+                    Ok(if need {
+                        Some(Var::plain(Tensor::zeros("backward", shape, *dtype)?))
+                    } else {
+                        None
+                    })
+                })
+                .collect()
+        }),
+    )
+}
