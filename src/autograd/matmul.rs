@@ -95,40 +95,19 @@ pub fn bmm(a: &Var, b: &Var) -> Result<Var> {
 /// `mv`: `outer(grad, vec)` and `self.T @ grad`.
 pub fn mv(a: &Var, v: &Var) -> Result<Var> {
     let out = a.t.mv(&v.t)?;
-    bilinear(
-        "MvBackward0",
-        out,
-        a,
-        v,
-        |g, v| outer(g, v),
-        |g, a| mv(&mt(a)?, g),
-    )
+    bilinear("MvBackward0", out, a, v, outer, |g, a| mv(&mt(a)?, g))
 }
 
 /// `dot`: the 0-d gradient scales the other vector.
 pub fn dot(a: &Var, b: &Var) -> Result<Var> {
     let out = a.t.dot(&b.t)?;
-    bilinear(
-        "DotBackward0",
-        out,
-        a,
-        b,
-        |g, b| mul(g, b),
-        |g, a| mul(g, a),
-    )
+    bilinear("DotBackward0", out, a, b, mul, mul)
 }
 
 /// `vdot` conjugates its first argument; for real dtypes it is `dot` with its own name.
 pub fn vdot(a: &Var, b: &Var) -> Result<Var> {
     let out = a.t.dot(&b.t)?;
-    bilinear(
-        "VdotBackward0",
-        out,
-        a,
-        b,
-        |g, b| mul(g, b),
-        |g, a| mul(g, a),
-    )
+    bilinear("VdotBackward0", out, a, b, mul, mul)
 }
 
 /// `outer` / `ger`: PyTorch computes it as `self.reshape(-1, 1) * vec2` (so dtypes
