@@ -312,6 +312,8 @@ SAMPLERS = [
     ("bernoulli_:tensor", lambda t: t.bernoulli_(ferric.full((3,), 0.5)), "BernoulliBackward1"),
     ("random_", lambda t: t.random_(), "RandomBackward2"),
     ("random_:to", lambda t: t.random_(5), "RandomBackward1"),
+    ("random_:to-kw", lambda t: t.random_(to=5), "RandomBackward1"),
+    ("random_:from-to-kw", lambda t: t.random_(2, to=5), "RandomBackward0"),
     ("random_:from-to", lambda t: t.random_(1, 5), "RandomBackward0"),
 ]
 

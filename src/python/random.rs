@@ -694,10 +694,10 @@ impl PyTensor {
             }
         };
         // PyTorch's overloads: random_(), random_(to), random_(from, to)
-        let node = match (explicit_from, from) {
+        let node = match (explicit_from, to.is_some()) {
             (true, _) => "RandomBackward0",
-            (false, Some(_)) => "RandomBackward1",
-            (false, None) => "RandomBackward2",
+            (false, true) => "RandomBackward1",
+            (false, false) => "RandomBackward2",
         };
         sample_inplace(&slf, "random_", node, &[], |t| match (from, to) {
             (None, None) => rnd::random_(t, &g),
