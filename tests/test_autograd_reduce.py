@@ -323,14 +323,24 @@ def test_max_with_dim_and_cummax_send_the_gradient_to_the_index():
     lambda t: t.prod(), lambda t: t.prod(1), lambda t: t.prod(0, keepdim=True),
     lambda t: t.cumprod(1), lambda t: t.cumprod(0),
 ])
-@pytest.mark.parametrize("zeros", [[(0, 1)], [(0, 1), (1, 1)], [(0, 0), (0, 2), (1, 0)]])
+@pytest.mark.parametrize("zeros", [[(0, 1)], [(1, 1)], [(0, 1), (1, 1)],
+                                   [(0, 0), (0, 2), (1, 0), (2, 3)]])
 def test_prod_and_cumprod_with_zeros_are_exact_and_twice_differentiable(fn, zeros):
-    x = leaf((2, 4), seed=3)
+    x = leaf((3, 4), seed=3)
     with ferric.no_grad():
         for idx in zeros:
             x[idx] = 0.0
     assert gradcheck(fn, (x,))
     assert gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("values", [[2.0, 0.0, 3.0], [1.0, 1.0, 0.0], [0.0, -1.5, 2.0, 0.5],
+                                    [-1.0, -0.0, 1.0], [0.0, 2.0, 0.0, 3.0]])
+def test_one_dim_prod_and_cumprod_with_zeros(values):
+    # narrow views of 1-d inputs are contiguous with an offset (the kernels must honour it)
+    for fn in (lambda t: t.cumprod(0), lambda t: t.prod(), lambda t: t.prod(0, True)):
+        assert gradcheck(fn, (tensor(values),))
+        assert gradgradcheck(fn, (tensor(values),))
 
 
 def test_prod_and_cumprod_zero_values_match_pytorch():

@@ -811,8 +811,9 @@ pub fn cumprod_backward(x: &Tensor, g: &Tensor, dim: usize) -> Result<Tensor> {
     if x.dtype() != g.dtype() || x.shape() != g.shape() {
         return Err(internal(op));
     }
-    // contiguous operands: the source and output offsets of every line coincide
-    let (x, g) = (x.contiguous()?, g.contiguous()?);
+    // dense operands (contiguous from offset 0): the source and output offsets of every
+    // line coincide
+    let (x, g) = (x.dense()?, g.dense()?);
     let n = x.shape().get(dim).copied().unwrap_or(1);
     crate::with_float_dtype!(
         x.dtype(),
