@@ -159,7 +159,10 @@ pub fn run(
             accumulate_into(slot, grad.clone())?;
         }
         nodes.insert(k, edge.node.clone());
-        root_nodes.push(edge.node);
+        // several roots may be outputs of one node (var_mean, aminmax): count its edges once
+        if !root_nodes.iter().any(|n| Rc::ptr_eq(n, &edge.node)) {
+            root_nodes.push(edge.node);
+        }
     }
 
     // 2. dependency counts over everything reachable

@@ -6,7 +6,6 @@
 
 use super::{needs_grad, record, Var, ViewInfo};
 use crate::error::{Error, Result};
-use crate::kernels::strided;
 use crate::shape::Dims;
 use crate::tensor::Tensor;
 use std::rc::Rc;
@@ -34,11 +33,10 @@ pub fn sum_to(x: &Var, shape: &[usize]) -> Result<Var> {
 }
 
 fn sum_to_raw(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    let out = Tensor::zeros("sum_to", shape, x.dtype())?;
-    // accumulate through a broadcast view of the output: expanded dims have stride 0, so
-    // every element of x lands on the output element it was broadcast from
-    let target: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
-    let lo = out.layout.expand(&target).map_err(|_| {
+    // One call into the reductions kernel (pairwise float sums, vectorised rows) over the
+    // dims `shape` was broadcast along: the leading extra dims and the size-1 dims that
+    // were stretched. Reduced with keepdim, so only the leading dims need reshaping away.
+    let bad = || {
         Error::runtime(
             "sum_to",
             format!(
@@ -47,29 +45,24 @@ fn sum_to_raw(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
                 crate::error::fmt_shape(x.shape())
             ),
         )
-    })?;
-    crate::with_dtype!(x.dtype(), T, {
-        // SAFETY: `out` is a fresh buffer of dtype T distinct from x's storage.
-        let d = unsafe { out.data_mut::<T>() };
-        let s = unsafe { x.data::<T>() };
-        strided::zip_inplace(
-            d,
-            (&lo.strides, lo.offset),
-            s,
-            (x.strides(), x.layout.offset),
-            x.shape(),
-            add_elem,
-        );
-    });
-    Ok(out)
-}
-
-fn add_elem<T: crate::dtype::Element>(a: T, b: T) -> T {
-    match T::DTYPE {
-        crate::dtype::DType::Bool => T::from_bool(a.to_bool() | b.to_bool()),
-        crate::dtype::DType::I64 => T::from_i64(a.to_i64().wrapping_add(b.to_i64())),
-        _ => T::from_f64(a.to_f64() + b.to_f64()),
+    };
+    let lead = x.ndim().checked_sub(shape.len()).ok_or_else(bad)?;
+    let mut dims: Vec<i64> = (0..lead as i64).collect();
+    for (i, (&want, &have)) in shape.iter().zip(&x.shape()[lead..]).enumerate() {
+        if want == 1 && have != 1 {
+            dims.push((lead + i) as i64);
+        } else if want != have {
+            return Err(bad());
+        }
     }
+    if dims.is_empty() {
+        // same sizes: only a rank change of size-1 dims, or nothing at all
+        let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        return x.copy_as(x.dtype())?.reshape(&sizes);
+    }
+    let s = crate::ops::reduce::sum(x, Some(&dims), true, Some(x.dtype()))?;
+    let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    s.reshape(&sizes)
 }
 
 pub fn expand(x: &Var, shape: &[usize]) -> Result<Var> {

@@ -800,3 +800,55 @@ pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<
         }
     )
 }
+
+/// The gradient of `cumprod` along `dim` for the incoming gradient `g` (same shape and
+/// float dtype as `x`), exact when `x` has zeros: with `P_k` the product of the elements
+/// before k and `S_k = g_k + x_{k+1} S_{k+1}` (a reverse scan), `grad_k = P_k S_k`.
+/// O(n) per line and division-free; not itself differentiable (autograd uses it only
+/// when no graph is being built).
+pub fn cumprod_backward(x: &Tensor, g: &Tensor, dim: usize) -> Result<Tensor> {
+    let op = "cumprod_backward";
+    if x.dtype() != g.dtype() || x.shape() != g.shape() {
+        return Err(internal(op));
+    }
+    // dense operands (contiguous from offset 0): the source and output offsets of every
+    // line coincide
+    let (x, g) = (x.dense()?, g.dense()?);
+    let n = x.shape().get(dim).copied().unwrap_or(1);
+    crate::with_float_dtype!(
+        x.dtype(),
+        T,
+        {
+            let mut out = try_zeroed_vec::<T>(op, x.numel())?;
+            // SAFETY: T is the dtype of both (checked above).
+            let (xs, gs) = unsafe { (x.data::<T>(), g.data::<T>()) };
+            let strides = crate::shape::contiguous_strides(x.shape());
+            let mut line = |base: usize, step: isize| {
+                let at = |k: usize| base + k * step as usize;
+                let (mut s, mut next) = (T::ZERO, T::ZERO);
+                for k in (0..n).rev() {
+                    s = gs[at(k)] + next * s;
+                    next = xs[at(k)];
+                    out[at(k)] = s;
+                }
+                let mut p = T::ONE;
+                for k in 0..n {
+                    out[at(k)] = p * out[at(k)];
+                    p *= xs[at(k)];
+                }
+            };
+            scan::for_each_line(x.shape(), &strides, 0, dim, |l| match l {
+                scan::Lines::One { src, src_step, .. } => line(src, src_step),
+                scan::Lines::Tile {
+                    src,
+                    src_step,
+                    src_next,
+                    width,
+                    ..
+                } => (0..width).for_each(|c| line(src + c * src_next as usize, src_step)),
+            });
+            Tensor::from_vec(out, x.shape())
+        },
+        Err(internal(op))
+    )
+}

@@ -1,12 +1,17 @@
 //! Bindings for the reduce op family: reductions, scans and softmax as `Tensor` methods,
 //! exposed as module functions too (`ferric.sum = Tensor.sum`). Each method converts its
-//! arguments, calls `ops::reduce` and wraps the result.
+//! arguments and calls the differentiable op in `autograd::reduce` (which records a graph
+//! node only when an input requires grad), or `ops::reduce` for the integer/bool-valued
+//! ops that have no gradient (argmax, all, count_nonzero...).
 
+use crate::autograd::binary::{binary, Arg as VA};
+use crate::autograd::reduce as av;
+use crate::autograd::Var;
 use crate::dtype::DType;
-use crate::ops::binary::{binary, BinaryOp, Operand};
+use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::{self as r, NormP};
 use crate::python::convert::{dims_arg, dtype_arg, index_int, is_ndarray, scalar_arg, type_name};
-use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
+use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -23,18 +28,18 @@ fn opt_dtype(obj: Arg) -> PyResult<Option<DType>> {
 }
 
 /// A named tuple from `ferric.return_types` (`max`, `min`, `aminmax`, `cummax`, ...).
-fn named(py: Python<'_>, name: &str, a: Tensor, b: Tensor) -> PyResult<Py<PyAny>> {
+fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
     static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
     let m = MODULE.get_or_try_init(py, || py.import("ferric.return_types").map(Bound::unbind))?;
     let cls = m.bind(py).getattr(name)?;
-    Ok(cls.call1(((wrap(py, a)?, wrap(py, b)?),))?.unbind())
+    Ok(cls.call1(((wrap_var(py, a)?, wrap_var(py, b)?),))?.unbind())
 }
 
 /// `max`/`min` with PyTorch's overloads: no dim -> 0-d tensor, an int dim -> (values,
 /// indices), a tensor -> elementwise maximum/minimum.
 fn minmax(
     py: Python<'_>,
-    t: &Tensor,
+    t: &Var,
     dim: Arg,
     keepdim: Option<bool>,
     other: Arg,
@@ -54,8 +59,8 @@ fn minmax(
         _ => None,
     };
     if let Some(o) = other {
-        let b = match crate::python::arith::arg(o)? {
-            Some(crate::python::arith::Arg::T(b)) => b,
+        let b = match crate::python::arith::varg(o)? {
+            Some(crate::python::arith::VArg::V(b)) => b,
             _ => {
                 return Err(PyTypeError::new_err(format!(
                     "{name}(): argument 'other' must be Tensor, not {}",
@@ -68,14 +73,14 @@ fn minmax(
         } else {
             BinaryOp::Minimum
         };
-        return Ok(wrap(py, binary(op, Operand::T(t), Operand::T(&b))?)?.into_any());
+        return Ok(wrap_var(py, binary(op, VA::V(t), VA::V(&b))?)?.into_any());
     }
     let keepdim = keepdim_needs_dim(name, dim, keepdim)?;
     match dim.filter(|d| !d.is_none()) {
-        None => Ok(wrap(py, r::max_all(t, max)?)?.into_any()),
+        None => Ok(wrap_var(py, av::max_all(t, max)?)?.into_any()),
         Some(d) => {
-            let (v, i) = r::max_dim(t, index_int(d, "dim")?, keepdim, max)?;
-            named(py, name, v, i)
+            let (v, i) = av::max_dim(t, index_int(d, "dim")?, keepdim, max)?;
+            named(py, name, v, Var::plain(i))
         }
     }
 }
@@ -187,7 +192,7 @@ macro_rules! sum_methods {
                 fn $name(&self, py: Python<'_>, dim: Arg, keepdim: bool, dtype: Arg)
                     -> PyResult<Py<PyTensor>> {
                     let (d, dt) = (dims_arg(dim)?, opt_dtype(dtype)?);
-                    wrap(py, $f(&self.t, d.as_deref(), keepdim, dt)?)
+                    wrap_var(py, $f(&self.var()?, d.as_deref(), keepdim, dt)?)
                 }
             )*
         }
@@ -195,10 +200,10 @@ macro_rules! sum_methods {
 }
 
 sum_methods! {
-    sum => r::sum;
-    nansum => r::nansum;
-    mean => r::mean;
-    nanmean => r::nanmean;
+    sum => av::sum;
+    nansum => av::nansum;
+    mean => av::mean;
+    nanmean => av::nanmean;
 }
 
 #[pymethods]
@@ -216,7 +221,7 @@ impl PyTensor {
             .filter(|d| !d.is_none())
             .map(|d| index_int(d, "dim"))
             .transpose()?;
-        wrap(py, r::prod(&self.t, d, keepdim, opt_dtype(dtype)?)?)
+        wrap_var(py, av::prod(&self.var()?, d, keepdim, opt_dtype(dtype)?)?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=None, *, other=None))]
@@ -227,7 +232,7 @@ impl PyTensor {
         keepdim: Option<bool>,
         other: Arg,
     ) -> PyResult<Py<PyAny>> {
-        minmax(py, &self.t, dim, keepdim, other, true)
+        minmax(py, &self.var()?, dim, keepdim, other, true)
     }
 
     #[pyo3(signature = (dim=None, keepdim=None, *, other=None))]
@@ -238,24 +243,24 @@ impl PyTensor {
         keepdim: Option<bool>,
         other: Arg,
     ) -> PyResult<Py<PyAny>> {
-        minmax(py, &self.t, dim, keepdim, other, false)
+        minmax(py, &self.var()?, dim, keepdim, other, false)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn amax(&self, py: Python<'_>, dim: Arg, keepdim: bool) -> PyResult<Py<PyTensor>> {
         let d = dims_arg(dim)?.unwrap_or_default();
-        wrap(py, r::amax(&self.t, &d, keepdim, true)?)
+        wrap_var(py, av::amax(&self.var()?, &d, keepdim, true)?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn amin(&self, py: Python<'_>, dim: Arg, keepdim: bool) -> PyResult<Py<PyTensor>> {
         let d = dims_arg(dim)?.unwrap_or_default();
-        wrap(py, r::amax(&self.t, &d, keepdim, false)?)
+        wrap_var(py, av::amax(&self.var()?, &d, keepdim, false)?)
     }
 
     #[pyo3(signature = (*, dim=None, keepdim=false))]
     fn aminmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<Py<PyAny>> {
-        let (lo, hi) = r::aminmax(&self.t, dim, keepdim)?;
+        let (lo, hi) = av::aminmax(&self.var()?, dim, keepdim)?;
         named(py, "aminmax", lo, hi)
     }
 
@@ -280,7 +285,7 @@ impl PyTensor {
         correction: Arg,
     ) -> PyResult<Py<PyTensor>> {
         let (d, c) = var_args("var", dim, unbiased, correction)?;
-        wrap(py, r::var(&self.t, d.as_deref(), c, keepdim, false)?)
+        wrap_var(py, av::var(&self.var()?, d.as_deref(), c, keepdim, false)?)
     }
 
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
@@ -293,7 +298,7 @@ impl PyTensor {
         correction: Arg,
     ) -> PyResult<Py<PyTensor>> {
         let (d, c) = var_args("std", dim, unbiased, correction)?;
-        wrap(py, r::var(&self.t, d.as_deref(), c, keepdim, true)?)
+        wrap_var(py, av::var(&self.var()?, d.as_deref(), c, keepdim, true)?)
     }
 
     #[pyo3(signature = (dim, keepdim=false))]
@@ -306,7 +311,7 @@ impl PyTensor {
         let d = dims_arg(Some(dim))?.ok_or_else(|| {
             PyTypeError::new_err("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
         })?;
-        wrap(py, r::logsumexp(&self.t, &d, keepdim)?)
+        wrap_var(py, av::logsumexp(&self.var()?, &d, keepdim)?)
     }
 
     #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
@@ -320,7 +325,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyTensor>> {
         let d = dims_arg(dim)?;
         let (p, dt) = (norm_p(&self.t, p, d.as_deref())?, opt_dtype(dtype)?);
-        wrap(py, r::norm(&self.t, p, d.as_deref(), keepdim, dt)?)
+        wrap_var(py, av::norm(&self.var()?, p, d.as_deref(), keepdim, dt)?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
@@ -343,32 +348,35 @@ impl PyTensor {
 
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
-        wrap(py, r::cumsum(&self.t, dim, opt_dtype(dtype)?, false)?)
+        wrap_var(py, av::cumsum(&self.var()?, dim, opt_dtype(dtype)?, false)?)
     }
 
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
-        wrap(py, r::cumsum(&self.t, dim, opt_dtype(dtype)?, true)?)
+        wrap_var(py, av::cumsum(&self.var()?, dim, opt_dtype(dtype)?, true)?)
     }
 
     fn cummax(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyAny>> {
-        let (v, i) = r::cummax(&self.t, dim, true)?;
-        named(py, "cummax", v, i)
+        let (v, i) = av::cummax(&self.var()?, dim, true)?;
+        named(py, "cummax", v, Var::plain(i))
     }
 
     fn cummin(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyAny>> {
-        let (v, i) = r::cummax(&self.t, dim, false)?;
-        named(py, "cummin", v, i)
+        let (v, i) = av::cummax(&self.var()?, dim, false)?;
+        named(py, "cummin", v, Var::plain(i))
     }
 
     #[pyo3(signature = (dim, dtype=None))]
     fn softmax(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
-        wrap(py, r::softmax(&self.t, dim, opt_dtype(dtype)?, false)?)
+        wrap_var(
+            py,
+            av::softmax(&self.var()?, dim, opt_dtype(dtype)?, false)?,
+        )
     }
 
     #[pyo3(signature = (dim, dtype=None))]
     fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
-        wrap(py, r::softmax(&self.t, dim, opt_dtype(dtype)?, true)?)
+        wrap_var(py, av::softmax(&self.var()?, dim, opt_dtype(dtype)?, true)?)
     }
 }
 
@@ -385,8 +393,8 @@ fn var_mean(
     correction: Arg,
 ) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
     let (d, c) = var_args("var_mean", dim, unbiased, correction)?;
-    let (v, m) = r::var_mean(&input.t, d.as_deref(), c, keepdim, false)?;
-    Ok((wrap(py, v)?, wrap(py, m)?))
+    let (v, m) = av::var_mean(&input.var()?, d.as_deref(), c, keepdim, false)?;
+    Ok((wrap_var(py, v)?, wrap_var(py, m)?))
 }
 
 /// `ferric.std_mean(...)`: (std, mean).
@@ -401,8 +409,8 @@ fn std_mean(
     correction: Arg,
 ) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
     let (d, c) = var_args("std_mean", dim, unbiased, correction)?;
-    let (v, m) = r::var_mean(&input.t, d.as_deref(), c, keepdim, true)?;
-    Ok((wrap(py, v)?, wrap(py, m)?))
+    let (v, m) = av::var_mean(&input.var()?, d.as_deref(), c, keepdim, true)?;
+    Ok((wrap_var(py, v)?, wrap_var(py, m)?))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
