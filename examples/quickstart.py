@@ -1,39 +1,44 @@
-"""A first look at ferric: build a small computation on the fly and print it.
+"""A first look at ferric: build a small computation on the fly, print it, and
+differentiate it.
 
 Run with ``python examples/quickstart.py``. Everything here is plain PyTorch API; the
-script also runs with ``import torch as ferric``.
+script also runs unchanged with ``import torch as ferric``.
 """
 
 import numpy as np
 
 import ferric
 
-x = ferric.linspace(-2.0, 2.0, 5)
-print("x        =", x)
+ferric.manual_seed(0)
 
-# Ordinary Python control flow decides what gets computed: the computation is defined
-# by running it.
+# Ordinary Python control flow decides what gets computed: the graph is recorded as the
+# code runs, so a data-dependent loop is differentiated like any other code.
+x = ferric.tensor([0.5, -1.0, 2.0], requires_grad=True)
 y = x
 steps = 0
-while float(abs(y).max() if hasattr(y, "max") else abs(y)[0]) < 10:
-    y = y * 2 + 1
+while y.norm() < 100:
+    y = y * 2 + x.sin()
     steps += 1
-print(f"after {steps} doubling steps, y =", y)
+loss = (y ** 2).mean()
+loss.backward()
+print(f"{steps} loop steps, loss = {loss.item():.4f}")
+print("d loss / d x =", x.grad)
+print("graph root:", loss.grad_fn.name(), "<-", loss.grad_fn.next_functions[0][0].name())
 
 # Views share memory: a transposed view and a strided slice see writes to the base.
 m = ferric.arange(12.0).reshape(3, 4)
 col = m.t()[1]
 m[:, 1] = -1
 print("m =", m)
-print("column 1 seen through a view of m.t():", col)
+print("column 1 through a view of m.t():", col)
 
 # NumPy interop is zero-copy both ways.
 a = np.ones((2, 3), dtype=np.float32)
-t = ferric.from_numpy(a)
-t.mul_(3)
+ferric.from_numpy(a).mul_(3)
 print("numpy array after an in-place op on the tensor:\n", a)
 
-# Type promotion follows PyTorch.
+# Type promotion, reductions and matrix products follow PyTorch.
 i = ferric.tensor([1, 2, 3])
-print("int tensor / 2   ->", i / 2, i.dtype, "->", (i / 2).dtype)
-print("sigmoid(x)       ->", x.sigmoid())
+print("int tensor / 2 ->", i / 2, (i / 2).dtype)
+w = ferric.randn(3, 2)
+print("x @ w =", x.detach() @ w, " softmax:", ferric.softmax(x.detach(), dim=0))
