@@ -100,7 +100,7 @@ def test_setattr_getattr_delattr():
     assert "steps" not in n._buffers
     del n.plain
     with pytest.raises(AttributeError, match="'Net' object has no attribute 'nope'"):
-        n.nope
+        _ = n.nope
     keys = dir(n)
     assert {"fc", "bn", "blocks", "training", "forward"} <= set(keys)
     assert keys == sorted(keys)
