@@ -8,25 +8,21 @@ inputs and hands both to the user hooks, which may replace the input gradients.
 
 from __future__ import annotations
 
-import itertools
 import weakref
 
 from ... import _core
 from ..._core import Tensor
 from ...autograd.function import Function
+from ...utils.hooks import RemovableHandle as _BaseHandle
 
-_next_id = itertools.count()
 
-
-class RemovableHandle:
-    """A handle that removes a hook from the dict(s) it was added to (``torch.utils.hooks``).
-
-    Usable as a context manager: the hook is removed on exit.
-    """
+class RemovableHandle(_BaseHandle):
+    """``ferric.utils.hooks.RemovableHandle`` that can also remove the hook's id from
+    extra dicts (a module keeps "with kwargs"/"always call" flags in side dicts, like
+    ``torch.utils.hooks.RemovableHandle(extra_dict=...)``)."""
 
     def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(_next_id)
+        super().__init__(hooks_dict)
         if extra_dict is None:
             extra_dict = []
         elif not isinstance(extra_dict, list):
@@ -34,19 +30,11 @@ class RemovableHandle:
         self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
 
     def remove(self):
-        hooks = self.hooks_dict_ref()
-        if hooks is not None and self.id in hooks:
-            del hooks[self.id]
+        super().remove()
         for ref in self.extra_dict_ref:
             d = ref()
             if d is not None and self.id in d:
                 del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class _Identity(Function):
