@@ -610,3 +610,27 @@ REPRS = [
 @pytest.mark.parametrize("ctor,expected", REPRS, ids=[str(i) for i in range(len(REPRS))])
 def test_reprs(ctor, expected):
     assert repr(ctor()) == expected
+
+
+# ---------------------------------------------------------------------------- double backward
+
+
+def test_second_order_gradients_through_layers():
+    """The layers are composites of differentiable ops, so create_graph works through them."""
+    ferric.manual_seed(0)
+    x = f64(rand((2, 3), 60), requires_grad=True)
+    seq = f64(rand((2, 1, 2), 61), requires_grad=True)
+    target = f64(rand((2, 3), 62, 0, 1))
+    mlp = nn.Sequential(nn.Linear(3, 2), nn.Tanh()).double()
+    ln = nn.LayerNorm(3).double()
+    bn = nn.BatchNorm1d(3).double()
+    gru = nn.GRUCell(3, 2).double()
+    mha = nn.MultiheadAttention(2, 1).double()
+    cases = [
+        (mlp, x), (ln, x), (bn, x), (gru, x),
+        (lambda a: mha(a, a, a)[0], seq),
+        (lambda a: F.cross_entropy(a, ferric.tensor([0, 2]), label_smoothing=0.1), x),
+        (lambda a: F.binary_cross_entropy_with_logits(a, target), x),
+    ]
+    for fn, inp in cases:
+        assert ferric.autograd.gradgradcheck(fn, (inp,))
