@@ -1,0 +1,405 @@
+"""Loss functions of ``ferric.nn.functional`` (re-exported there).
+
+Each is a composite of differentiable ferric ops: cross entropy goes through
+``log_softmax`` and BCE-with-logits through ``logsigmoid``, so both stay finite for
+large logits.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import _core
+from .._core import Tensor
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average, reduce, emit_warning=True):
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
+            "instead.",
+            stacklevel=3,
+        )
+    return ret
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _weighted(loss, weight, input, reduction):
+    if weight is None:
+        return _reduce(loss, reduction)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
+def _warn_broadcast(input, target):
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            stacklevel=3,
+        )
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error ``(x - y)^2`` (optionally weighted)."""
+    _warn_broadcast(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    diff = input - target
+    return _weighted(diff * diff, weight, input, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error ``|x - y|`` (optionally weighted)."""
+    _warn_broadcast(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    return _weighted((input - target).abs(), weight, input, reduction)
+
+
+def _huber(diff, delta):
+    # 0.5 d^2 inside |d| < delta, delta (|d| - 0.5 delta) outside
+    ad = diff.abs()
+    return _core.where(ad < delta, 0.5 * diff * diff, delta * (ad - 0.5 * delta))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",
+                   beta=1.0):
+    """Huber loss divided by ``beta`` (L1 when ``beta == 0``)."""
+    _warn_broadcast(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    diff = input - target
+    if beta == 0.0:
+        return _reduce(diff.abs(), reduction)
+    ad = diff.abs()
+    loss = _core.where(ad < beta, 0.5 * diff * diff / beta, ad - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """``0.5 d^2`` for ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    _warn_broadcast(input, target)
+    reduction = _reduction(None, None, reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _weighted(_huber(input - target, delta), weight, input, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``-(y log x + (1 - y) log(1 - x))`` with the logs clamped at -100 (as PyTorch)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    if input.numel() and (bool((input < 0).any()) or bool((input > 1).any())):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = input.log().clamp_min(-100.0)
+    log_1mx = (1 - input).log().clamp_min(-100.0)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """BCE on logits in the stable form ``(1 - y) x - w_pos(y) logsigmoid(x)``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    ls = _core.logsigmoid(input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input - log_weight * ls
+    else:
+        loss = (1 - target) * input - ls
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _xlogy(t):
+    # t * log(t) with 0 at t == 0 (and a finite gradient there)
+    safe = _core.where(t > 0, t, 1.0)
+    return t * safe.log()
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
+           log_target=False):
+    """KL divergence with ``input`` in log space: ``y (log y - x)`` pointwise."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            stacklevel=2,
+        )
+    elif reduction not in ("none", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogy(target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def _check_weight(weight, n_classes):
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {n_classes} classes or no "
+            f"classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+
+
+def _check_nll_shapes(input, target):
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if target.dtype != _core.int64:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_dtype_name(target)}")
+    if input.dim() != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0] if target.dim() else 1})."
+        )
+    if input.dim() == 1:
+        if target.dim() != 0:
+            raise RuntimeError(
+                "0D or 1D target tensor expected, multi-target not supported"
+            )
+    elif input.dim() == 2:
+        if target.dim() != 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    else:
+        expect = [input.shape[0]] + list(input.shape[2:])
+        if list(target.shape) != expect:
+            raise RuntimeError(f"Expected target size {expect}, got {list(target.shape)}")
+
+
+def _dtype_name(t):
+    return {"ferric.float32": "Float", "ferric.float64": "Double", "ferric.bool": "Bool",
+            "ferric.int64": "Long"}.get(str(t.dtype), str(t.dtype))
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log likelihood of the target classes: ``-w[y] * input[n, y]``.
+
+    ``input`` is ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)`` log-probabilities; targets
+    equal to ``ignore_index`` contribute nothing (and are left out of the mean's
+    denominator, which is the sum of the selected class weights).
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_nll_shapes(input, target)
+    n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
+    _check_weight(weight, n_classes)
+    # classes on the last dim so gather picks one entry per position
+    logp = input.unsqueeze(0) if input.dim() == 1 else input.movedim(1, -1)
+    tgt = target.reshape(1) if input.dim() == 1 else target
+    valid = tgt != ignore_index
+    bad = ((tgt < 0) | (tgt >= n_classes)) & valid
+    if bad.numel() and bool(bad.any()):
+        first = int(tgt.masked_select(bad)[0])
+        raise IndexError(f"Target {first} is out of bounds.")
+    safe = _core.where(valid, tgt, 0)
+    picked = logp.gather(-1, safe.unsqueeze(-1)).squeeze(-1)
+    if weight is not None:
+        w = weight.index_select(0, safe.reshape(-1)).reshape(tuple(safe.shape))
+        w = _core.where(valid, w, 0.0)
+    else:
+        w = valid.to(input.dtype)
+    loss = -picked * w
+    if input.dim() == 1:
+        loss = loss.reshape(())
+        w = w.reshape(())
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross entropy of logits ``input`` (classes on dim 1, or dim 0 unbatched).
+
+    ``target`` holds class indices (int64, shape without the class dim) or class
+    probabilities (float, same shape as ``input``). ``label_smoothing`` mixes the target
+    with the uniform distribution.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> logits = ferric.tensor([[2.0, 0.0], [0.0, 2.0]])
+        >>> F.cross_entropy(logits, ferric.tensor([0, 1]))
+        tensor(0.1269)
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim]
+    logp = input.log_softmax(class_dim)
+    wshape = [1] * input.dim()
+    wshape[class_dim] = n_classes
+    if target.shape == input.shape:
+        # class probabilities
+        if not target.is_floating_point():
+            raise RuntimeError(
+                "Expected floating point type for target with class probabilities, got "
+                f"{_dtype_name(target)}"
+            )
+        _check_weight(weight, n_classes)
+        t = target
+        if label_smoothing > 0:
+            t = t * (1 - label_smoothing) + label_smoothing / n_classes
+        prod = logp * t
+        if weight is not None:
+            prod = prod * weight.reshape(wshape)
+        loss = -prod.sum(class_dim)
+        if reduction == "mean":
+            if input.numel() == 0:
+                return loss.sum() * float("nan")
+            return loss.sum() / (input.numel() / n_classes)
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing <= 0:
+        return nll
+    if weight is not None:
+        smooth = -(logp * weight.reshape(wshape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    ignore = target == ignore_index
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        keep = ~ignore
+        if weight is not None:
+            denom = weight.index_select(0, target.masked_select(keep)).sum()
+        else:
+            denom = keep.sum()
+        smooth = smooth.sum() / denom
+    else:
+        smooth = _reduce(smooth, reduction)
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """Poisson negative log likelihood (with the Stirling term when ``full``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.clamp_min(1.0).log() - target + \
+            0.5 * (2 * 3.141592653589793 * target.clamp_min(1.0)).log()
+        loss = loss + _core.where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Gaussian negative log likelihood with predicted variance ``var``."""
+    reduction = _reduction(None, None, reduction)
+    if not isinstance(var, Tensor):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = _core.full_like(input, float(var))
+    elif var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clamp_min(eps)
+    diff = input - target
+    loss = 0.5 * (var.log() + diff * diff / var)
+    if full:
+        loss = loss + 0.5 * 1.8378770664093453  # log(2 pi)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-y x))``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce(_core.softplus(-target * input), reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``max(0, -y (x1 - x2) + margin)``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0.0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``x`` where ``y == 1``; ``max(0, margin - x)`` where ``y == -1``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = _core.zeros_like(input)
+    margin_clamp = (margin - input).clamp_min(0.0)
+    out_margin = _core.where(target != 1, margin_clamp, zeros)
+    out_self = _core.where(target != -1, input, zeros)
+    return _reduce(out_margin + out_self, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """``1 - cos(x1, x2)`` where ``y == 1``; ``max(0, cos - margin)`` where ``y == -1``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    eps = 1e-12
+    dim = input1.dim() - 1
+    prod = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + eps
+    mag2 = (input2 * input2).sum(dim) + eps
+    cos = prod / (mag1 * mag2).sqrt()
+    zeros = _core.zeros_like(cos)
+    pos = 1 - cos
+    neg = (cos - margin).clamp_min(0.0)
+    loss = _core.where(target == 1, pos, zeros) + _core.where(target == -1, neg, zeros)
+    return _reduce(loss, reduction)

@@ -1,0 +1,685 @@
+"""``ferric.nn.functional``: the functional forms of the layers (``torch.nn.functional``).
+
+Everything here is composed of differentiable ferric ops, so gradients (and
+higher-order gradients) come from the core autograd; fused kernels can replace a
+composite later without changing these signatures. Convolution and pooling forward to
+the Rust kernels in ``ferric._core``. Losses live in ``_functional_loss`` and attention
+in ``_functional_attention``; both are re-exported here.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .. import _core
+from .._core import Tensor
+from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad
+from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
+from ._functional_loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
+    cross_entropy,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    mse_loss,
+    nll_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+)
+
+__all__ = [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "conv_transpose1d",
+    "conv_transpose2d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy",
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "elu", "embedding", "fold",
+    "gaussian_nll_loss", "gelu", "glu", "group_norm", "hardshrink", "hardsigmoid",
+    "hardswish", "hardtanh", "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss",
+    "layer_norm", "leaky_relu", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss",
+    "max_pool1d", "max_pool2d", "max_pool2d_with_indices", "mish", "mse_loss",
+    "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
+    "pairwise_distance", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm",
+    "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss",
+    "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
+    "tanhshrink", "threshold", "unfold",
+]
+
+
+# ---------------------------------------------------------------------------- linear
+
+
+def linear(input, weight, bias=None):
+    r"""Applies :math:`y = xA^T + b`.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.linear(ferric.ones(1, 2), ferric.tensor([[1., 2.]]), ferric.tensor([0.5]))
+        tensor([[3.5000]])
+    """
+    if bias is not None and input.dim() == 2:
+        return _core.addmm(bias, input, weight.t())
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
+
+
+def bilinear(input1, input2, weight, bias=None):
+    r"""Applies :math:`y_k = x_1^T A_k x_2 + b_k`; ``weight`` is ``(out, in1, in2)``."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(
+            "bilinear(): input batch dimensions do not match: got "
+            f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}"
+        )
+    if weight.dim() != 3 or input1.shape[-1] != weight.shape[1] or \
+            input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(
+            f"bilinear(): input sizes {input1.shape[-1]} and {input2.shape[-1]} do not match "
+            f"weight of shape {list(weight.shape)}"
+        )
+    out = _core.einsum("...i,kij,...j->...k", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+# ---------------------------------------------------------------------------- activations
+
+
+def _inplace(input, out):
+    """Writes an out-of-place result back into ``input`` (for ``inplace=True`` forms that
+    have no in-place kernel). With autograd recording on a tensor that needs grad the new
+    tensor is returned instead, so the graph stays valid."""
+    if input.requires_grad and _core.is_grad_enabled():
+        return out
+    with no_grad():
+        input.copy_(out)
+    return input
+
+
+def relu(input, inplace=False):
+    """``max(0, x)`` elementwise."""
+    return input.relu_() if inplace else _core.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = _core.leaky_relu(input, negative_slope)
+    return _inplace(input, out) if inplace else out
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    out = _core.elu(input, alpha)
+    return _inplace(input, out) if inplace else out
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    out = _core.elu(input, _SELU_ALPHA) * _SELU_SCALE
+    return _inplace(input, out) if inplace else out
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    out = _core.elu(input / alpha, 1.0) * alpha
+    return _inplace(input, out) if inplace else out
+
+
+def gelu(input, approximate="none"):
+    """GELU; ``approximate='tanh'`` uses the tanh approximation."""
+    return _core.gelu(input, approximate)
+
+
+def silu(input, inplace=False):
+    out = _core.silu(input)
+    return _inplace(input, out) if inplace else out
+
+
+def mish(input, inplace=False):
+    out = _core.mish(input)
+    return _inplace(input, out) if inplace else out
+
+
+def hardsigmoid(input, inplace=False):
+    out = (input + 3.0).clamp(0.0, 6.0) / 6.0
+    return _inplace(input, out) if inplace else out
+
+
+def hardswish(input, inplace=False):
+    out = input * (input + 3.0).clamp(0.0, 6.0) / 6.0
+    return _inplace(input, out) if inplace else out
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _core.softplus(input, beta, threshold)
+
+
+def logsigmoid(input):
+    return _core.logsigmoid(input)
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def hardshrink(input, lambd=0.5):
+    return _core.where(input.abs() > lambd, input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(
+            f"lambda must be greater or equal to 0, but found to be {lambd}."
+        )
+    return _core.where(input > lambd, input - lambd,
+                       _core.where(input < -lambd, input + lambd, 0.0))
+
+
+def threshold(input, threshold, value, inplace=False):
+    out = _core.where(input > threshold, input, value)
+    return _inplace(input, out) if inplace else out
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    if input.shape[d] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
+        )
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def prelu(input, weight):
+    """``max(0, x) + weight * min(0, x)``; ``weight`` has 1 or ``C`` (= dim 1) entries."""
+    if weight.numel() != 1:
+        if input.dim() == 0 or weight.numel() != input.shape[min(1, input.dim() - 1)]:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.numel()} and channel size = "
+                f"{input.shape[1] if input.dim() > 1 else 1}."
+            )
+        if input.dim() >= 2:
+            weight = weight.reshape([input.shape[1]] + [1] * (input.dim() - 2))
+    else:
+        weight = weight.reshape(())
+    return _core.where(input >= 0, input, weight * input)
+
+
+def _softmax_dim(name, ndim):
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+        "include dim=X as an argument.",
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim())
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed stably."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim())
+    return input.log_softmax(dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim())
+    return (-input).softmax(dim, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------- dropout
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _apply_noise(input, noise_shape, p, inplace):
+    # PyTorch's CPU path: noise = empty(...).bernoulli_(1 - p).div_(1 - p); input * noise.
+    # The same generator calls in the same order give the same mask as PyTorch.
+    if p == 1.0:
+        noise = _core.zeros((), dtype=input.dtype)
+    else:
+        noise = _core.empty(noise_shape, dtype=input.dtype).bernoulli_(1 - p)
+        noise.div_(1 - p)
+    if inplace:
+        return input.mul_(noise)
+    return input * noise
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)``
+    (only when ``training``)."""
+    _check_p(p)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    return _apply_noise(input, tuple(input.shape), p, inplace)
+
+
+def _feature_dropout(input, p, training, inplace, batched_dim, name):
+    _check_p(p)
+    if input.dim() not in (batched_dim - 1, batched_dim):
+        raise RuntimeError(
+            f"{name}: Expected {batched_dim - 1}D or {batched_dim}D input, but received a "
+            f"{input.dim()}D input. Note that {name} exists to provide channel-wise dropout "
+            "on inputs with spatial dimensions"
+        )
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    batched = input.dim() == batched_dim
+    x = input if batched else input.unsqueeze(0)
+    shape = (x.shape[0], x.shape[1]) + (1,) * (x.dim() - 2)
+    out = _apply_noise(x, shape, p, inplace and batched)
+    if not batched:
+        out = out.squeeze(0)
+        if inplace:
+            return _inplace(input, out)
+    return out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of ``(N, C, L)`` / ``(C, L)`` inputs."""
+    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of ``(N, C, H, W)`` / ``(C, H, W)`` inputs."""
+    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
+
+
+# ---------------------------------------------------------------------------- embedding
+
+
+class _ScaleGrad(Function):
+    """Identity forward; multiplies the incoming gradient by a constant tensor."""
+
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.scale = scale
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.scale, None
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` selected by the integer ``input`` (shape ``(*, D)``).
+
+    ``padding_idx`` rows get no gradient; ``max_norm`` renormalises the selected rows of
+    ``weight`` in place; ``scale_grad_by_freq`` divides gradients by the index counts of
+    the mini-batch. ``sparse`` is accepted but gradients are always dense.
+    """
+    if not isinstance(input, Tensor) or input.dtype != _core.int64:
+        kind = _tensor_kind(input)
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {kind} instead (while checking arguments for "
+            "embedding)"
+        )
+    n = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx >= n or padding_idx < -n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx = n + padding_idx
+    flat = input.reshape(-1)
+    if flat.numel() and (bool((flat < 0).any()) or bool((flat >= n).any())):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm_(weight, flat, max_norm, norm_type)
+    out = weight.index_select(0, flat)
+    if scale_grad_by_freq and out.requires_grad:
+        counts = _core.zeros(n, dtype=weight.dtype).index_add(
+            0, flat, _core.ones(flat.shape[0], dtype=weight.dtype))
+        out = _ScaleGrad.apply(out, (1.0 / counts.index_select(0, flat)).unsqueeze(1))
+    if padding_idx is not None and out.requires_grad:
+        # forward values unchanged; the padding positions contribute no gradient
+        mask = (flat == padding_idx).unsqueeze(1)
+        out = _core.where(mask, out.detach(), out)
+    return out.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def _embedding_renorm_(weight, flat, max_norm, norm_type):
+    with no_grad():
+        rows = sorted(set(flat.tolist()))
+        if not rows:
+            return
+        idx = _core.tensor(rows, dtype=_core.int64)
+        sel = weight.index_select(0, idx)
+        norms = sel.norm(norm_type, 1, keepdim=True)
+        scale = _core.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight.index_put_((idx,), sel * scale)
+
+
+def _tensor_kind(x):
+    if isinstance(x, Tensor):
+        return {"ferric.float32": "torch.FloatTensor", "ferric.float64": "torch.DoubleTensor",
+                "ferric.bool": "torch.BoolTensor"}.get(str(x.dtype), str(x.dtype))
+    return type(x).__name__
+
+
+def one_hot(tensor, num_classes=-1):
+    """``(*,)`` int64 class indices -> ``(*, num_classes)`` int64 one-hot rows."""
+    if not isinstance(tensor, Tensor) or tensor.dtype != _core.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        if bool((tensor < 0).any()):
+            raise RuntimeError("Class values must be non-negative.")
+        top = int(tensor.max())
+        if num_classes == -1:
+            num_classes = top + 1
+        elif top >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    out = _core.zeros(tuple(tensor.shape) + (num_classes,), dtype=_core.int64)
+    if tensor.numel():
+        out.scatter_(-1, tensor.unsqueeze(-1), 1)
+    return out
+
+
+# ---------------------------------------------------------------------------- normalization
+
+
+def _norm_dims(input, normalized_shape, name="normalized_shape"):
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(ns)
+    if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
+        raise RuntimeError(
+            f"Given {name}={list(ns)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in ns)}], but got input of size{list(input.shape)}"
+        )
+    return tuple(range(-k, 0))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalizes over the trailing ``normalized_shape`` dims (biased variance)."""
+    dims = _norm_dims(input, normalized_shape)
+    mean = input.mean(dims, keepdim=True)
+    var = input.var(dims, unbiased=False, keepdim=True)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2) + eps)`` over the trailing dims (eps defaults to the dtype's
+    machine epsilon)."""
+    dims = _norm_dims(input, normalized_shape)
+    if eps is None:
+        eps = 2.220446049250313e-16 if input.dtype == _core.float64 else 1.1920928955078125e-07
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def _channel_shape(input):
+    return [1, input.shape[1]] + [1] * (input.dim() - 2)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalizes each group of ``C / num_groups`` channels (and all spatial positions)."""
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
+    n, c = input.shape[0], input.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    x = input.reshape(n, num_groups, -1)
+    mean = x.mean(-1, keepdim=True)
+    var = x.var(-1, unbiased=False, keepdim=True)
+    out = ((x - mean) * (var + eps).rsqrt()).reshape(tuple(input.shape))
+    shape = _channel_shape(input)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _verify_batch_size(size):
+    n = size[0]
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {size}"
+        )
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalizes each channel (dim 1) with batch statistics (``training``, also updating
+    the running statistics in place) or with the running statistics."""
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or more input (got {input.dim()}D input)")
+    shape = _channel_shape(input)
+    if training:
+        _verify_batch_size(input.size())
+        dims = (0,) + tuple(range(2, input.dim()))
+        mean = input.mean(dims)
+        var = input.var(dims, unbiased=False)
+        if running_mean is not None or running_var is not None:
+            n = input.numel() // input.shape[1]
+            with no_grad():
+                if running_mean is not None:
+                    running_mean.copy_(mean.detach() * momentum
+                                       + running_mean * (1 - momentum))
+                if running_var is not None:
+                    unbiased = var.detach() * (n / (n - 1))
+                    running_var.copy_(unbiased * momentum + running_var * (1 - momentum))
+    else:
+        if running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        if running_var is None:
+            raise RuntimeError("running_var must be defined in evaluation mode")
+        mean, var = running_mean, running_var
+    out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalizes each (sample, channel) over its spatial positions."""
+    dims = tuple(range(2, input.dim()))
+    if use_input_stats or running_mean is None:
+        mean = input.mean(dims, keepdim=True)
+        var = input.var(dims, unbiased=False, keepdim=True)
+        if running_mean is not None:
+            n = input.numel() // (input.shape[0] * input.shape[1])
+            with no_grad():
+                running_mean.copy_(mean.detach().mean(0).reshape(-1) * momentum
+                                   + running_mean * (1 - momentum))
+                v = var.detach().mean(0).reshape(-1) * (n / max(n - 1, 1))
+                running_var.copy_(v * momentum + running_var * (1 - momentum))
+    else:
+        shape = _channel_shape(input)
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (input - mean) * (var + eps).rsqrt()
+    shape = _channel_shape(input)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``x / max(||x||_p, eps)`` along ``dim``."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    res = input / denom
+    if out is not None:
+        out.copy_(res)
+        return out
+    return res
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
+    n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
+    n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` over the last dim."""
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+# ---------------------------------------------------------------------------- padding
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads the trailing dims: ``pad = (left_last, right_last, left_prev, ...)``."""
+    return _core.pad(input, pad, mode, value)
+
+
+# ---------------------------------------------------------------------------- conv / pool
+# These forward to the Rust kernels with PyTorch's signatures.
+
+
+def _kernel(name):
+    fn = getattr(_core, name, None)
+    if fn is None:
+        raise NotImplementedError(f"ferric._core.{name} is not available in this build")
+    return fn
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _kernel("conv1d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _kernel("conv2d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _kernel("conv_transpose1d")(input, weight, bias, stride, padding, output_padding,
+                                       groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _kernel("conv_transpose2d")(input, weight, bias, stride, padding, output_padding,
+                                       groups, dilation)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _kernel("max_pool1d")(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                 return_indices)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _kernel("max_pool2d_with_indices")(input, kernel_size, stride, padding, dilation,
+                                              ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
+                                       ceil_mode)
+    return _kernel("max_pool2d")(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    return _kernel("avg_pool1d")(input, kernel_size, stride, padding, ceil_mode,
+                                 count_include_pad)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _kernel("avg_pool2d")(input, kernel_size, stride, padding, ceil_mode,
+                                 count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _kernel("adaptive_avg_pool1d")(input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _kernel("adaptive_avg_pool2d")(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return _kernel("adaptive_max_pool1d")(input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _kernel("adaptive_max_pool2d")(input, output_size, return_indices)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Extracts sliding blocks: ``(N, C, H, W)`` -> ``(N, C*prod(kernel), L)``."""
+    return _kernel("unfold")(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sums sliding blocks back: the adjoint of :func:`unfold`."""
+    return _kernel("fold")(input, output_size, kernel_size, dilation, padding, stride)
+
