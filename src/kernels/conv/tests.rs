@@ -1,0 +1,183 @@
+//! The GEMM-based convolution products against a direct 7-loop reference, and the
+//! adjoint identities `<A(x,w), y> = <x, B(y,w)> = <w, C(x,y)>` they must satisfy.
+
+use super::*;
+
+fn data(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) % 19) as f64 - 9.0
+        })
+        .collect()
+}
+
+fn axis(input: usize, kernel: usize, stride: usize, pad: usize, dilation: usize) -> Axis {
+    let span = dilation * (kernel - 1) + 1;
+    Axis {
+        input,
+        output: (input + 2 * pad - span) / stride + 1,
+        kernel,
+        stride,
+        pad,
+        dilation,
+    }
+}
+
+/// Direct convolution over contiguous x (n, c, h, w) and w (oc, c/g, kh, kw).
+fn reference(d: &ConvDims, x: &[f64], w: &[f64]) -> Vec<f64> {
+    let (h, wa) = (d.h, d.w);
+    let (cg, ocg) = (d.c / d.groups, d.oc / d.groups);
+    let mut out = vec![0.0; d.n * d.oc * d.l()];
+    for n in 0..d.n {
+        for o in 0..d.oc {
+            let g = o / ocg;
+            for oh in 0..h.output {
+                for ow in 0..wa.output {
+                    let mut s = 0.0;
+                    for ci in 0..cg {
+                        let c = g * cg + ci;
+                        for ki in 0..h.kernel {
+                            for kj in 0..wa.kernel {
+                                let (ih, iw) = (h.at(oh, ki), wa.at(ow, kj));
+                                if ih < 0
+                                    || iw < 0
+                                    || ih >= h.input as isize
+                                    || iw >= wa.input as isize
+                                {
+                                    continue;
+                                }
+                                let xv = x[((n * d.c + c) * h.input + ih as usize) * wa.input
+                                    + iw as usize];
+                                let wv = w[((o * cg + ci) * h.kernel + ki) * wa.kernel + kj];
+                                s += xv * wv;
+                            }
+                        }
+                    }
+                    out[((n * d.oc + o) * h.output + oh) * wa.output + ow] = s;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn check(d: ConvDims) {
+    let xn = d.n * d.c * d.h.input * d.w.input;
+    let wn = d.oc * d.k();
+    let yn = d.n * d.oc * d.l();
+    let (x, w, y) = (data(xn, 1), data(wn, 2), data(yn, 3));
+    let xi = Image::contiguous(d.c, d.h.input, d.w.input);
+    let yi = Image::contiguous(d.oc, d.h.output, d.w.output);
+
+    let mut a = vec![0.0; yn];
+    assert!(conv_forward(&d, &x, &xi, &w, 0, None, &mut a));
+    assert_eq!(a, reference(&d, &x, &w), "{d:?}");
+
+    let mut b = vec![0.0; xn];
+    assert!(conv_input_grad(&d, &y, &yi, 1, &w, 0, None, &mut b));
+    let mut c = vec![0.0; wn];
+    assert!(conv_weight_grad(&d, &x, &xi, &y, &yi, 1, &mut c));
+    let lhs = dot(&a, &y);
+    assert_eq!(lhs, dot(&x, &b), "B is not the adjoint of A: {d:?}");
+    assert_eq!(lhs, dot(&w, &c), "C is not the adjoint of A: {d:?}");
+}
+
+#[test]
+fn products_match_reference_and_are_adjoint() {
+    let base = ConvDims {
+        n: 2,
+        c: 4,
+        oc: 6,
+        groups: 1,
+        h: axis(7, 3, 1, 1, 1),
+        w: axis(6, 3, 1, 1, 1),
+    };
+    check(base);
+    check(ConvDims { groups: 2, ..base });
+    check(ConvDims {
+        c: 4,
+        oc: 4,
+        groups: 4,
+        ..base
+    });
+    check(ConvDims {
+        h: axis(9, 3, 2, 1, 2),
+        w: axis(8, 2, 3, 0, 1),
+        ..base
+    });
+    // 1x1 kernels take the direct (no im2col) path, with and without stride
+    check(ConvDims {
+        h: axis(5, 1, 1, 0, 1),
+        w: axis(4, 1, 1, 0, 1),
+        ..base
+    });
+    check(ConvDims {
+        h: axis(5, 1, 2, 0, 1),
+        w: axis(7, 1, 3, 0, 1),
+        ..base
+    });
+    // 1-d: unit height
+    check(ConvDims {
+        h: axis(1, 1, 1, 0, 1),
+        w: axis(11, 4, 2, 2, 1),
+        ..base
+    });
+}
+
+#[test]
+fn tiles_split_long_rows() {
+    // enough output positions for several im2col tiles
+    let d = ConvDims {
+        n: 1,
+        c: 3,
+        oc: 2,
+        groups: 1,
+        h: axis(40, 3, 1, 1, 1),
+        w: axis(300, 3, 1, 1, 1),
+    };
+    assert!(tile_len::<f64>(d.k(), d.l()) < d.l());
+    check(d);
+}
+
+#[test]
+fn valid_ranges() {
+    let a = axis(5, 3, 2, 1, 1); // outputs 0..3
+    assert_eq!(a.output, 3);
+    assert_eq!(a.valid(0), (1, 3)); // o=0 reads -1
+    assert_eq!(a.valid(2), (0, 2)); // o=2 reads 5
+}
+
+#[test]
+fn shifted_path_matches_reference() {
+    let base = ConvDims {
+        n: 2,
+        c: 64,
+        oc: 6,
+        groups: 1,
+        h: axis(7, 3, 1, 1, 1),
+        w: axis(6, 3, 1, 1, 1),
+    };
+    assert!(shifted::applies(&base));
+    check(base);
+    check(ConvDims {
+        groups: 2,
+        h: axis(8, 2, 1, 0, 2),
+        w: axis(9, 3, 1, 2, 2),
+        ..base
+    });
+    // one row per tile
+    check(ConvDims {
+        n: 1,
+        h: axis(3, 3, 1, 1, 1),
+        w: axis(700, 3, 1, 1, 1),
+        ..base
+    });
+}
