@@ -28,13 +28,26 @@ fn differentiable(out: &Tensor, inputs: &[&Var]) -> bool {
     out.dtype().is_float() && needs_grad(inputs)
 }
 
-/// The bias gradient: `gy` summed over every dim but the channels (dim 1).
+/// The bias gradient: `gy` summed over every dim but the channels (dim 1). Its backward
+/// broadcasts the incoming gradient back over those dims.
 fn bias_grad(gy: &Var) -> Result<Var> {
-    let oc = gy.t.shape()[1];
-    let mut shape = vec![1usize; gy.t.ndim() - 1];
-    shape[0] = oc;
-    let s = views::sum_to(gy, &shape)?;
-    views::reshape(&s, &[oc as i64])
+    let out = crate::ops::conv::channel_sum(&gy.t)?;
+    if !differentiable(&out, &[gy]) {
+        return Ok(Var::plain(out));
+    }
+    let shape = gy.t.shape().to_vec();
+    Ok(record(
+        "SumBackward1",
+        out,
+        &[gy],
+        false,
+        Box::new(move |g, _| {
+            let mut sizes = vec![1i64; shape.len() - 1];
+            sizes[0] = shape[1] as i64;
+            let col = views::reshape(&g[0], &sizes)?;
+            Ok(vec![Some(views::expand(&col, &shape)?)])
+        }),
+    ))
 }
 
 /// `A`: the forward convolution of batched `x` (N, C, in...) with `w`.

@@ -13,7 +13,7 @@
 //! them exact adjoints of each other whatever the sizes.
 
 pub mod pool;
-mod shifted;
+mod wide;
 
 use crate::kernels::matmul::{gemm_batched, GemmSpec, MatElem, MatStrides};
 
@@ -125,119 +125,134 @@ impl ConvDims {
 /// GEMM's packed A panel).
 const TILE_BYTES: usize = 512 * 1024;
 
-fn tile_len<T>(k: usize, l: usize) -> usize {
-    let per_col = (k * std::mem::size_of::<T>()).max(1);
-    (TILE_BYTES / per_col).clamp(16, l.max(16)).min(l)
+/// A block of im2col columns: columns `j0..j0+len` of image `n`, stored in a matrix
+/// whose rows are `ld` elements apart, starting at column `at`.
+#[derive(Clone, Copy, Debug)]
+pub struct Cols {
+    pub n: usize,
+    pub j0: usize,
+    pub len: usize,
+    pub ld: usize,
+    pub at: usize,
 }
 
-/// Writes columns `j0..j0+len` of the im2col matrix of `channels` channels of image `n`
-/// (starting at channel `c0`) into `dst`, row-major with `channels * kh * kw` rows of
-/// `len`. Rows are ordered (channel, kernel row, kernel column), like PyTorch's weight.
+impl Cols {
+    /// All `l` columns of image `n` in a matrix of exactly that width.
+    pub fn image(n: usize, l: usize) -> Cols {
+        Cols {
+            n,
+            j0: 0,
+            len: l,
+            ld: l,
+            at: 0,
+        }
+    }
+}
+
+/// Calls `f(row, segment start in the row, output row oh, first output column ow0,
+/// count)` for the runs of columns of `b` that lie in one output row.
+#[inline]
+fn runs(b: &Cols, ow_n: usize, mut f: impl FnMut(usize, usize, usize, usize)) {
+    let (mut j, mut pos) = (b.j0, 0);
+    while pos < b.len {
+        let (oh, ow0) = (j / ow_n, j % ow_n);
+        let cnt = (ow_n - ow0).min(b.len - pos);
+        f(pos, oh, ow0, cnt);
+        pos += cnt;
+        j += cnt;
+    }
+}
+
+/// Writes the im2col columns `b` of `channels` channels (from `c0`) of an image into
+/// `dst`: rows ordered (channel, kernel row, kernel column) like PyTorch's weight, zero
+/// where a tap falls in the padding.
 #[allow(clippy::too_many_arguments)]
 pub fn im2col<T: MatElem>(
     src: &[T],
     img: &Image,
-    n: usize,
     c0: usize,
     channels: usize,
     h: &Axis,
     w: &Axis,
-    j0: usize,
-    len: usize,
+    b: &Cols,
     dst: &mut [T],
 ) {
-    let ow_n = w.output;
     let [_, _, sh, sw] = img.strides;
+    let step = w.stride * sw;
     let mut row = 0;
     for c in c0..c0 + channels {
-        let base = img.at(n, c);
+        let base = img.at(b.n, c);
         for ki in 0..h.kernel {
             for kj in 0..w.kernel {
-                let out = &mut dst[row * len..(row + 1) * len];
+                let out = &mut dst[row * b.ld + b.at..row * b.ld + b.at + b.len];
                 row += 1;
                 let (wlo, whi) = w.valid(kj);
-                let (mut j, mut pos) = (j0, 0);
-                while pos < len {
-                    let (oh, ow0) = (j / ow_n, j % ow_n);
-                    let cnt = (ow_n - ow0).min(len - pos);
+                runs(b, w.output, |pos, oh, ow0, cnt| {
                     let seg = &mut out[pos..pos + cnt];
-                    pos += cnt;
-                    j += cnt;
                     let ih = h.at(oh, ki);
                     if ih < 0 || ih >= h.input as isize {
                         seg.fill(T::zero());
-                        continue;
+                        return;
                     }
-                    let a = wlo.clamp(ow0, ow0 + cnt);
-                    let b = whi.clamp(a, ow0 + cnt);
-                    seg[..a - ow0].fill(T::zero());
-                    seg[b - ow0..].fill(T::zero());
-                    if a == b {
-                        continue;
+                    let lo = wlo.clamp(ow0, ow0 + cnt);
+                    let hi = whi.clamp(lo, ow0 + cnt);
+                    seg[..lo - ow0].fill(T::zero());
+                    seg[hi - ow0..].fill(T::zero());
+                    if lo == hi {
+                        return;
                     }
-                    let rowp = base + ih as usize * sh;
-                    let first = rowp + w.at(a, kj) as usize * sw;
-                    let step = w.stride * sw;
-                    let mid = &mut seg[a - ow0..b - ow0];
+                    let first = base + ih as usize * sh + w.at(lo, kj) as usize * sw;
+                    let mid = &mut seg[lo - ow0..hi - ow0];
                     if step == 1 {
-                        mid.copy_from_slice(&src[first..first + (b - a)]);
+                        mid.copy_from_slice(&src[first..first + (hi - lo)]);
                     } else {
                         for (i, o) in mid.iter_mut().enumerate() {
                             *o = src[first + i * step];
                         }
                     }
-                }
+                });
             }
         }
     }
 }
 
-/// The adjoint of [`im2col`]: adds columns `j0..j0+len` of `cols` into the image at
-/// `dst` (strides `img`; distinct elements).
+/// The adjoint of [`im2col`]: adds the columns `b` of `cols` into the image at `dst`
+/// (strides `img`; distinct elements).
 #[allow(clippy::too_many_arguments)]
 pub fn col2im<T: MatElem>(
     cols: &[T],
     img: &Image,
-    n: usize,
     c0: usize,
     channels: usize,
     h: &Axis,
     w: &Axis,
-    j0: usize,
-    len: usize,
+    b: &Cols,
     dst: &mut [T],
 ) {
-    let ow_n = w.output;
     let [_, _, sh, sw] = img.strides;
+    let step = w.stride * sw;
     let mut row = 0;
     for c in c0..c0 + channels {
-        let base = img.at(n, c);
+        let base = img.at(b.n, c);
         for ki in 0..h.kernel {
             for kj in 0..w.kernel {
-                let src = &cols[row * len..(row + 1) * len];
+                let src = &cols[row * b.ld + b.at..row * b.ld + b.at + b.len];
                 row += 1;
                 let (wlo, whi) = w.valid(kj);
-                let (mut j, mut pos) = (j0, 0);
-                while pos < len {
-                    let (oh, ow0) = (j / ow_n, j % ow_n);
-                    let cnt = (ow_n - ow0).min(len - pos);
-                    let seg = &src[pos..pos + cnt];
-                    pos += cnt;
-                    j += cnt;
+                runs(b, w.output, |pos, oh, ow0, cnt| {
                     let ih = h.at(oh, ki);
                     if ih < 0 || ih >= h.input as isize {
-                        continue;
+                        return;
                     }
-                    let a = wlo.clamp(ow0, ow0 + cnt);
-                    let b = whi.clamp(a, ow0 + cnt);
-                    if a == b {
-                        continue;
+                    let lo = wlo.clamp(ow0, ow0 + cnt);
+                    let hi = whi.clamp(lo, ow0 + cnt);
+                    if lo == hi {
+                        return;
                     }
-                    let first = base + ih as usize * sh + w.at(a, kj) as usize * sw;
-                    let step = w.stride * sw;
-                    let mid = &seg[a - ow0..b - ow0];
+                    let first = base + ih as usize * sh + w.at(lo, kj) as usize * sw;
+                    let mid = &src[pos + lo - ow0..pos + hi - ow0];
                     if step == 1 {
-                        for (o, &v) in dst[first..first + (b - a)].iter_mut().zip(mid) {
+                        for (o, &v) in dst[first..first + (hi - lo)].iter_mut().zip(mid) {
                             *o = T::add(*o, v);
                         }
                     } else {
@@ -246,19 +261,9 @@ pub fn col2im<T: MatElem>(
                             dst[p] = T::add(dst[p], v);
                         }
                     }
-                }
+                });
             }
         }
-    }
-}
-
-/// Fills every output channel plane of `out` (contiguous (N, OC, L)) with its bias.
-fn fill_bias<T: MatElem>(out: &mut [T], bias: &[T], l: usize) {
-    if l == 0 {
-        return;
-    }
-    for (plane, &b) in out.chunks_mut(l).zip(bias.iter().cycle()) {
-        plane.fill(b);
     }
 }
 
@@ -266,6 +271,115 @@ fn mat(rs: usize, cs: usize) -> MatStrides {
     MatStrides {
         rs: rs as isize,
         cs: cs as isize,
+    }
+}
+
+/// A `C = A @ B` spec with a write-only C.
+fn spec<T: MatElem>(
+    (m, n, k): (usize, usize, usize),
+    a: MatStrides,
+    b: MatStrides,
+    c: MatStrides,
+) -> GemmSpec<T> {
+    GemmSpec {
+        m,
+        n,
+        k,
+        a,
+        b,
+        c,
+        alpha: T::one(),
+        beta: T::one(),
+        read_c: false,
+    }
+}
+
+/// A block of output positions handled by one GEMM: images `n0..n1` and, in each,
+/// columns `j0..j0+len`. Small images are batched (whole images per tile) so a GEMM has
+/// enough columns to run at speed; large ones are split into column ranges.
+#[derive(Clone, Copy, Debug)]
+struct Tile {
+    n0: usize,
+    n1: usize,
+    j0: usize,
+    len: usize,
+}
+
+impl Tile {
+    fn width(&self) -> usize {
+        (self.n1 - self.n0) * self.len
+    }
+    fn multi(&self) -> bool {
+        self.n1 - self.n0 > 1
+    }
+    /// The im2col block of image `n` inside this tile's column matrix.
+    fn cols(&self, n: usize) -> Cols {
+        Cols {
+            n,
+            j0: self.j0,
+            len: self.len,
+            ld: self.width(),
+            at: (n - self.n0) * self.len,
+        }
+    }
+}
+
+/// The tiles covering `n` images of `l` output positions, for im2col matrices of `k`
+/// rows; also returns the largest tile width (for the buffers).
+fn tiles<T>(n: usize, k: usize, l: usize) -> (Vec<Tile>, usize) {
+    let per_col = (k * std::mem::size_of::<T>()).max(1);
+    let cap = (TILE_BYTES / per_col).max(16);
+    let mut out = Vec::new();
+    if l <= cap {
+        let per = (cap / l.max(1)).max(1);
+        for n0 in (0..n).step_by(per) {
+            out.push(Tile {
+                n0,
+                n1: (n0 + per).min(n),
+                j0: 0,
+                len: l,
+            });
+        }
+    } else {
+        for i in 0..n {
+            for j0 in (0..l).step_by(cap) {
+                out.push(Tile {
+                    n0: i,
+                    n1: i + 1,
+                    j0,
+                    len: cap.min(l - j0),
+                });
+            }
+        }
+    }
+    let widest = out.iter().map(Tile::width).max().unwrap_or(0);
+    (out, widest)
+}
+
+/// Copies the (channels x columns) block of `y` (N, OC, L with one spatial stride
+/// `y_l`) for a multi-image tile into `dst` (rows of the tile's width).
+fn gather_rows<T: MatElem>(
+    y: &[T],
+    yi: &Image,
+    y_l: usize,
+    (o0, rows): (usize, usize),
+    t: &Tile,
+    dst: &mut [T],
+) {
+    let wd = t.width();
+    for n in t.n0..t.n1 {
+        let at = (n - t.n0) * t.len;
+        for r in 0..rows {
+            let src = yi.at(n, o0 + r) + t.j0 * y_l;
+            let out = &mut dst[r * wd + at..r * wd + at + t.len];
+            if y_l == 1 {
+                out.copy_from_slice(&y[src..src + t.len]);
+            } else {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = y[src + i * y_l];
+                }
+            }
+        }
     }
 }
 
@@ -283,72 +397,110 @@ pub fn conv_forward<T: MatElem>(
 ) -> bool {
     let (k, l) = (d.k(), d.l());
     let (cg, ocg) = (d.c / d.groups, d.oc / d.groups);
-    if l > 0 && ocg > 0 && d.n > 0 && shifted::applies(d) {
-        return shifted::conv_forward(d, x, xi, w, w_off, bias, out);
+    if l == 0 || ocg == 0 || d.n == 0 {
+        if let Some(b) = bias {
+            fill_bias(out, b, l);
+        }
+        return true;
+    }
+    if let Some(s1) = wide::S1::forward_of(d) {
+        return wide::forward(&s1, x, xi, w, w_off, bias, out);
     }
     if let Some(b) = bias {
         fill_bias(out, b, l);
     }
-    if l == 0 || ocg == 0 {
-        return true;
+    let wa = mat(k, 1);
+    if let Some(step) = d.direct(xi) {
+        let mut ok = true;
+        for n in 0..d.n {
+            for g in 0..d.groups {
+                let mut s = spec::<T>((ocg, l, k), wa, mat(xi.strides[1], 0), mat(l, 1));
+                s.b.cs = step;
+                s.read_c = bias.is_some();
+                let offs = [
+                    w_off + g * ocg * k,
+                    xi.at(n, g * cg),
+                    (n * d.oc + g * ocg) * l,
+                ];
+                ok &= gemm_batched(&s, w, x, out, &[offs]);
+            }
+        }
+        return ok;
     }
-    let direct = d.direct(xi);
-    let tl = tile_len::<T>(k, l);
-    let mut buf = if direct.is_some() {
-        Vec::new()
+    let (tiles, widest) = tiles::<T>(d.n, k, l);
+    let mut buf = vec![T::zero(); k * widest];
+    let mut cbuf = if tiles.iter().any(Tile::multi) {
+        vec![T::zero(); ocg * widest]
     } else {
-        vec![T::zero(); k * tl]
+        Vec::new()
     };
     let mut ok = true;
-    for n in 0..d.n {
+    for t in &tiles {
+        let wd = t.width();
         for g in 0..d.groups {
-            let c_off = n * d.oc * l + g * ocg * l;
+            let cols = &mut buf[..k * wd];
+            for n in t.n0..t.n1 {
+                im2col(x, xi, g * cg, cg, &d.h, &d.w, &t.cols(n), cols);
+            }
             let w_at = w_off + g * ocg * k;
-            if let Some(step) = direct {
-                let spec = spec::<T>(ocg, l, k, mat(k, 1), mat(xi.strides[1], 0), l);
-                let spec = GemmSpec {
-                    b: MatStrides {
-                        rs: xi.strides[1] as isize,
-                        cs: step,
-                    },
-                    read_c: bias.is_some(),
-                    ..spec
-                };
-                ok &= gemm_batched(&spec, w, x, out, &[[w_at, xi.at(n, g * cg), c_off]]);
+            if !t.multi() {
+                let mut s = spec::<T>((ocg, wd, k), wa, mat(wd, 1), mat(l, 1));
+                s.read_c = bias.is_some();
+                let c_at = (t.n0 * d.oc + g * ocg) * l + t.j0;
+                ok &= gemm_batched(&s, w, cols, out, &[[w_at, 0, c_at]]);
                 continue;
             }
-            for j0 in (0..l).step_by(tl) {
-                let len = tl.min(l - j0);
-                let cols = &mut buf[..k * len];
-                im2col(x, xi, n, g * cg, cg, &d.h, &d.w, j0, len, cols);
-                let mut spec = spec::<T>(ocg, len, k, mat(k, 1), mat(len, 1), l);
-                spec.read_c = bias.is_some();
-                ok &= gemm_batched(&spec, w, cols, out, &[[w_at, 0, c_off + j0]]);
+            let c = &mut cbuf[..ocg * wd];
+            let s = spec::<T>((ocg, wd, k), wa, mat(wd, 1), mat(wd, 1));
+            ok &= gemm_batched(&s, w, cols, c, &[[w_at, 0, 0]]);
+            // scatter the images' blocks to their planes (bias already in `out`)
+            for (o, row) in c.chunks(wd).enumerate() {
+                for n in t.n0..t.n1 {
+                    let dst = (n * d.oc + g * ocg + o) * l;
+                    let src = &row[(n - t.n0) * l..(n - t.n0 + 1) * l];
+                    for (e, &v) in out[dst..dst + l].iter_mut().zip(src) {
+                        *e = T::add(*e, v);
+                    }
+                }
             }
         }
     }
     ok
 }
 
-/// A `C = A @ B` spec (C row stride `c_rs`, unit column stride, write-only C).
-fn spec<T: MatElem>(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: MatStrides,
-    b: MatStrides,
-    c_rs: usize,
-) -> GemmSpec<T> {
-    GemmSpec {
-        m,
-        n,
-        k,
-        a,
-        b,
-        c: mat(c_rs, 1),
-        alpha: T::one(),
-        beta: T::one(),
-        read_c: false,
+/// Sums a contiguous (N, C, L) array over N and L into `out` (C elements): the bias
+/// gradient. Each plane is summed in eight lanes so the loop vectorises.
+pub fn channel_sum<T: MatElem>(x: &[T], (n, c, l): (usize, usize, usize), out: &mut [T]) {
+    out.fill(T::zero());
+    if l == 0 {
+        return;
+    }
+    for (i, plane) in x[..n * c * l].chunks(l).enumerate() {
+        let mut lanes = [T::zero(); 8];
+        let mut chunks = plane.chunks_exact(8);
+        for ch in &mut chunks {
+            for (a, &v) in lanes.iter_mut().zip(ch) {
+                *a = T::add(*a, v);
+            }
+        }
+        let mut s = chunks
+            .remainder()
+            .iter()
+            .fold(T::zero(), |a, &v| T::add(a, v));
+        for v in lanes {
+            s = T::add(s, v);
+        }
+        out[i % c] = T::add(out[i % c], s);
+    }
+}
+
+/// Fills every output channel plane of `out` (contiguous (N, OC, L)) with its bias.
+fn fill_bias<T: MatElem>(out: &mut [T], bias: &[T], l: usize) {
+    if l == 0 {
+        return;
+    }
+    for (plane, &b) in out.chunks_mut(l).zip(bias.iter().cycle()) {
+        plane.fill(b);
     }
 }
 
@@ -370,49 +522,59 @@ pub fn conv_input_grad<T: MatElem>(
     let (k, l) = (d.k(), d.l());
     let (cg, ocg) = (d.c / d.groups, d.oc / d.groups);
     let hw = d.h.input * d.w.input;
+    if l > 0 && cg > 0 && hw > 0 && ocg > 0 && d.n > 0 {
+        if let (Some(fwd), Some(s1)) = (wide::S1::forward_of(d), wide::S1::transpose_of(d)) {
+            let wt = wide::transposed_weight(w, w_off, &fwd);
+            return wide::forward(&s1, gy, gyi, &wt, 0, bias, gx);
+        }
+    }
     if let Some(b) = bias {
         fill_bias(gx, b, hw);
     }
-    if l == 0 || cg == 0 || hw == 0 {
+    if l == 0 || cg == 0 || hw == 0 || ocg == 0 || d.n == 0 {
         return true;
     }
     let gxi = Image::contiguous(d.c, d.h.input, d.w.input);
-    let direct = d.direct(&gxi);
-    let tl = tile_len::<T>(k, l);
-    let mut buf = if direct.is_some() {
-        Vec::new()
+    // W_g^T is (k x ocg): row stride 1, column stride k
+    let wt = mat(1, k);
+    if let Some(step) = d.direct(&gxi) {
+        let mut ok = true;
+        for n in 0..d.n {
+            for g in 0..d.groups {
+                let mut s = spec::<T>((k, l, ocg), wt, mat(gyi.strides[1], gy_l), mat(hw, 0));
+                s.c.cs = step;
+                s.read_c = bias.is_some();
+                let offs = [w_off + g * ocg * k, gyi.at(n, g * ocg), gxi.at(n, g * cg)];
+                ok &= gemm_batched(&s, w, gy, gx, &[offs]);
+            }
+        }
+        return ok;
+    }
+    let (tiles, widest) = tiles::<T>(d.n, k, l);
+    let mut buf = vec![T::zero(); k * widest];
+    let mut gbuf = if tiles.iter().any(Tile::multi) {
+        vec![T::zero(); ocg * widest]
     } else {
-        vec![T::zero(); k * tl]
+        Vec::new()
     };
     let mut ok = true;
-    for n in 0..d.n {
+    for t in &tiles {
+        let wd = t.width();
         for g in 0..d.groups {
+            let cols = &mut buf[..k * wd];
             let w_at = w_off + g * ocg * k;
-            let gy_at = gyi.at(n, g * ocg);
-            // W_g^T is (k x ocg): row stride 1, column stride k
-            let wt = mat(1, k);
-            let gym = mat(gyi.strides[1], gy_l);
-            if ocg == 0 {
-                continue;
+            if t.multi() {
+                let gb = &mut gbuf[..ocg * wd];
+                gather_rows(gy, gyi, gy_l, (g * ocg, ocg), t, gb);
+                let s = spec::<T>((k, wd, ocg), wt, mat(wd, 1), mat(wd, 1));
+                ok &= gemm_batched(&s, w, gb, cols, &[[w_at, 0, 0]]);
+            } else {
+                let s = spec::<T>((k, wd, ocg), wt, mat(gyi.strides[1], gy_l), mat(wd, 1));
+                let gy_at = gyi.at(t.n0, g * ocg) + t.j0 * gy_l;
+                ok &= gemm_batched(&s, w, gy, cols, &[[w_at, gy_at, 0]]);
             }
-            if let Some(step) = direct {
-                let spec = GemmSpec {
-                    c: MatStrides {
-                        rs: gxi.strides[1] as isize,
-                        cs: step,
-                    },
-                    read_c: bias.is_some(),
-                    ..spec::<T>(k, l, ocg, wt, gym, 0)
-                };
-                ok &= gemm_batched(&spec, w, gy, gx, &[[w_at, gy_at, gxi.at(n, g * cg)]]);
-                continue;
-            }
-            for j0 in (0..l).step_by(tl) {
-                let len = tl.min(l - j0);
-                let cols = &mut buf[..k * len];
-                let spec = spec::<T>(k, len, ocg, wt, gym, len);
-                ok &= gemm_batched(&spec, w, gy, cols, &[[w_at, gy_at + j0 * gy_l, 0]]);
-                col2im(cols, &gxi, n, g * cg, cg, &d.h, &d.w, j0, len, gx);
+            for n in t.n0..t.n1 {
+                col2im(cols, &gxi, g * cg, cg, &d.h, &d.w, &t.cols(n), gx);
             }
         }
     }
@@ -433,44 +595,53 @@ pub fn conv_weight_grad<T: MatElem>(
 ) -> bool {
     let (k, l) = (d.k(), d.l());
     let (cg, ocg) = (d.c / d.groups, d.oc / d.groups);
-    if l == 0 || k == 0 || ocg == 0 {
+    if l == 0 || k == 0 || ocg == 0 || d.n == 0 {
         return true;
     }
-    let direct = d.direct(xi);
-    let tl = tile_len::<T>(k, l);
-    let mut buf = if direct.is_some() {
-        Vec::new()
+    if let Some(s1) = wide::S1::forward_of(d) {
+        return wide::weight_grad(&s1, x, xi, gy, gyi, gw);
+    }
+    let gym = mat(gyi.strides[1], gy_l);
+    if let Some(step) = d.direct(xi) {
+        let mut ok = true;
+        for n in 0..d.n {
+            for g in 0..d.groups {
+                // B = x[n, g]^T: (l x k) with row stride `step`, column stride C-stride
+                let mut s = spec::<T>((ocg, k, l), gym, mat(0, xi.strides[1]), mat(k, 1));
+                s.b.rs = step;
+                s.read_c = true;
+                let offs = [gyi.at(n, g * ocg), xi.at(n, g * cg), g * ocg * k];
+                ok &= gemm_batched(&s, gy, x, gw, &[offs]);
+            }
+        }
+        return ok;
+    }
+    let (tiles, widest) = tiles::<T>(d.n, k, l);
+    let mut buf = vec![T::zero(); k * widest];
+    let mut gbuf = if tiles.iter().any(Tile::multi) {
+        vec![T::zero(); ocg * widest]
     } else {
-        vec![T::zero(); k * tl]
+        Vec::new()
     };
     let mut ok = true;
-    for n in 0..d.n {
+    for t in &tiles {
+        let wd = t.width();
         for g in 0..d.groups {
-            let gw_at = g * ocg * k;
-            let gy_at = gyi.at(n, g * ocg);
-            let gym = mat(gyi.strides[1], gy_l);
-            if let Some(step) = direct {
-                // B = x[n, g]^T: (l x k) with row stride `step`, column stride C-stride
-                let spec = GemmSpec {
-                    b: MatStrides {
-                        rs: step,
-                        cs: xi.strides[1] as isize,
-                    },
-                    read_c: true,
-                    ..spec::<T>(ocg, k, l, gym, mat(0, 0), k)
-                };
-                ok &= gemm_batched(&spec, gy, x, gw, &[[gy_at, xi.at(n, g * cg), gw_at]]);
-                continue;
+            let cols = &mut buf[..k * wd];
+            for n in t.n0..t.n1 {
+                im2col(x, xi, g * cg, cg, &d.h, &d.w, &t.cols(n), cols);
             }
-            for j0 in (0..l).step_by(tl) {
-                let len = tl.min(l - j0);
-                let cols = &mut buf[..k * len];
-                im2col(x, xi, n, g * cg, cg, &d.h, &d.w, j0, len, cols);
-                let spec = GemmSpec {
-                    read_c: true,
-                    ..spec::<T>(ocg, k, len, gym, mat(1, len), k)
-                };
-                ok &= gemm_batched(&spec, gy, cols, gw, &[[gy_at + j0 * gy_l, 0, gw_at]]);
+            let mut s = spec::<T>((ocg, k, wd), gym, mat(1, wd), mat(k, 1));
+            s.read_c = true;
+            let gw_at = g * ocg * k;
+            if t.multi() {
+                let gb = &mut gbuf[..ocg * wd];
+                gather_rows(gy, gyi, gy_l, (g * ocg, ocg), t, gb);
+                s.a = mat(wd, 1);
+                ok &= gemm_batched(&s, gb, cols, gw, &[[0, 0, gw_at]]);
+            } else {
+                let gy_at = gyi.at(t.n0, g * ocg) + t.j0 * gy_l;
+                ok &= gemm_batched(&s, gy, cols, gw, &[[gy_at, 0, gw_at]]);
             }
         }
     }

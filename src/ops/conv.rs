@@ -610,6 +610,34 @@ fn internal(ok: bool) -> Result<()> {
     }
 }
 
+/// The bias gradient of a convolution: `gy` (N, C, spatial...) summed over every dim but
+/// the channels.
+pub fn channel_sum(gy: &Tensor) -> Result<Tensor> {
+    let s = gy.shape();
+    if s.len() < 2 {
+        return Err(rt(
+            "convolution: internal error: bias gradient of a tensor below 2-d",
+        ));
+    }
+    let (n, c) = (s[0], s[1]);
+    let l: usize = s[2..].iter().product();
+    let out = Tensor::zeros("conv_bias_grad", &[c], gy.dtype())?;
+    let gy = gy.dense()?;
+    macro_rules! run {
+        ($T:ty) => {
+            // SAFETY: $T is gy's dtype; `out` is fresh.
+            unsafe { kern::channel_sum::<$T>(gy.data(), (n, c, l), out.data_mut()) }
+        };
+    }
+    match gy.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        DType::I64 => run!(i64),
+        DType::Bool => return Err(Error::dtype_not_implemented("sum_cpu", DType::Bool)),
+    }
+    Ok(out)
+}
+
 /// Whether `x` is an unbatched input of a convolution with `sd` spatial dims, after
 /// PyTorch's "Expected 3D (unbatched) or 4D (batched) input to conv2d" check.
 pub fn is_unbatched(op: &str, sd: usize, x: &Tensor) -> Result<bool> {

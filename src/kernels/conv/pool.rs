@@ -14,10 +14,21 @@ pub trait PoolElem: MatElem {
     fn lowest() -> Self;
     /// `self / n` (truncating for integers, like PyTorch's integer average pool).
     fn div_count(self, n: i64) -> Self;
+    /// Max-pool step: if `v > *best` or `v` is NaN, `*best = v` and `*arg = cand`.
+    /// Written with masks passed through `black_box` so it compiles without a branch:
+    /// LLVM otherwise turns the update back into a select and then into a branch on the
+    /// loaded value, which mispredicts on every other element of real data (2.4x slower).
+    fn pick(v: Self, best: &mut Self, arg: &mut i64, cand: i64);
+}
+
+#[inline(always)]
+fn masked_arg(arg: &mut i64, cand: i64, take: bool) {
+    let m = std::hint::black_box((take as i64).wrapping_neg());
+    *arg = arg.wrapping_add(cand.wrapping_sub(*arg) & m);
 }
 
 macro_rules! float_pool {
-    ($t:ty) => {
+    ($t:ty, $u:ty) => {
         impl PoolElem for $t {
             #[inline]
             fn is_nan(self) -> bool {
@@ -30,11 +41,19 @@ macro_rules! float_pool {
             fn div_count(self, n: i64) -> Self {
                 self / n as $t
             }
+            #[inline(always)]
+            fn pick(v: Self, best: &mut Self, arg: &mut i64, cand: i64) {
+                let take = (v > *best) | v.is_nan();
+                let (bb, vb) = (best.to_bits(), v.to_bits());
+                let m = std::hint::black_box((take as $u).wrapping_neg());
+                *best = <$t>::from_bits(bb.wrapping_add(vb.wrapping_sub(bb) & m));
+                masked_arg(arg, cand, take);
+            }
         }
     };
 }
-float_pool!(f32);
-float_pool!(f64);
+float_pool!(f32, u32);
+float_pool!(f64, u64);
 
 impl PoolElem for i64 {
     fn is_nan(self) -> bool {
@@ -49,6 +68,12 @@ impl PoolElem for i64 {
         } else {
             self.wrapping_div(n)
         }
+    }
+    #[inline(always)]
+    fn pick(v: Self, best: &mut Self, arg: &mut i64, cand: i64) {
+        let take = v > *best;
+        masked_arg(best, v, take);
+        masked_arg(arg, cand, take);
     }
 }
 
@@ -82,7 +107,11 @@ fn max_window(a: &Axis, o: usize) -> (usize, usize) {
 }
 
 /// Max pooling. `out` and `idx` are contiguous (planes, oh, ow). NaN wins (the last NaN
-/// of a window is reported), like PyTorch's CPU kernel.
+/// of a window is reported) and otherwise the first maximum, like PyTorch's CPU kernel.
+///
+/// The loops run over window taps outside and output columns inside, so the innermost
+/// loop is a branch-free compare-and-select over a row of outputs; every output still
+/// sees its window's elements in PyTorch's (row, column) order.
 pub fn max_pool2d<T: PoolElem>(
     x: &[T],
     img: &Image,
@@ -93,28 +122,90 @@ pub fn max_pool2d<T: PoolElem>(
     idx: &mut [i64],
 ) {
     let [_, _, sh, sw] = img.strides;
-    let l = h.output * w.output;
-    let wins: Vec<(usize, usize)> = (0..w.output).map(|o| max_window(w, o)).collect();
+    let (ow_n, l) = (w.output, h.output * w.output);
+    // first valid column of each window (PyTorch's initial argmax) and, per tap, the
+    // range of outputs whose tap lands inside the row
+    let first: Vec<i64> = (0..ow_n).map(|o| max_window(w, o).0 as i64).collect();
+    let ranges: Vec<(usize, usize)> = (0..w.kernel).map(|kj| w.valid(kj)).collect();
+    let step = w.stride * sw;
     for p in 0..planes.count() {
         let base = planes.base(img, p);
         for oh in 0..h.output {
             let (hs, he) = max_window(h, oh);
-            for (ow, &(ws, we)) in wins.iter().enumerate() {
-                let mut best = T::lowest();
-                let mut at = (hs * w.input + ws) as i64;
-                for ih in (hs..he).step_by(h.dilation) {
-                    let row = base + ih * sh;
-                    for iw in (ws..we).step_by(w.dilation) {
-                        let v = x[row + iw * sw];
-                        if v > best || v.is_nan() {
-                            best = v;
-                            at = (ih * w.input + iw) as i64;
-                        }
+            let o0 = p * l + oh * ow_n;
+            let best = &mut out[o0..o0 + ow_n];
+            let arg = &mut idx[o0..o0 + ow_n];
+            best.fill(T::lowest());
+            for (a, &f) in arg.iter_mut().zip(&first) {
+                *a = (hs * w.input) as i64 + f;
+            }
+            for ih in (hs..he).step_by(h.dilation) {
+                let row = base + ih * sh;
+                for (kj, &(lo, hi)) in ranges.iter().enumerate() {
+                    if lo >= hi {
+                        continue;
+                    }
+                    let iw0 = lo * w.stride + kj * w.dilation - w.pad;
+                    let src = &x[row + iw0 * sw..];
+                    let at0 = (ih * w.input + iw0) as i64;
+                    let (bs, as_) = (&mut best[lo..hi], &mut arg[lo..hi]);
+                    match step {
+                        1 => max_run::<T, 1>(src, bs, as_, at0, (w.stride, step)),
+                        2 => max_run::<T, 2>(src, bs, as_, at0, (w.stride, step)),
+                        _ => max_run::<T, 0>(src, bs, as_, at0, (w.stride, step)),
                     }
                 }
-                let o = p * l + oh * w.output + ow;
-                out[o] = best;
-                idx[o] = at;
+            }
+        }
+    }
+}
+
+/// One tap of a max-pool row: output `i` compares `src[i * step]` and its input column
+/// advances by `stride`. `STEP` is `step` when it is 1 or 2, known at compile time so the
+/// loop has no bounds checks and vectorises (compare + blend; a branch per element
+/// would mispredict half the time on real data); 0 means "use `step`".
+#[inline(always)]
+fn max_run<T: PoolElem, const STEP: usize>(
+    src: &[T],
+    best: &mut [T],
+    arg: &mut [i64],
+    at0: i64,
+    (stride, step): (usize, usize),
+) {
+    let pick = T::pick;
+    let n = best.len();
+    if n == 0 {
+        return;
+    }
+    let st = stride as i64;
+    match STEP {
+        1 => {
+            let it = best.iter_mut().zip(arg.iter_mut()).zip(&src[..n]);
+            for (i, ((b, a), &v)) in it.enumerate() {
+                pick(v, b, a, at0 + i as i64 * st);
+            }
+        }
+        2 => {
+            // the last element sits at 2n-2; the chunks cover the first n-1 outputs
+            let (bh, bt) = best.split_at_mut(n - 1);
+            let (ah, at) = arg.split_at_mut(n - 1);
+            let it = bh
+                .iter_mut()
+                .zip(ah.iter_mut())
+                .zip(src[..2 * n - 2].chunks_exact(2));
+            for (i, ((b, a), c)) in it.enumerate() {
+                pick(c[0], b, a, at0 + i as i64 * st);
+            }
+            pick(
+                src[2 * n - 2],
+                &mut bt[0],
+                &mut at[0],
+                at0 + (n as i64 - 1) * st,
+            );
+        }
+        _ => {
+            for (i, (b, a)) in best.iter_mut().zip(arg.iter_mut()).enumerate() {
+                pick(src[i * step], b, a, at0 + i as i64 * st);
             }
         }
     }
@@ -275,11 +366,12 @@ pub fn adaptive_pool2d<T: PoolElem>(
                     let mut at = (hs * iw + ws) as i64;
                     for r in hs..he {
                         for c in ws..we {
-                            let v = x[base + r * sh + c * sw];
-                            if v > best || v.is_nan() {
-                                best = v;
-                                at = (r * iw + c) as i64;
-                            }
+                            T::pick(
+                                x[base + r * sh + c * sw],
+                                &mut best,
+                                &mut at,
+                                (r * iw + c) as i64,
+                            );
                         }
                     }
                     out[o] = best;

@@ -143,8 +143,29 @@ fn tiles_split_long_rows() {
         h: axis(40, 3, 1, 1, 1),
         w: axis(300, 3, 1, 1, 1),
     };
-    assert!(tile_len::<f64>(d.k(), d.l()) < d.l());
+    let (t, _) = tiles::<f64>(d.n, d.k(), d.l());
+    assert!(t.len() > 1 && !t[0].multi());
     check(d);
+}
+
+#[test]
+fn small_images_are_batched() {
+    let d = ConvDims {
+        n: 7,
+        c: 3,
+        oc: 4,
+        groups: 1,
+        h: axis(5, 3, 1, 1, 1),
+        w: axis(4, 2, 2, 1, 1),
+    };
+    let (t, _) = tiles::<f64>(d.n, d.k(), d.l());
+    assert!(t[0].multi());
+    check(d);
+    check(ConvDims {
+        groups: 3,
+        oc: 6,
+        ..d
+    });
 }
 
 #[test]
@@ -156,7 +177,7 @@ fn valid_ranges() {
 }
 
 #[test]
-fn shifted_path_matches_reference() {
+fn wide_paths_match_reference() {
     let base = ConvDims {
         n: 2,
         c: 64,
@@ -165,19 +186,30 @@ fn shifted_path_matches_reference() {
         h: axis(7, 3, 1, 1, 1),
         w: axis(6, 3, 1, 1, 1),
     };
-    assert!(shifted::applies(&base));
-    check(base);
-    check(ConvDims {
-        groups: 2,
-        h: axis(8, 2, 1, 0, 2),
-        w: axis(9, 3, 1, 2, 2),
-        ..base
-    });
-    // one row per tile
-    check(ConvDims {
-        n: 1,
-        h: axis(3, 3, 1, 1, 1),
-        w: axis(700, 3, 1, 1, 1),
-        ..base
-    });
+    // shifted GEMMs (64 channels per group) and materialised rows (fewer)
+    for c in [64, 5] {
+        let d = ConvDims { c, ..base };
+        check(d);
+        check(ConvDims {
+            n: 3,
+            groups: 2,
+            c: 2 * c,
+            h: axis(8, 2, 1, 0, 2),
+            w: axis(9, 3, 1, 2, 2),
+            ..d
+        });
+        // pad beyond the kernel's reach: the transposed geometry crops
+        check(ConvDims {
+            h: axis(4, 2, 1, 3, 1),
+            w: axis(5, 3, 1, 4, 1),
+            ..d
+        });
+        // row tiles within one large image
+        check(ConvDims {
+            n: 1,
+            h: axis(40, 3, 1, 1, 1),
+            w: axis(300, 3, 1, 1, 1),
+            ..d
+        });
+    }
 }

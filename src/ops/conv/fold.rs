@@ -3,7 +3,7 @@
 
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::kernels::conv::{self as kern, Axis, Image};
+use crate::kernels::conv::{self as kern, Axis, Cols, Image};
 use crate::tensor::Tensor;
 
 fn rt(msg: impl std::fmt::Display) -> Error {
@@ -296,7 +296,7 @@ pub fn unfold(x: &Tensor, g: &FoldGeom) -> Result<Tensor> {
             // SAFETY: $T is x's dtype; `out` is a fresh buffer.
             let (src, dst) = unsafe { (x.data::<$T>(), out.data_mut::<$T>()) };
             for (n, block) in dst.chunks_mut(rows * l).enumerate() {
-                kern::im2col(src, &img, n, 0, c, &g.h, &g.w, 0, l, block);
+                kern::im2col(src, &img, 0, c, &g.h, &g.w, &Cols::image(n, l), block);
             }
         }};
     }
@@ -328,7 +328,7 @@ pub fn fold(x: &Tensor, g: &FoldGeom) -> Result<Tensor> {
             let (src, dst) = unsafe { (x.data::<$T>(), out.data_mut::<$T>()) };
             for n in 0..g.batch() {
                 let cols = &src[n * rows * l..(n + 1) * rows * l];
-                kern::col2im(cols, &img, n, 0, c, &g.h, &g.w, 0, l, dst);
+                kern::col2im(cols, &img, 0, c, &g.h, &g.w, &Cols::image(n, l), dst);
             }
         }};
     }
