@@ -247,7 +247,8 @@ CONV2D = [  # (x shape, w shape, kwargs)
     ((2, 4, 7, 6), (5, 4, 1, 1), {}),
     ((1, 3, 5, 5), (2, 3, 1, 1), dict(padding=2)),  # pad beyond a 1x1 kernel
     ((2, 32, 6, 5), (8, 16, 3, 3), dict(groups=2, padding=(2, 1), dilation=(2, 1))),  # shifted
-    ((1, 16, 5, 9), (4, 16, 3, 2), dict(padding="same")),  # shifted, asymmetric
+    ((1, 16, 5, 9), (4, 16, 3, 2), dict(padding="same")),  # row copies, asymmetric
+    ((2, 32, 5, 4), (3, 32, 3, 3), dict(padding=(1, 2))),  # shifted GEMMs (32 per group)
     ((4, 7, 6), (6, 4, 3, 3), dict(padding=1)),  # unbatched (C, H, W)
     ((2, 4, 7, 6), (6, 4, 3, 3), dict(stride=[3], dilation=[2])),  # one-element lists
 ]
@@ -360,6 +361,17 @@ def test_avg_pool2d(xs, k, s, p, d, ceil, cip, div, layout):
     close(got, ref_avg_pool2d(x, k, s, p, ceil, cip, div))
 
 
+def test_max_pool_empty_window():
+    """A window with no rows inside the input (padding + dilation): -inf and PyTorch's
+    out-of-plane index; the backward refuses it (PyTorch writes out of bounds)."""
+    x = ferric.tensor(np.arange(14.0).reshape(2, 1, 1, 7), requires_grad=True)
+    out, idx = C.max_pool2d(x, (2, 2), (1, 3), (1, 1), (2, 1), True, return_indices=True)
+    assert np.isneginf(out.detach().numpy()).all()
+    np.testing.assert_array_equal(idx.numpy()[0, 0, 0], [7, 9, 12])
+    with pytest.raises(RuntimeError, match="index out of range"):
+        out.backward(ferric.ones(*out.shape, dtype=F64))
+
+
 def test_pool_int64():
     x = RNG.integers(-9, 9, (2, 3, 7, 7))
     out, idx = C.max_pool2d(ferric.tensor(x), 3, 2, 1, return_indices=True)
@@ -448,7 +460,7 @@ GRAD_CASES = {
         (lambda x, w: C.conv2d(T(x), w, stride=2, groups=2, dilation=(1, 2)),
          [(2, 4, 5, 4), (2, 2, 2, 2)]),
         (lambda x, w: C.conv2d(x, w, padding="same"), [(2, 3, 3), (2, 2, 2, 2)]),
-        (lambda x, w: C.conv2d(x, w, padding=1), [(1, 16, 3, 3), (2, 16, 2, 2)]),  # shifted
+        (lambda x, w: C.conv2d(x, w, padding=1), [(1, 32, 2, 2), (2, 32, 2, 2)]),  # shifted
     ],
     "conv1d": [
         (lambda x, w, b: C.conv1d(x[..., ::2], w, b, stride=2, padding=1),
@@ -655,7 +667,8 @@ ERRORS = [
     (lambda: C.max_pool2d(f32(2, 3, 8, 8).bool(), 2), NotImplementedError,
      "\"max_pool2d\" not implemented for 'Bool'"),
     (lambda: C.max_pool1d(f32(3, 8).long(), 2), NotImplementedError, "max_pool1d_impl"),
-    (lambda: C.max_pool1d(f32(8), 2), RuntimeError, "max_pool1d() Expected 2D or 3D input"),
+    (lambda: C.max_pool1d(f32(8), 2), RuntimeError,
+     "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size"),
     (lambda: C.avg_pool2d(f32(2, 3, 8, 8), 2, divisor_override=0), RuntimeError,
      "divisor must be not zero"),
     (lambda: C.avg_pool2d(f32(8, 8), 2), IndexError, "Dimension out of range"),

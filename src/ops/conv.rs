@@ -266,9 +266,15 @@ pub fn plan(
         )));
     }
     if dilation.contains(&0) {
+        // checked on the 2-d form (1-d convolutions have a unit height)
+        let d2 = if sd == 1 {
+            vec![1, dilation[0]]
+        } else {
+            dilation.clone()
+        };
         return Err(rt(format!(
             "dilation should be greater than zero, but got {}",
-            list(&dilation)
+            list(&d2)
         )));
     }
     // the 2-d slow kernels' checks print height and width, 1-d ones a unit height
@@ -314,13 +320,7 @@ pub fn plan(
             .map(|i| (inp[i] - 1) * ss[i] - 2 * pp[i] + dd[i] * (kk[i] - 1) + op2[i] + 1)
             .collect();
         if out[0] < 1 || out[1] < 1 {
-            let show = |v: [i128; 2]| {
-                if sd == 1 {
-                    format!("{}", v[1])
-                } else {
-                    format!("{} x {}", v[0], v[1])
-                }
-            };
+            let show = |v: [i128; 2]| format!("{} x {}", v[0], v[1]);
             return Err(rt(format!(
                 "Given input size per channel: ({}). Calculated output size per channel: ({}). \
                  Output size is too small",

@@ -213,3 +213,17 @@ fn wide_paths_match_reference() {
         });
     }
 }
+
+#[test]
+fn max_pool_nan_and_ties_follow_pytorch() {
+    use super::pool::{max_pool2d, Planes};
+    // one 2x4 plane, 2x2 windows: [1, 3 | 3, 1] ties -> first; [nan, 5 | 7, nan] -> last NaN
+    let x = [1.0f64, 3.0, f64::NAN, 5.0, 3.0, 1.0, 7.0, f64::NAN];
+    let (h, w) = (axis(2, 2, 2, 0, 1), axis(4, 2, 2, 0, 1));
+    let (mut out, mut idx) = ([0.0; 2], [0i64; 2]);
+    let img = Image::contiguous(1, 2, 4);
+    max_pool2d(&x, &img, Planes { n: 1, c: 1 }, &h, &w, &mut out, &mut idx);
+    assert_eq!(out[0], 3.0);
+    assert!(out[1].is_nan());
+    assert_eq!(idx, [1, 7]);
+}

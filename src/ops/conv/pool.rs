@@ -291,10 +291,18 @@ pub fn plan_adaptive(op: &str, x: &Tensor, sizes: &[i64]) -> Result<PoolGeom> {
             fmt_shape(xs)
         )));
     }
-    if max && (sizes.len() != 2 || sizes[0] < 0 || sizes[1] < 0) {
+    if max && sizes.len() != 2 {
         return Err(rt(format!(
-            "{op}(): internal error: output_size.size() must be 2 with non-negative sizes, got {}",
-            fmt_shape(&sizes.iter().map(|&v| v.max(0) as usize).collect::<Vec<_>>())
+            "{op}(): internal error: output_size.size() must be 2"
+        )));
+    }
+    if let Some(&neg) = sizes.iter().find(|&&v| v < 0) {
+        // PyTorch fails allocating the output
+        let mut shape: Vec<String> = xs[..nd - 2].iter().map(|d| d.to_string()).collect();
+        shape.extend(sizes.iter().map(|d| d.to_string()));
+        return Err(rt(format!(
+            "Trying to create tensor with negative dimension {neg}: [{}]",
+            shape.join(", ")
         )));
     }
     let axis = |i: usize| Axis {
@@ -555,7 +563,8 @@ pub fn check_max_pool1d(
     let nd = x.ndim();
     if nd != 2 && nd != 3 {
         return Err(rt(format!(
-            "{op} Expected 2D or 3D input tensor, but got {}",
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size \
+             for input, but got:{}",
             fmt_shape(x.shape())
         )));
     }
