@@ -3,9 +3,13 @@
 //! gradient). Pooling kernels live in `pool`.
 //!
 //! Every image operand is described by an offset and (N, C, H, W) strides, so inputs
-//! are read in place whatever their layout. The im2col matrix is never built for a
-//! whole image: output positions are processed in column tiles whose im2col block
-//! stays in L2 while the GEMM consumes it (the tile *is* GEMM's packed B panel).
+//! are read in place whatever their layout. Three strategies, picked per geometry:
+//!
+//! * 1x1 kernels whose output positions map onto the input with one stride: the input
+//!   *is* the im2col matrix, one GEMM per image and group reads it in place;
+//! * stride 1 (most convolutions): `wide`, which needs no per-position gather at all;
+//! * anything else: im2col in column tiles whose block stays in L2 while the GEMM
+//!   consumes it; small images are batched several to a tile so GEMMs stay large.
 //!
 //! Geometry convention (one [`Axis`] per spatial dim): output position `o` with kernel
 //! tap `k` reads input position `o * stride + k * dilation - pad`; positions outside

@@ -687,3 +687,55 @@ impl Tensor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(padding: Padding) -> ConvArgs {
+        ConvArgs {
+            stride: vec![1],
+            padding,
+            dilation: vec![1],
+            groups: 1,
+            output_padding: vec![0],
+        }
+    }
+
+    #[test]
+    fn plain_convolution_and_its_transpose() {
+        // x = 1..=9 in a 3x3 image, w = ones(2x2): each output sums a 2x2 window
+        let x = Tensor::from_vec((1..=9).map(|v| v as f64).collect(), &[1, 1, 3, 3]).unwrap();
+        let w = Tensor::from_vec(vec![1.0f64; 4], &[1, 1, 2, 2]).unwrap();
+        let y = x
+            .convolution("conv2d", 2, false, &w, None, &args(Padding::Valid))
+            .unwrap();
+        assert_eq!(y.to_vec::<f64>().unwrap(), [12.0, 16.0, 24.0, 28.0]);
+        // unbatched input, 'same' padding keeps the size
+        let x3 = x.squeeze(Some(&[0])).unwrap();
+        let s = x3
+            .convolution("conv2d", 2, false, &w, None, &args(Padding::Same))
+            .unwrap();
+        assert_eq!(s.shape(), &[1, 3, 3]);
+        // the transposed convolution scatters each input over a 2x2 block
+        let t = y
+            .convolution(
+                "conv_transpose2d",
+                2,
+                true,
+                &w,
+                None,
+                &args(Padding::Explicit(vec![0])),
+            )
+            .unwrap();
+        assert_eq!(t.shape(), &[1, 1, 3, 3]);
+        assert_eq!(t.to_vec::<f64>().unwrap()[4], 12.0 + 16.0 + 24.0 + 28.0);
+        let bad = Tensor::from_vec(vec![1.0f64; 8], &[1, 2, 2, 2]).unwrap();
+        match x.convolution("conv2d", 2, false, &bad, None, &args(Padding::Valid)) {
+            Err(e) => assert!(e
+                .msg
+                .contains("to have 2 channels, but got 1 channels instead")),
+            Ok(_) => panic!("a channel mismatch must be an error"),
+        }
+    }
+}
