@@ -16,8 +16,11 @@
 //! `0..input` are zero padding. The three products use the same geometry, which makes
 //! them exact adjoints of each other whatever the sizes.
 
+mod par;
 pub mod pool;
 mod wide;
+
+pub use par::{conv_forward, conv_input_grad, conv_weight_grad};
 
 use crate::kernels::matmul::{gemm_batched, GemmSpec, MatElem, MatStrides};
 
@@ -390,7 +393,7 @@ fn gather_rows<T: MatElem>(
 /// `y = conv(x, w) (+ bias)`: `x` strided (N, C, H, W), `w` contiguous (OC, C/g, kh, kw)
 /// from `w_off`, `out` contiguous (N, OC, oh, ow) and freshly allocated. Returns false
 /// if an operand does not fit its slice (a bug guard, never a panic).
-pub fn conv_forward<T: MatElem>(
+pub(super) fn conv_forward_serial<T: MatElem>(
     d: &ConvDims,
     x: &[T],
     xi: &Image,
@@ -513,7 +516,7 @@ fn fill_bias<T: MatElem>(out: &mut [T], bias: &[T], l: usize) {
 /// merge into one stride `gy_l`; `w` is contiguous (OC, C/g, kh, kw); `gx` is contiguous
 /// (N, C, H, W), freshly zeroed. `bias` has C elements.
 #[allow(clippy::too_many_arguments)]
-pub fn conv_input_grad<T: MatElem>(
+pub(super) fn conv_input_grad_serial<T: MatElem>(
     d: &ConvDims,
     gy: &[T],
     gyi: &Image,
@@ -588,7 +591,7 @@ pub fn conv_input_grad<T: MatElem>(
 /// The weight gradient `gw[g] = sum_n gy[n, g] @ im2col(x[n, g])^T` into `gw`
 /// (contiguous (OC, C/g, kh, kw), freshly zeroed). `gy` as in [`conv_input_grad`].
 #[allow(clippy::too_many_arguments)]
-pub fn conv_weight_grad<T: MatElem>(
+pub(super) fn conv_weight_grad_serial<T: MatElem>(
     d: &ConvDims,
     x: &[T],
     xi: &Image,

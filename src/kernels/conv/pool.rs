@@ -4,8 +4,10 @@
 //! Inputs are a batch of planes read through strides ([`Image`] with N x C planes);
 //! outputs and gradients are contiguous (planes, oh, ow) / (planes, H, W).
 
+use super::par::{batch_parts, from_image, split_parts};
 use super::{Axis, Image};
 use crate::kernels::matmul::MatElem;
+use rayon::prelude::*;
 
 /// Element types the pooling kernels support (float32, float64, int64).
 pub trait PoolElem: MatElem {
@@ -112,7 +114,7 @@ fn max_window(a: &Axis, o: usize) -> (usize, usize) {
 /// The loops run over window taps outside and output columns inside, so the innermost
 /// loop is a branch-free compare-and-select over a row of outputs; every output still
 /// sees its window's elements in PyTorch's (row, column) order.
-pub fn max_pool2d<T: PoolElem>(
+fn max_pool2d_serial<T: PoolElem>(
     x: &[T],
     img: &Image,
     planes: Planes,
@@ -213,7 +215,7 @@ fn max_run<T: PoolElem, const STEP: usize>(
 
 /// Scatters `gy` (contiguous (planes, l)) to the argmax positions into `gx`
 /// (contiguous (planes, hw), zeroed). Returns false on an out-of-range index.
-pub fn max_pool_backward<T: PoolElem>(
+fn max_pool_backward_serial<T: PoolElem>(
     gy: &[T],
     idx: &[i64],
     planes: usize,
@@ -264,7 +266,7 @@ impl AvgRule {
 }
 
 /// Average pooling into contiguous `out` (planes, oh, ow).
-pub fn avg_pool2d<T: PoolElem>(
+fn avg_pool2d_serial<T: PoolElem>(
     x: &[T],
     img: &Image,
     planes: Planes,
@@ -415,4 +417,112 @@ pub fn adaptive_avg_backward<T: PoolElem>(
             }
         }
     }
+}
+
+/// Runs a pool over image ranges in parallel when the batch is large enough: each range
+/// gets the matching chunk of the (planes, l) outputs.
+fn by_images<T: PoolElem>(
+    img: &Image,
+    planes: Planes,
+    (l, window): (usize, usize),
+    out: &mut [T],
+    idx: Option<&mut [i64]>,
+    f: impl Fn(&Image, Planes, &mut [T], Option<&mut [i64]>) + Sync,
+) {
+    // one window element costs about as much as a dozen GEMM multiply-adds (a compare
+    // and select on one scattered element rather than a vector FMA on packed data)
+    let work = planes.count().saturating_mul(l).saturating_mul(window) * 16;
+    let parts = batch_parts(planes.n, work);
+    if parts.len() == 1 {
+        return f(img, planes, out, idx);
+    }
+    let per = planes.c * l;
+    let outs = split_parts(out, &parts, per);
+    let idxs: Vec<Option<&mut [i64]>> = match idx {
+        Some(i) => split_parts(i, &parts, per).into_iter().map(Some).collect(),
+        None => parts.iter().map(|_| None).collect(),
+    };
+    parts
+        .par_iter()
+        .zip(outs)
+        .zip(idxs)
+        .for_each(|((&(n0, n1), o), i)| {
+            let sub = Planes {
+                n: n1 - n0,
+                c: planes.c,
+            };
+            f(&from_image(img, n0), sub, o, i)
+        });
+}
+
+/// Max pooling into contiguous `out` and `idx` (planes, oh, ow); see
+/// `max_pool2d_serial` for the NaN and tie rules.
+pub fn max_pool2d<T: PoolElem>(
+    x: &[T],
+    img: &Image,
+    planes: Planes,
+    h: &Axis,
+    w: &Axis,
+    out: &mut [T],
+    idx: &mut [i64],
+) {
+    let l = h.output * w.output;
+    by_images(
+        img,
+        planes,
+        (l, h.kernel * w.kernel),
+        out,
+        Some(idx),
+        |im, p, o, i| {
+            if let Some(i) = i {
+                max_pool2d_serial(x, im, p, h, w, o, i);
+            }
+        },
+    );
+}
+
+/// Average pooling into contiguous `out` (planes, oh, ow).
+pub fn avg_pool2d<T: PoolElem>(
+    x: &[T],
+    img: &Image,
+    planes: Planes,
+    h: &Axis,
+    w: &Axis,
+    rule: AvgRule,
+    out: &mut [T],
+) {
+    let l = h.output * w.output;
+    by_images(
+        img,
+        planes,
+        (l, h.kernel * w.kernel),
+        out,
+        None,
+        |im, p, o, _| avg_pool2d_serial(x, im, p, h, w, rule, o),
+    );
+}
+
+/// Scatters `gy` (contiguous (planes, l)) to the argmax positions into `gx`
+/// (contiguous (planes, hw), zeroed). Returns false on an out-of-range index.
+pub fn max_pool_backward<T: PoolElem>(
+    gy: &[T],
+    idx: &[i64],
+    planes: usize,
+    l: usize,
+    hw: usize,
+    gx: &mut [T],
+) -> bool {
+    let parts = batch_parts(planes, planes.saturating_mul(l.max(hw)) * 16);
+    if parts.len() == 1 {
+        return max_pool_backward_serial(gy, idx, planes, l, hw, gx);
+    }
+    let chunks = split_parts(gx, &parts, hw);
+    parts
+        .par_iter()
+        .zip(chunks)
+        .map(|(&(p0, p1), g)| {
+            let (gy, idx) = (&gy[p0 * l..p1 * l], &idx[p0 * l..p1 * l]);
+            max_pool_backward_serial(gy, idx, p1 - p0, l, hw, g)
+        })
+        .reduce(|| true, |a, b| a && b)
 }

@@ -227,3 +227,44 @@ fn max_pool_nan_and_ties_follow_pytorch() {
     assert!(out[1].is_nan());
     assert_eq!(idx, [1, 7]);
 }
+
+#[test]
+fn batch_parallel_paths_match() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        // above the parallel work threshold: image ranges on 3 workers, for the wide
+        // (stride 1) and the im2col (stride 2) kernels
+        let d = ConvDims {
+            n: 7,
+            c: 16,
+            oc: 16,
+            groups: 1,
+            h: axis(20, 3, 1, 1, 1),
+            w: axis(20, 3, 1, 1, 1),
+        };
+        assert!(super::par::batch_parts(d.n, 1 << 30).len() == 3);
+        check(d);
+        check(ConvDims {
+            n: 9,
+            h: axis(40, 3, 2, 1, 1),
+            w: axis(40, 3, 2, 1, 1),
+            ..d
+        });
+        // pools split the same way
+        use super::pool::{max_pool2d, Planes};
+        let (n, c, hw) = (64, 16, 64);
+        let x = data(n * c * hw * hw, 9);
+        let (h, w) = (axis(hw, 2, 2, 0, 1), axis(hw, 2, 2, 0, 1));
+        let img = Image::contiguous(c, hw, hw);
+        let l = h.output * w.output;
+        let (mut out, mut idx) = (vec![0.0; n * c * l], vec![0i64; n * c * l]);
+        max_pool2d(&x, &img, Planes { n, c }, &h, &w, &mut out, &mut idx);
+        for (j, (&o, &i)) in out.iter().zip(&idx).enumerate() {
+            let plane = j / l;
+            assert_eq!(o, x[plane * hw * hw + i as usize]);
+        }
+    });
+}
