@@ -12,6 +12,7 @@
 //! tensor from a thread other than the one that created it.
 
 pub mod binary;
+pub mod conv;
 pub mod engine;
 pub mod index;
 pub mod join;

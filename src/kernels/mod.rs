@@ -1,5 +1,6 @@
 //! Pure kernels on slices + layouts: no `Tensor`, no tape, no pyo3.
 
+pub mod conv;
 pub mod matmul;
 pub mod reduce;
 pub mod strided;

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod arith;
 mod autograd;
+mod conv;
 pub mod convert;
 mod creation;
 mod errors;
@@ -28,6 +29,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     index::register(m)?;
     join::register(m)?;
     matmul::register(m)?;
+    conv::register(m)?;
     random::register(m)?;
     Ok(())
 }

@@ -1,0 +1,634 @@
+//! Bindings for convolutions, pooling and fold/unfold: module functions with
+//! `torch.nn.functional`'s names, signatures and defaults (`ferric.nn.functional`
+//! forwards to them).
+
+use crate::autograd::conv as ac;
+use crate::autograd::{is_grad_enabled, Var};
+use crate::kernels::conv::pool::AvgRule;
+use crate::ops::conv::fold::{plan_fold, plan_unfold};
+use crate::ops::conv::pool::{self as pops, plan_adaptive, plan_avg_pool2d, plan_max_pool2d};
+use crate::ops::conv::{ConvArgs, Padding};
+use crate::python::convert::{index_int, type_name};
+use crate::python::tensor::{wrap, wrap_var, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PySequence, PyString, PyTuple};
+
+type Obj<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
+
+/// A tensor argument, or PyTorch's TypeError naming the op and parameter.
+fn var_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
+    match obj.cast::<PyTensor>() {
+        Ok(t) => t.borrow().var(),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{op}(): argument '{name}' (position {pos}) must be Tensor, not {}",
+            type_name(obj)
+        ))),
+    }
+}
+
+fn opt_var(op: &str, name: &str, pos: usize, obj: Obj) -> PyResult<Option<Var>> {
+    match obj {
+        Some(o) if !o.is_none() => Ok(Some(var_arg(op, name, pos, o)?)),
+        _ => Ok(None),
+    }
+}
+
+/// An int-list argument: one int (repeated `n` times, like PyTorch's `_pair`) or a
+/// sequence of ints. Bools and floats are TypeErrors, as in PyTorch.
+fn ints(op: &str, name: &str, obj: Obj, default: i64, n: usize) -> PyResult<Vec<i64>> {
+    let Some(o) = obj else {
+        return Ok(vec![default; n]);
+    };
+    let bad = || {
+        PyTypeError::new_err(format!(
+            "{op}(): argument '{name}' must be tuple of ints, not {}",
+            type_name(o)
+        ))
+    };
+    if o.is_instance_of::<PyBool>() || o.is_instance_of::<PyFloat>() {
+        return Err(bad());
+    }
+    if o.is_instance_of::<PyInt>() || o.cast::<PyTensor>().is_ok() {
+        return Ok(vec![index_int(o, name).map_err(|_| bad())?; n]);
+    }
+    let seq = o.cast::<PySequence>().map_err(|_| bad())?;
+    let mut out = Vec::new();
+    for item in seq.try_iter()? {
+        let item = item?;
+        if !item.is_instance_of::<PyInt>() || item.is_instance_of::<PyBool>() {
+            return Err(PyTypeError::new_err(format!(
+                "{op}(): argument '{name}' must be tuple of ints, but found element of type {} at \
+                 pos {}",
+                type_name(&item),
+                out.len()
+            )));
+        }
+        out.push(item.extract::<i64>()?);
+    }
+    Ok(out)
+}
+
+/// `stride=None` of the pools: empty (meaning "the kernel size").
+fn stride_arg(op: &str, obj: Obj, n: usize) -> PyResult<Vec<i64>> {
+    match obj {
+        Some(o) if !o.is_none() => ints(op, "stride", Some(o), 1, n),
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn padding_arg(op: &str, obj: Obj, n: usize) -> PyResult<Padding> {
+    match obj {
+        Some(o) if o.is_instance_of::<PyString>() => {
+            let s: String = o.extract()?;
+            match s.as_str() {
+                "valid" => Ok(Padding::Valid),
+                "same" => Ok(Padding::Same),
+                _ => Err(crate::error::Error::runtime(
+                    "",
+                    format!("Invalid padding string: '{s}'"),
+                )
+                .into()),
+            }
+        }
+        _ => Ok(Padding::Explicit(ints(op, "padding", obj, 0, n)?)),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn conv(
+    py: Python<'_>,
+    op: &str,
+    sd: usize,
+    transposed: bool,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Obj,
+    args: ConvArgs,
+) -> PyResult<Py<PyTensor>> {
+    let x = var_arg(op, "input", 1, input)?;
+    let w = var_arg(op, "weight", 2, weight)?;
+    let b = opt_var(op, "bias", 3, bias)?;
+    wrap_var(
+        py,
+        ac::convolution(op, sd, transposed, &x, &w, b.as_ref(), &args)?,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn conv_nd(
+    py: Python<'_>,
+    op: &str,
+    sd: usize,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Obj,
+    stride: Obj,
+    padding: Obj,
+    dilation: Obj,
+    groups: i64,
+) -> PyResult<Py<PyTensor>> {
+    let args = ConvArgs {
+        stride: ints(op, "stride", stride, 1, sd)?,
+        padding: padding_arg(op, padding, sd)?,
+        dilation: ints(op, "dilation", dilation, 1, sd)?,
+        groups,
+        output_padding: Vec::new(),
+    };
+    conv(py, op, sd, false, input, weight, bias, args)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn conv_transpose_nd(
+    py: Python<'_>,
+    op: &str,
+    sd: usize,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Obj,
+    stride: Obj,
+    padding: Obj,
+    output_padding: Obj,
+    groups: i64,
+    dilation: Obj,
+) -> PyResult<Py<PyTensor>> {
+    let args = ConvArgs {
+        stride: ints(op, "stride", stride, 1, sd)?,
+        padding: Padding::Explicit(ints(op, "padding", padding, 0, sd)?),
+        dilation: ints(op, "dilation", dilation, 1, sd)?,
+        groups,
+        output_padding: ints(op, "output_padding", output_padding, 0, sd)?,
+    };
+    conv(py, op, sd, true, input, weight, bias, args)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
+#[allow(clippy::too_many_arguments)]
+fn conv1d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Obj,
+    stride: Obj,
+    padding: Obj,
+    dilation: Obj,
+    groups: i64,
+) -> PyResult<Py<PyTensor>> {
+    conv_nd(
+        py, "conv1d", 1, input, weight, bias, stride, padding, dilation, groups,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
+#[allow(clippy::too_many_arguments)]
+fn conv2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Obj,
+    stride: Obj,
+    padding: Obj,
+    dilation: Obj,
+    groups: i64,
+) -> PyResult<Py<PyTensor>> {
+    conv_nd(
+        py, "conv2d", 2, input, weight, bias, stride, padding, dilation, groups,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
+#[allow(clippy::too_many_arguments)]
+fn conv_transpose1d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Obj,
+    stride: Obj,
+    padding: Obj,
+    output_padding: Obj,
+    groups: i64,
+    dilation: Obj,
+) -> PyResult<Py<PyTensor>> {
+    conv_transpose_nd(
+        py,
+        "conv_transpose1d",
+        1,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
+#[allow(clippy::too_many_arguments)]
+fn conv_transpose2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Obj,
+    stride: Obj,
+    padding: Obj,
+    output_padding: Obj,
+    groups: i64,
+    dilation: Obj,
+) -> PyResult<Py<PyTensor>> {
+    conv_transpose_nd(
+        py,
+        "conv_transpose2d",
+        2,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+}
+
+/// (values, indices) as PyTorch returns them from `return_indices=True` pools, or just
+/// the values.
+fn values_and_indices(
+    py: Python<'_>,
+    v: Var,
+    idx: Option<Tensor>,
+    with_indices: bool,
+) -> PyResult<Py<PyAny>> {
+    let v = wrap_var(py, v)?;
+    match idx {
+        Some(i) if with_indices => {
+            let i = wrap(py, i)?;
+            Ok(PyTuple::new(py, [v.into_any(), i.into_any()])?
+                .into_any()
+                .unbind())
+        }
+        _ => Ok(v.into_any()),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn max_pool2d_impl(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel_size: &Bound<'_, PyAny>,
+    stride: Obj,
+    padding: Obj,
+    dilation: Obj,
+    ceil_mode: bool,
+    with_indices: bool,
+) -> PyResult<Py<PyAny>> {
+    let op = "max_pool2d";
+    let x = var_arg(op, "input", 1, input)?;
+    let k = ints(op, "kernel_size", Some(kernel_size), 1, 2)?;
+    let s = stride_arg(op, stride, 2)?;
+    let p = ints(op, "padding", padding, 0, 2)?;
+    let d = ints(op, "dilation", dilation, 1, 2)?;
+    let g = plan_max_pool2d(&x.t, &k, &s, &p, &d, ceil_mode)?;
+    let (v, idx) = ac::max_pool2d(&x, &g)?;
+    values_and_indices(py, v, Some(idx), with_indices)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, kernel_size, stride=None, padding=None, dilation=None, ceil_mode=false, return_indices=false))]
+#[allow(clippy::too_many_arguments)]
+fn max_pool2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel_size: &Bound<'_, PyAny>,
+    stride: Obj,
+    padding: Obj,
+    dilation: Obj,
+    ceil_mode: bool,
+    return_indices: bool,
+) -> PyResult<Py<PyAny>> {
+    max_pool2d_impl(
+        py,
+        input,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        ceil_mode,
+        return_indices,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, kernel_size, stride=None, padding=None, dilation=None, ceil_mode=false, return_indices=true))]
+#[allow(clippy::too_many_arguments)]
+fn max_pool2d_with_indices(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel_size: &Bound<'_, PyAny>,
+    stride: Obj,
+    padding: Obj,
+    dilation: Obj,
+    ceil_mode: bool,
+    return_indices: bool,
+) -> PyResult<Py<PyAny>> {
+    let _ = return_indices;
+    max_pool2d_impl(
+        py,
+        input,
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        ceil_mode,
+        true,
+    )
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, kernel_size, stride=None, padding=None, dilation=None, ceil_mode=false, return_indices=false))]
+#[allow(clippy::too_many_arguments)]
+fn max_pool1d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel_size: &Bound<'_, PyAny>,
+    stride: Obj,
+    padding: Obj,
+    dilation: Obj,
+    ceil_mode: bool,
+    return_indices: bool,
+) -> PyResult<Py<PyAny>> {
+    let op = "max_pool1d";
+    let x = var_arg(op, "input", 1, input)?;
+    let k = ints(op, "kernel_size", Some(kernel_size), 1, 1)?;
+    let mut s = stride_arg(op, stride, 1)?;
+    let p = ints(op, "padding", padding, 0, 1)?;
+    let d = ints(op, "dilation", dilation, 1, 1)?;
+    // Like PyTorch: the indices path when they are needed (return_indices, or autograd),
+    // else the plain kernel with its own checks.
+    let indexed = return_indices || (x.requires_grad() && is_grad_enabled());
+    if indexed {
+        if s.is_empty() {
+            s = k.clone();
+        }
+        pops::check_pool1d(
+            op,
+            &x.t,
+            &[
+                ("kernel_size", &k),
+                ("stride", &s),
+                ("padding", &p),
+                ("dilation", &d),
+            ],
+        )?;
+    } else {
+        pops::check_max_pool1d(&x.t, &k, &s, &p, &d, ceil_mode)?;
+        if s.is_empty() {
+            s = k.clone();
+        }
+    }
+    let (v, idx) = ac::pool1d(&x, |x2| {
+        let g = plan_max_pool2d(
+            &x2.t,
+            &[1, k[0]],
+            &[1, s[0]],
+            &[0, p[0]],
+            &[1, d[0]],
+            ceil_mode,
+        )?;
+        let (v, i) = ac::max_pool2d(x2, &g)?;
+        Ok((v, Some(i)))
+    })?;
+    values_and_indices(py, v, idx, return_indices)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, kernel_size, stride=None, padding=None, ceil_mode=false, count_include_pad=true, divisor_override=None))]
+#[allow(clippy::too_many_arguments)]
+fn avg_pool2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel_size: &Bound<'_, PyAny>,
+    stride: Obj,
+    padding: Obj,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Option<i64>,
+) -> PyResult<Py<PyTensor>> {
+    let op = "avg_pool2d";
+    let x = var_arg(op, "input", 1, input)?;
+    let k = ints(op, "kernel_size", Some(kernel_size), 1, 2)?;
+    let s = stride_arg(op, stride, 2)?;
+    let p = ints(op, "padding", padding, 0, 2)?;
+    let g = plan_avg_pool2d(&x.t, &k, &s, &p, ceil_mode, divisor_override)?;
+    let rule = AvgRule {
+        count_include_pad,
+        divisor_override,
+    };
+    wrap_var(py, ac::avg_pool2d(&x, &g, rule)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, kernel_size, stride=None, padding=None, ceil_mode=false, count_include_pad=true))]
+fn avg_pool1d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel_size: &Bound<'_, PyAny>,
+    stride: Obj,
+    padding: Obj,
+    ceil_mode: bool,
+    count_include_pad: bool,
+) -> PyResult<Py<PyTensor>> {
+    let op = "avg_pool1d";
+    let x = var_arg(op, "input", 1, input)?;
+    let k = ints(op, "kernel_size", Some(kernel_size), 1, 1)?;
+    let mut s = stride_arg(op, stride, 1)?;
+    if s.is_empty() {
+        s = k.clone();
+    }
+    let p = ints(op, "padding", padding, 0, 1)?;
+    pops::check_pool1d(
+        op,
+        &x.t,
+        &[("kernel_size", &k), ("stride", &s), ("padding", &p)],
+    )?;
+    let rule = AvgRule {
+        count_include_pad,
+        divisor_override: None,
+    };
+    let (v, _) = ac::pool1d(&x, |x2| {
+        let g = plan_avg_pool2d(&x2.t, &[1, k[0]], &[1, s[0]], &[0, p[0]], ceil_mode, None)?;
+        Ok((ac::avg_pool2d(x2, &g, rule)?, None))
+    })?;
+    wrap_var(py, v)
+}
+
+/// `output_size` of the adaptive pools: an int, or a sequence whose `None` entries keep
+/// the input's size (PyTorch's `_list_with_default`).
+fn adaptive_sizes(op: &str, obj: &Bound<'_, PyAny>, x: &Tensor, n: usize) -> PyResult<Vec<i64>> {
+    if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+        return Ok(vec![obj.extract::<i64>()?; n]);
+    }
+    let seq = obj.cast::<PySequence>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{op}(): argument 'output_size' must be tuple of ints, not {}",
+            type_name(obj)
+        ))
+    })?;
+    let items: Vec<Bound<'_, PyAny>> = seq.try_iter()?.collect::<PyResult<_>>()?;
+    let shape = x.shape();
+    if shape.len() <= items.len() {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "Input dimension should be at least {}",
+            items.len() + 1
+        )));
+    }
+    let defaults = &shape[shape.len() - items.len()..];
+    items
+        .iter()
+        .zip(defaults)
+        .map(|(v, &d)| {
+            if v.is_none() {
+                Ok(d as i64)
+            } else {
+                ints(op, "output_size", Some(v), 0, 1).map(|v| v[0])
+            }
+        })
+        .collect()
+}
+
+#[pyfunction]
+fn adaptive_avg_pool2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output_size: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyTensor>> {
+    let op = "adaptive_avg_pool2d";
+    let x = var_arg(op, "input", 1, input)?;
+    let sizes = adaptive_sizes(op, output_size, &x.t, 2)?;
+    let g = plan_adaptive(op, &x.t, &sizes)?;
+    wrap_var(py, ac::adaptive_avg_pool2d(&x, &g)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, output_size, return_indices=false))]
+fn adaptive_max_pool2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output_size: &Bound<'_, PyAny>,
+    return_indices: bool,
+) -> PyResult<Py<PyAny>> {
+    let op = "adaptive_max_pool2d";
+    let x = var_arg(op, "input", 1, input)?;
+    let sizes = adaptive_sizes(op, output_size, &x.t, 2)?;
+    let g = plan_adaptive(op, &x.t, &sizes)?;
+    let (v, idx) = ac::adaptive_max_pool2d(&x, &g)?;
+    values_and_indices(py, v, Some(idx), return_indices)
+}
+
+#[pyfunction]
+fn adaptive_avg_pool1d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output_size: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyTensor>> {
+    let op = "adaptive_avg_pool1d";
+    let x = var_arg(op, "input", 1, input)?;
+    let sizes = ints(op, "output_size", Some(output_size), 0, 1)?;
+    pops::check_pool1d(op, &x.t, &[("output_size", &sizes)])?;
+    let (v, _) = ac::pool1d(&x, |x2| {
+        let g = plan_adaptive("adaptive_avg_pool2d", &x2.t, &[1, sizes[0]])?;
+        Ok((ac::adaptive_avg_pool2d(x2, &g)?, None))
+    })?;
+    wrap_var(py, v)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, output_size, return_indices=false))]
+fn adaptive_max_pool1d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output_size: &Bound<'_, PyAny>,
+    return_indices: bool,
+) -> PyResult<Py<PyAny>> {
+    let op = "adaptive_max_pool1d";
+    let x = var_arg(op, "input", 1, input)?;
+    let sizes = ints(op, "output_size", Some(output_size), 0, 1)?;
+    pops::check_pool1d(op, &x.t, &[("output_size", &sizes)])?;
+    let (v, idx) = ac::pool1d(&x, |x2| {
+        let g = plan_adaptive("adaptive_max_pool2d", &x2.t, &[1, sizes[0]])?;
+        let (v, i) = ac::adaptive_max_pool2d(x2, &g)?;
+        Ok((v, Some(i)))
+    })?;
+    values_and_indices(py, v, idx, return_indices)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, kernel_size, dilation=None, padding=None, stride=None))]
+fn unfold(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel_size: &Bound<'_, PyAny>,
+    dilation: Obj,
+    padding: Obj,
+    stride: Obj,
+) -> PyResult<Py<PyTensor>> {
+    let op = "unfold";
+    let x = var_arg(op, "input", 1, input)?;
+    let g = plan_unfold(
+        &x.t,
+        &ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
+        &ints(op, "dilation", dilation, 1, 2)?,
+        &ints(op, "padding", padding, 0, 2)?,
+        &ints(op, "stride", stride, 1, 2)?,
+    )?;
+    wrap_var(py, ac::unfold(&x, &g)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, output_size, kernel_size, dilation=None, padding=None, stride=None))]
+fn fold(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output_size: &Bound<'_, PyAny>,
+    kernel_size: &Bound<'_, PyAny>,
+    dilation: Obj,
+    padding: Obj,
+    stride: Obj,
+) -> PyResult<Py<PyTensor>> {
+    let op = "fold";
+    let x = var_arg(op, "input", 1, input)?;
+    let g = plan_fold(
+        &x.t,
+        &ints(op, "output_size", Some(output_size), 1, 2)?,
+        &ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
+        &ints(op, "dilation", dilation, 1, 2)?,
+        &ints(op, "padding", padding, 0, 2)?,
+        &ints(op, "stride", stride, 1, 2)?,
+    )?;
+    wrap_var(py, ac::fold(&x, &g)?)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(conv1d, m)?)?;
+    m.add_function(wrap_pyfunction!(conv2d, m)?)?;
+    m.add_function(wrap_pyfunction!(conv_transpose1d, m)?)?;
+    m.add_function(wrap_pyfunction!(conv_transpose2d, m)?)?;
+    m.add_function(wrap_pyfunction!(max_pool1d, m)?)?;
+    m.add_function(wrap_pyfunction!(max_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(max_pool2d_with_indices, m)?)?;
+    m.add_function(wrap_pyfunction!(avg_pool1d, m)?)?;
+    m.add_function(wrap_pyfunction!(avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(adaptive_avg_pool1d, m)?)?;
+    m.add_function(wrap_pyfunction!(adaptive_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(adaptive_max_pool1d, m)?)?;
+    m.add_function(wrap_pyfunction!(adaptive_max_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(unfold, m)?)?;
+    m.add_function(wrap_pyfunction!(fold, m)?)?;
+    Ok(())
+}
