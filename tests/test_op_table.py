@@ -387,6 +387,9 @@ NOT_OPS = {
     "Tensor.retain_grad",
     "is_grad_enabled",
     "is_anomaly_enabled",
+    # the kernel pool's size, not an op: tests/test_threads.py
+    "get_num_threads",
+    "set_num_threads",
 }
 # Dunders that are operators (the others are Python protocol plumbing).
 OPERATOR_DUNDERS = {f"__{p}{n}__" for n in (

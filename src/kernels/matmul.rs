@@ -61,12 +61,9 @@ pub trait MatElem: Element {
         -> bool;
 }
 
-fn parallelism(m: usize, n: usize, k: usize) -> gemm::Parallelism {
-    if m.saturating_mul(n).saturating_mul(k) >= PARALLEL_THRESHOLD {
-        gemm::Parallelism::Rayon(0)
-    } else {
-        gemm::Parallelism::None
-    }
+/// Whether one product is big enough to split across ferric's pool.
+fn parallel(m: usize, n: usize, k: usize) -> bool {
+    m.saturating_mul(n).saturating_mul(k) >= PARALLEL_THRESHOLD && crate::threads::num_threads() > 1
 }
 
 macro_rules! float_mat_elem {
@@ -94,27 +91,39 @@ macro_rules! float_mat_elem {
                 b: *const Self,
                 c: *mut Self,
             ) -> bool {
-                gemm::gemm(
-                    s.m,
-                    s.n,
-                    s.k,
-                    c,
-                    s.c.cs,
-                    s.c.rs,
-                    s.read_c,
-                    a,
-                    s.a.cs,
-                    s.a.rs,
-                    b,
-                    s.b.cs,
-                    s.b.rs,
-                    s.alpha,
-                    s.beta,
-                    false,
-                    false,
-                    false,
-                    parallelism(s.m, s.n, s.k),
-                );
+                let run = |a: usize, b: usize, c: usize, par: gemm::Parallelism| {
+                    // SAFETY: the caller's contract on `a`, `b`, `c` (see the trait docs)
+                    unsafe {
+                        gemm::gemm(
+                            s.m,
+                            s.n,
+                            s.k,
+                            c as *mut Self,
+                            s.c.cs,
+                            s.c.rs,
+                            s.read_c,
+                            a as *const Self,
+                            s.a.cs,
+                            s.a.rs,
+                            b as *const Self,
+                            s.b.cs,
+                            s.b.rs,
+                            s.alpha,
+                            s.beta,
+                            false,
+                            false,
+                            false,
+                            par,
+                        )
+                    }
+                };
+                let (a, b, c) = (a as usize, b as usize, c as usize);
+                if parallel(s.m, s.n, s.k) {
+                    // inside ferric's pool, `Rayon(0)` means "all of its workers"
+                    crate::threads::install(|| run(a, b, c, gemm::Parallelism::Rayon(0)));
+                } else {
+                    run(a, b, c, gemm::Parallelism::None);
+                }
                 true
             }
         }

@@ -15,6 +15,7 @@ mod matmul;
 mod random;
 mod reduce;
 pub mod tensor;
+mod threads;
 mod views;
 
 #[pymodule]
@@ -31,5 +32,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     matmul::register(m)?;
     conv::register(m)?;
     random::register(m)?;
+    threads::register(m)?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Batch parallelism for the convolution and pooling kernels.
 //!
 //! Above a work threshold the batch is split into one contiguous range of images per
-//! worker of the current rayon pool; each range runs the serial kernel on its own slice
+//! worker of ferric's pool (`crate::threads`); each range runs the serial kernel on its own slice
 //! of the output (an image view is just an offset, so sub-batches need no copies). The
 //! weight gradient sums per-range partial gradients. Splitting whole images keeps every
 //! GEMM as large as in the serial kernel: handing the small per-image GEMMs of a
@@ -19,7 +19,7 @@ const PAR_WORK: usize = 1 << 22;
 /// The image ranges to run in parallel for a batch of `n` with `work` multiply-adds (one
 /// range, the whole batch, when not worth splitting).
 pub(super) fn batch_parts(n: usize, work: usize) -> Vec<(usize, usize)> {
-    let threads = rayon::current_num_threads();
+    let threads = crate::threads::current_threads();
     if threads <= 1 || n < 2 || work < PAR_WORK {
         return vec![(0, n)];
     }
@@ -58,11 +58,13 @@ fn run_parts<T: Send>(
     chunks: Vec<&mut [T]>,
     f: impl Fn((usize, usize), &mut [T]) -> bool + Sync,
 ) -> bool {
-    parts
-        .par_iter()
-        .zip(chunks)
-        .map(|(&p, c)| f(p, c))
-        .reduce(|| true, |a, b| a && b)
+    crate::threads::install(|| {
+        parts
+            .par_iter()
+            .zip(chunks)
+            .map(|(&p, c)| f(p, c))
+            .reduce(|| true, |a, b| a && b)
+    })
 }
 
 /// The sub-problem of images `n0..n1`.
@@ -147,7 +149,8 @@ pub fn conv_weight_grad<T: MatElem>(
         let (xi, gyi) = (from_image(xi, p.0), from_image(gyi, p.0));
         conv_weight_grad_serial(&sub(d, p), x, &xi, gy, &gyi, gy_l, &mut buf).then_some(buf)
     };
-    let sums: Option<Vec<Vec<T>>> = parts.par_iter().map(|&p| partial(p)).collect();
+    let sums: Option<Vec<Vec<T>>> =
+        crate::threads::install(|| parts.par_iter().map(|&p| partial(p)).collect());
     let Some(sums) = sums else {
         return false;
     };

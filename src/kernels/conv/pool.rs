@@ -442,17 +442,19 @@ fn by_images<T: PoolElem>(
         Some(i) => split_parts(i, &parts, per).into_iter().map(Some).collect(),
         None => parts.iter().map(|_| None).collect(),
     };
-    parts
-        .par_iter()
-        .zip(outs)
-        .zip(idxs)
-        .for_each(|((&(n0, n1), o), i)| {
-            let sub = Planes {
-                n: n1 - n0,
-                c: planes.c,
-            };
-            f(&from_image(img, n0), sub, o, i)
-        });
+    crate::threads::install(|| {
+        parts
+            .par_iter()
+            .zip(outs)
+            .zip(idxs)
+            .for_each(|((&(n0, n1), o), i)| {
+                let sub = Planes {
+                    n: n1 - n0,
+                    c: planes.c,
+                };
+                f(&from_image(img, n0), sub, o, i)
+            });
+    })
 }
 
 /// Max pooling into contiguous `out` and `idx` (planes, oh, ow); see
@@ -516,13 +518,18 @@ pub fn max_pool_backward<T: PoolElem>(
     if parts.len() == 1 {
         return max_pool_backward_serial(gy, idx, planes, l, hw, gx);
     }
+    if gy.len() < planes * l || idx.len() < planes * l {
+        return false;
+    }
     let chunks = split_parts(gx, &parts, hw);
-    parts
-        .par_iter()
-        .zip(chunks)
-        .map(|(&(p0, p1), g)| {
-            let (gy, idx) = (&gy[p0 * l..p1 * l], &idx[p0 * l..p1 * l]);
-            max_pool_backward_serial(gy, idx, p1 - p0, l, hw, g)
-        })
-        .reduce(|| true, |a, b| a && b)
+    crate::threads::install(|| {
+        parts
+            .par_iter()
+            .zip(chunks)
+            .map(|(&(p0, p1), g)| {
+                let (gy, idx) = (&gy[p0 * l..p1 * l], &idx[p0 * l..p1 * l]);
+                max_pool_backward_serial(gy, idx, p1 - p0, l, hw, g)
+            })
+            .reduce(|| true, |a, b| a && b)
+    })
 }
