@@ -12,6 +12,7 @@ mod errors;
 mod index;
 mod join;
 mod matmul;
+mod optim;
 mod random;
 mod reduce;
 pub mod tensor;
@@ -33,5 +34,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     conv::register(m)?;
     random::register(m)?;
     threads::register(m)?;
+    optim::register(m)?;
     Ok(())
 }
