@@ -83,7 +83,8 @@ UNARY = [
     ("pow_scalar", lambda x: x ** 3), ("rpow", lambda x: 2.0 ** x),
     ("radd", lambda x: 1.5 + x), ("rsub", lambda x: 2 - x), ("rdiv", lambda x: 3.0 / (x * x + 1)),
     ("erf", lambda x: x.erf()), ("to_same", lambda x: x.to(F64) * 2),
-    ("F.relu", F.relu), ("F.gelu", F.gelu), ("F.gelu_tanh", lambda x: F.gelu(x, approximate="tanh")),
+    ("F.relu", F.relu), ("F.gelu", F.gelu),
+    ("F.gelu_tanh", lambda x: F.gelu(x, approximate="tanh")),
     ("F.silu", F.silu), ("F.elu", F.elu), ("F.selu", F.selu), ("F.celu", F.celu),
     ("F.leaky_relu", lambda x: F.leaky_relu(x, 0.2)), ("F.softplus", F.softplus),
     ("F.mish", F.mish), ("F.logsigmoid", F.logsigmoid), ("F.hardtanh", F.hardtanh),
@@ -618,3 +619,14 @@ def test_matches_pytorch_jagged():
         np.testing.assert_allclose(fn(nt).values().numpy(), fn(tn).values().numpy(),
                                    rtol=1e-12)
     assert math.isclose(nt.sum().item(), tn.sum().item(), rel_tol=1e-12)
+
+
+def test_transformer_encoder_runs_on_nested_batches():
+    ferric.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(D, 2, dim_feedforward=8, dropout=0.0, batch_first=True,
+                                       activation="gelu", norm_first=True)
+    enc = nn.TransformerEncoder(layer, 2).double()
+    arrs = arrays(NONEMPTY)
+    out = enc(nested.nested_tensor(arrs))
+    for got, a in zip(out.unbind(), arrs, strict=True):
+        assert_close(got, enc(ferric.tensor(a, dtype=F64).unsqueeze(0))[0], tol=1e-9)

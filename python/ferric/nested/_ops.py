@@ -15,9 +15,38 @@ from __future__ import annotations
 
 from .. import _core, return_types
 from .._core import Tensor
+from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from . import _tensor
 from ._ragged import _short
+
+
+class _SplitItems(Function):
+    """The packed rows -> one block of rows per item, recorded as ONE autograd node
+    whose backward concatenates the items' gradients. (Taking ``B`` separate views would
+    give each view its own backward, which scatters into a zero gradient the size of the
+    whole buffer: O(B * T) work and memory for B items.) Only for per-item computations
+    inside this package: the blocks must not escape, since in-place writes to them would
+    bypass the view tracking that ``NestedTensor.unbind`` keeps."""
+
+    @staticmethod
+    def forward(ctx, values, lengths):
+        return tuple(values.split(lengths, 0))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return _core.cat(list(grads), 0), None
+
+
+def split_items(nt, rows=None, logical=True):
+    """The items of ``nt`` (or of ``rows``, packed like ``nt``), for per-item
+    computations whose results are concatenated or stacked again: in their logical
+    layout, or with ``logical=False`` as blocks of packed rows."""
+    rows = nt._values if rows is None else rows
+    items = _SplitItems.apply(rows, list(nt._ragged.lengths))
+    if logical and nt._ridx != 1:
+        items = tuple(t.movedim(0, nt._ridx - 1) for t in items)
+    return items
 
 
 def _norm_dims(dim, ndim):
@@ -40,7 +69,7 @@ def _per_item(nt, rows, fn, op):
             f"{op}(): cannot reduce over the ragged dim of a nested tensor with empty "
             f"items: item(s) {_short(empty)} have length 0"
         )
-    return [fn(item) for item in rows.split(list(lengths), 0)]
+    return [fn(item) for item in split_items(nt, rows, logical=False)]
 
 
 def _squeeze_dims(out, dims, keepdim):
@@ -166,8 +195,8 @@ def matmul(nt, other):
     if other.dim() in (1, 2) and r != nt.dim() - 1 and v.dim() >= 2:
         return nt._wrap(v.matmul(other))
     if other.dim() == 3 and r == 1 and nt.dim() == 3 and other.shape[0] == nt._ragged.batch:
-        items = v.split(list(nt._ragged.lengths), 0)
-        outs = [a.matmul(w) for a, w in zip(items, other.unbind(0), strict=True)]
+        mats = (m.squeeze(0) for m in _SplitItems.apply(other, [1] * other.shape[0]))
+        outs = [a.matmul(w) for a, w in zip(split_items(nt), mats, strict=True)]
         return nt._wrap(_core.cat(outs, 0))
     raise RuntimeError(
         f"matmul(): a nested tensor of shape {nt._shape_str()} cannot be multiplied by a "
@@ -242,5 +271,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         )
     back = query._ridx - 1
     outs = [dense(q, k, v, None, dropout_p, is_causal, scale, enable_gqa).movedim(back, 0)
-            for q, k, v in zip(query.unbind(), key.unbind(), value.unbind(), strict=True)]
+            for q, k, v in zip(split_items(query), split_items(key), split_items(value),
+                               strict=True)]
     return query._wrap(_core.cat(outs, 0))
