@@ -630,3 +630,25 @@ def test_transformer_encoder_runs_on_nested_batches():
     out = enc(nested.nested_tensor(arrs))
     for got, a in zip(out.unbind(), arrs, strict=True):
         assert_close(got, enc(ferric.tensor(a, dtype=F64).unsqueeze(0))[0], tol=1e-9)
+
+
+def test_where_masked_fill_and_empty_dim_list():
+    arrs = arrays(LENGTHS)
+    nt = nested.nested_tensor(arrs)
+    got = nt.where(nt > 0, W_D)
+    filled = nt.masked_fill(nt < 0, -7.0)
+    for g, f, a in zip(got.unbind(), filled.unbind(), arrs, strict=True):
+        assert_close(g, np.where(a > 0, a, W_D.numpy()))
+        assert_close(f, np.where(a < 0, -7.0, a))
+    assert_close(nt.sum(dim=[]), np.concatenate(arrs).sum())
+    assert nested.nested_tensor([[1.0]], device="cpu", dtype=F64).dtype == F64
+
+
+def test_docstring_examples():
+    import doctest
+
+    from ferric.nested import _tensor
+
+    for mod in (nested, _tensor):
+        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0 and result.attempted > 0

@@ -95,7 +95,7 @@ def reduce(nt, name, dim, keepdim, dtype):
     dims): a dense ``(B, ...)`` result. Over batch and ragged dims together: dense.
     """
     v = nt._values if dtype is None else nt._values.to(dtype)
-    if dim is None:
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         return getattr(v, name)()
     nd, r, rag = nt.dim(), nt._ridx, nt._ragged
     dims = _norm_dims(dim, nd)
