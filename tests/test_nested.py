@@ -647,8 +647,6 @@ def test_where_masked_fill_and_empty_dim_list():
 def test_docstring_examples():
     import doctest
 
-    from ferric.nested import _tensor
-
-    for mod in (nested, _tensor):
-        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.failed == 0 and result.attempted > 0
+    # NestedTensor's own examples run here too: its __module__ is ferric.nested
+    result = doctest.testmod(nested, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 15
