@@ -8,7 +8,8 @@ mask for attention and a masked mean; the nested version runs on the packed
 ``(sum of lengths, D)`` buffer and attends per item.
 
 Each variant runs in its own process so its peak RSS is its own. Reported: median
-wall and CPU time per step, the peak RSS growth over the data set-up, and the element
+wall and CPU time per step (CPU time is the steadier figure on a shared machine), the
+peak RSS growth over the process state once the inputs exist, and the element
 counts of the per-token activations and of the attention scores. The script also checks
 that both variants give the same pooled output and weight gradient.
 
@@ -94,9 +95,9 @@ def run_variant(args):
     ferric.set_num_threads(args.threads)
     lengths, items, w, b = setup(args)
     step = step_nested if args.variant == "nested" else step_padded
+    base = rss_bytes()                    # after the inputs exist, before any step
     pooled = step(items, w, b)            # warm-up (and the result for the check)
     grad = w.grad.detach().numpy().copy()
-    base = rss_bytes()
     walls, cpus = [], []
     for _ in range(args.repeat):
         w.grad = b.grad = None

@@ -292,6 +292,28 @@ def test_gradcheck_segment_ops():
     assert gradcheck(fn, tuple(xs))
 
 
+def test_gradgradcheck_attention_and_segment_ops():
+    xs = leaves(arrays((2, 3), trail=(2,), seed=5))
+
+    def fn(*items):
+        nt = nested.as_nested_tensor(list(items))
+        q = nt.unflatten(-1, (1, 2)).transpose(1, 2)
+        att = F.scaled_dot_product_attention(q, q, q).transpose(1, 2).flatten(-2)
+        return (att.softmax(1) * nt).sum(1) + nt.amax(1)
+
+    assert ferric.autograd.gradgradcheck(fn, tuple(xs))
+
+
+def test_unbind_views_write_through_with_autograd():
+    a = ferric.ones(2, 3, requires_grad=True)
+    b = ferric.ones(1, 3, requires_grad=True)
+    y = nested.as_nested_tensor([a, b]) * 1.0
+    y.unbind()[0].mul_(2)
+    assert y.values().tolist() == [[2.0] * 3, [2.0] * 3, [1.0] * 3]
+    y.values().sum().backward()
+    assert a.grad.tolist() == [[2.0] * 3] * 2 and b.grad.tolist() == [[1.0] * 3]
+
+
 # ---------------------------------------------------------------------- attention
 
 def _sdpa_case(lengths, heads, causal, scale=None, cross=False):

@@ -24,7 +24,7 @@ _ROWWISE = (
     "relu", "relu_", "leaky_relu", "hardtanh", "relu6", "elu", "selu", "celu", "gelu",
     "silu", "mish", "hardsigmoid", "hardswish", "softplus", "logsigmoid", "sigmoid",
     "tanh", "softsign", "tanhshrink", "hardshrink", "softshrink", "threshold", "dropout",
-    "alpha_dropout", "embedding",
+    "embedding",
 )
 
 
