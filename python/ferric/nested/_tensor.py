@@ -25,8 +25,6 @@ from .._core import Tensor
 from . import _ops
 from ._ragged import NestedInt, _short, jagged
 
-_INT_TYPES = (int,)
-
 
 def _norm_dim(dim, ndim):
     if not isinstance(dim, int) or isinstance(dim, bool):
@@ -142,7 +140,7 @@ class NestedTensor:
         return iter(self.unbind())
 
     def __getitem__(self, index):
-        if isinstance(index, _INT_TYPES) and not isinstance(index, bool):
+        if isinstance(index, int) and not isinstance(index, bool):
             b = self._ragged.batch
             if not -b <= index < b:
                 raise IndexError(
