@@ -74,3 +74,9 @@ from . import nn, optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 __all__ += ["load", "nn", "optim", "save", "utils"]
+
+# ragged batches without padding (torch.nested, jagged layout)
+from . import nested  # noqa: E402
+from .nested import jagged  # noqa: E402
+
+__all__ += ["jagged", "nested"]
