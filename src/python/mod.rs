@@ -8,10 +8,13 @@ mod autograd;
 mod conv;
 pub mod convert;
 mod creation;
+mod dlpack;
 mod errors;
 mod index;
+mod info;
 mod join;
 mod matmul;
+mod pickling;
 mod random;
 mod reduce;
 pub mod tensor;
@@ -33,5 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     conv::register(m)?;
     random::register(m)?;
     threads::register(m)?;
+    dlpack::register(m)?;
+    info::register(m)?;
     Ok(())
 }
