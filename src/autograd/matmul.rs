@@ -146,6 +146,7 @@ fn scaled_product(
     }
     let save_m1 = m2.requires_grad().then(|| Saved::input(m1));
     let save_m2 = m1.requires_grad().then(|| Saved::input(m2));
+    let m2_transposed = is_transposed_dense(&m2.t);
     Ok(record(
         name,
         out,
@@ -164,12 +165,30 @@ fn scaled_product(
                 _ => None,
             };
             let d2 = match (need(2), &save_m1) {
+                // like PyTorch's mm_mat2_backward: a transposed m2 (`weight.t()` in
+                // `linear`) gets its gradient in the same layout, `(g^T @ m1)^T`, so the
+                // transpose's backward hands the weight a dense gradient to accumulate
+                (true, Some(s)) if m2_transposed => {
+                    let gt = prod(&mt(g)?, &s.get(name)?)?;
+                    Some(scaled(&mt(&gt)?, alpha)?)
+                }
                 (true, Some(s)) => Some(scaled(&prod(&mt(&s.get(name)?)?, g)?, alpha)?),
                 _ => None,
             };
             Ok(vec![di, d1, d2])
         }),
     ))
+}
+
+/// True for a batch of matrices stored column-major and densely (the transpose of a
+/// contiguous tensor), e.g. `weight.t()`.
+fn is_transposed_dense(t: &Tensor) -> bool {
+    let (shape, strides) = (t.shape(), t.strides());
+    let n = shape.len();
+    if n < 2 || shape[n - 1] <= 1 || shape[n - 2] <= 1 {
+        return false;
+    }
+    strides[n - 2] == 1 && strides[n - 1] == shape[n - 2] as isize
 }
 
 pub fn addmm(input: &Var, m1: &Var, m2: &Var, beta: Scalar, alpha: Scalar) -> Result<Var> {
