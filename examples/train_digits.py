@@ -169,7 +169,7 @@ def main(argv=None):
                 batches.set_postfix(loss=f"{loss.item():.4f}")
         train_loss, train_acc = evaluate(model, train_eval_loader)
         test_loss, test_acc = evaluate(model, test_loader)
-        for key, value in zip(history, (train_loss, train_acc, test_loss, test_acc)):
+        for key, value in zip(history, (train_loss, train_acc, test_loss, test_acc), strict=True):
             history[key].append(value)
         print(f"epoch {epoch:2d}: train loss {train_loss:.4f} acc {100 * train_acc:.2f}% | "
               f"test loss {test_loss:.4f} acc {100 * test_acc:.2f}%")

@@ -203,6 +203,49 @@ fn dl_tensor(t: &Tensor, shape: &mut [i64], strides: &mut [i64]) -> DLTensor {
     }
 }
 
+/// The two managed-tensor structs, as far as `leak_export` needs to fill them in.
+trait Managed {
+    fn parts(&mut self) -> (&mut DLTensor, &mut *mut c_void);
+}
+
+impl Managed for DLManagedTensor {
+    fn parts(&mut self) -> (&mut DLTensor, &mut *mut c_void) {
+        (&mut self.dl_tensor, &mut self.manager_ctx)
+    }
+}
+
+impl Managed for DLManagedTensorVersioned {
+    fn parts(&mut self) -> (&mut DLTensor, &mut *mut c_void) {
+        (&mut self.dl_tensor, &mut self.manager_ctx)
+    }
+}
+
+/// Boxes `managed` together with the shape/stride arrays its `DLTensor` points into and
+/// the storage it keeps alive, and leaks the box: the managed tensor's `manager_ctx` is
+/// the box, which the deleter reclaims. Returns the managed tensor's address.
+fn leak_export<M: Managed>(t: &Tensor, managed: M) -> *mut M {
+    let mut ctx = Box::new(Exported {
+        managed,
+        shape: t.shape().iter().map(|&d| d as i64).collect(),
+        strides: t.strides().iter().map(|&s| s as i64).collect(),
+        _storage: t.storage.clone(),
+    });
+    // the Vecs' heap buffers stay put when the box moves, so these pointers stay valid
+    let Exported {
+        managed,
+        shape,
+        strides,
+        ..
+    } = &mut *ctx;
+    *managed.parts().0 = dl_tensor(t, shape, strides);
+    let raw = Box::into_raw(ctx);
+    // SAFETY: `raw` is the live box just leaked; only the deleter frees it.
+    unsafe {
+        *(*raw).managed.parts().1 = raw as *mut c_void;
+        std::ptr::addr_of_mut!((*raw).managed)
+    }
+}
+
 /// Builds a `"dltensor"` or `"dltensor_versioned"` capsule sharing `t`'s memory.
 fn export<'py>(
     py: Python<'py>,
@@ -210,13 +253,12 @@ fn export<'py>(
     versioned: bool,
     flags: u64,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let shape: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
-    let strides: Vec<i64> = t.strides().iter().map(|&s| s as i64).collect();
-    // The Vecs' heap buffers do not move when the box is built, so pointers taken after
-    // boxing stay valid for the box's lifetime.
+    // filled in by `leak_export` once the arrays it points into have their final home
+    let placeholder = || dl_tensor(t, &mut [], &mut []);
     let (ptr, name, destructor): (*mut c_void, &CStr, ffi::PyCapsule_Destructor) = if versioned {
-        let mut ctx = Box::new(Exported {
-            managed: DLManagedTensorVersioned {
+        let m = leak_export(
+            t,
+            DLManagedTensorVersioned {
                 version: DLPackVersion {
                     major: DLPACK_MAJOR,
                     minor: DLPACK_MINOR,
@@ -224,47 +266,24 @@ fn export<'py>(
                 manager_ctx: std::ptr::null_mut(),
                 deleter: Some(delete_versioned),
                 flags,
-                dl_tensor: dl_tensor(t, &mut [], &mut []),
+                dl_tensor: placeholder(),
             },
-            shape,
-            strides,
-            _storage: t.storage.clone(),
-        });
-        ctx.managed.dl_tensor = dl_tensor(t, &mut ctx.shape, &mut ctx.strides);
-        let raw = Box::into_raw(ctx);
-        // SAFETY: `raw` is the live box just leaked; the deleter reclaims it.
-        let managed = unsafe {
-            (*raw).managed.manager_ctx = raw as *mut c_void;
-            std::ptr::addr_of_mut!((*raw).managed)
-        };
+        );
         (
-            managed as *mut c_void,
+            m as *mut c_void,
             VERSIONED_NAME,
             versioned_capsule_destructor,
         )
     } else {
-        let mut ctx = Box::new(Exported {
-            managed: DLManagedTensor {
-                dl_tensor: dl_tensor(t, &mut [], &mut []),
+        let m = leak_export(
+            t,
+            DLManagedTensor {
+                dl_tensor: placeholder(),
                 manager_ctx: std::ptr::null_mut(),
                 deleter: Some(delete_legacy),
             },
-            shape,
-            strides,
-            _storage: t.storage.clone(),
-        });
-        ctx.managed.dl_tensor = dl_tensor(t, &mut ctx.shape, &mut ctx.strides);
-        let raw = Box::into_raw(ctx);
-        // SAFETY: as above.
-        let managed = unsafe {
-            (*raw).managed.manager_ctx = raw as *mut c_void;
-            std::ptr::addr_of_mut!((*raw).managed)
-        };
-        (
-            managed as *mut c_void,
-            LEGACY_NAME,
-            legacy_capsule_destructor,
-        )
+        );
+        (m as *mut c_void, LEGACY_NAME, legacy_capsule_destructor)
     };
     // SAFETY: `ptr` is a valid managed tensor and `name` a static C string, as the capsule
     // API requires.
