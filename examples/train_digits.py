@@ -79,7 +79,7 @@ def load_digits_tensors(test_fraction: float, seed: int):
     x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
     y = digits.target.astype(np.int64)
     rng = np.random.default_rng(seed)
-    test_idx = []
+    test_idx: list[int] = []
     for c in range(10):
         idx = np.flatnonzero(y == c)
         rng.shuffle(idx)

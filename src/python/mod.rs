@@ -8,11 +8,14 @@ mod autograd;
 mod conv;
 pub mod convert;
 mod creation;
+mod dlpack;
 mod errors;
 mod index;
+mod info;
 mod join;
 mod matmul;
 mod optim;
+mod pickling;
 mod random;
 mod reduce;
 pub mod tensor;
@@ -35,5 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     random::register(m)?;
     threads::register(m)?;
     optim::register(m)?;
+    dlpack::register(m)?;
+    info::register(m)?;
     Ok(())
 }

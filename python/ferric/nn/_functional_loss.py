@@ -73,7 +73,17 @@ def _warn_broadcast(input, target):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean squared error ``(x - y)^2`` (optionally weighted)."""
+    """Mean squared error ``(x - y)^2`` (optionally weighted).
+
+    Example::
+
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.mse_loss(ferric.tensor([1.0, 2.0, 3.0]), ferric.tensor([1.0, 0.0, 3.0]))
+        tensor(1.3333)
+        >>> F.mse_loss(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 0.0]), reduction="none")
+        tensor([1., 4.])
+    """
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     diff = input - target
@@ -81,7 +91,15 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean absolute error ``|x - y|`` (optionally weighted)."""
+    """Mean absolute error ``|x - y|`` (optionally weighted).
+
+    Example::
+
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.l1_loss(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 4.0]), reduction="sum")
+        tensor(3.)
+    """
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     return _weighted((input - target).abs(), weight, input, reduction)
@@ -138,7 +156,16 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
-    """BCE on logits in the stable form ``(1 - y) x - w_pos(y) logsigmoid(x)``."""
+    """BCE on logits in the stable form ``(1 - y) x - w_pos(y) logsigmoid(x)``.
+
+    Example::
+
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> logits, target = ferric.tensor([0.0, 100.0]), ferric.tensor([1.0, 1.0])
+        >>> F.binary_cross_entropy_with_logits(logits, target)
+        tensor(0.3466)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -230,6 +257,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     ``input`` is ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)`` log-probabilities; targets
     equal to ``ignore_index`` contribute nothing (and are left out of the mean's
     denominator, which is the sum of the selected class weights).
+
+    Example::
+
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> logp = ferric.tensor([[0.0, 1.0], [2.0, 3.0]]).log_softmax(dim=1)
+        >>> F.nll_loss(logp, ferric.tensor([1, 0]))
+        tensor(0.8133)
+        >>> F.nll_loss(logp, ferric.tensor([1, -100]))  # ignore_index=-100 is skipped
+        tensor(0.3133)
     """
     reduction = _reduction(size_average, reduce, reduction)
     _check_nll_shapes(input, target)

@@ -249,7 +249,21 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """Multiplies the lr by ``gamma`` every ``step_size`` epochs."""
+    """Multiplies the lr by ``gamma`` every ``step_size`` epochs.
+
+    Example::
+
+        >>> import ferric
+        >>> opt = ferric.optim.SGD([ferric.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = ferric.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.1)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 6))
+        >>> lrs
+        [1.0, 0.1, 0.1, 0.01, 0.01]
+    """
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
@@ -348,7 +362,17 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """Multiplies the lr by ``gamma`` every epoch."""
+    """Multiplies the lr by ``gamma`` every epoch.
+
+    Example::
+
+        >>> import ferric
+        >>> opt = ferric.optim.SGD([ferric.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = ferric.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> opt.step(); sched.step(); opt.step(); sched.step()
+        >>> opt.param_groups[0]["lr"]
+        0.25
+    """
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma

@@ -279,7 +279,20 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of all optimized tensors: to ``None`` (the default) or,
-        with ``set_to_none=False``, to zeros in place."""
+        with ``set_to_none=False``, to zeros in place.
+
+        Example::
+
+            >>> import ferric
+            >>> w = ferric.ones(2, requires_grad=True)
+            >>> opt = ferric.optim.SGD([w], lr=0.1)
+            >>> (w * 3).sum().backward()
+            >>> w.grad
+            tensor([3., 3.])
+            >>> opt.zero_grad()
+            >>> w.grad is None
+            True
+        """
         for group in self.param_groups:
             for p in group["params"]:
                 g = p.grad

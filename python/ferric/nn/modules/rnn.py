@@ -345,7 +345,17 @@ class RNN(RNNBase):
 
 class LSTM(RNNBase):
     r"""Long short-term memory (gates in PyTorch's order i, f, g, o; optional
-    ``proj_size`` projection). Returns ``(output, (h_n, c_n))``."""
+    ``proj_size`` projection). Returns ``(output, (h_n, c_n))``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> lstm = nn.LSTM(input_size=10, hidden_size=20, num_layers=2, batch_first=True)
+        >>> out, (h, c) = lstm(ferric.randn(3, 5, 10))
+        >>> out.shape, h.shape, c.shape
+        (ferric.Size([3, 5, 20]), ferric.Size([2, 3, 20]), ferric.Size([2, 3, 20]))
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
@@ -353,7 +363,17 @@ class LSTM(RNNBase):
 
 class GRU(RNNBase):
     r"""Gated recurrent unit (gates in PyTorch's order r, z, n). Returns
-    ``(output, h_n)``."""
+    ``(output, h_n)``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> gru = nn.GRU(8, 16, bidirectional=True)
+        >>> out, h = gru(ferric.randn(7, 2, 8))
+        >>> out.shape, h.shape
+        (ferric.Size([7, 2, 32]), ferric.Size([2, 2, 16]))
+    """
 
     def __init__(self, *args, **kwargs):
         if "proj_size" in kwargs:
@@ -427,7 +447,17 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    r"""One LSTM step; returns ``(h', c')``."""
+    r"""One LSTM step; returns ``(h', c')``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> cell = nn.LSTMCell(4, 6)
+        >>> h, c = cell(ferric.randn(3, 4))
+        >>> h.shape, c.shape
+        (ferric.Size([3, 6]), ferric.Size([3, 6]))
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
