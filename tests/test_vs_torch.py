@@ -9,39 +9,19 @@ The recurrent/attention layers are in test_vs_torch_rnn.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from torch_compat import (  # noqa: E402
-    DTYPES,
-    as_lib,
-    assert_close,
-    assert_same_dtype,
-    backward_both,
-    np_of,
-    twins,
+    Case,
+    check_case,
+    check_default_init,
+    check_structure,
+    with_dtypes,
+    with_marks,
 )
-
-import ferric  # noqa: E402
-
-
-@dataclass
-class Case:
-    id: str
-    make: object  # lib -> module
-    inputs: object  # rng -> list of NumPy arrays (float -> differentiable input)
-    train: bool = True
-    grad: bool = True  # compare gradients
-    marks: list = field(default_factory=list)
-    # float32 forward tolerance override (rtol, atol) for long reductions
-    tol32: tuple | None = None
-    # reason for a strict xfail of the float64 gradient comparison (a PyTorch kernel
-    # that rounds a constant to float32 even for double inputs)
-    xfail64: str | None = None
 
 
 def r(*shape):
@@ -239,121 +219,22 @@ CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)
 
 
-def run_case(case, dtype, seed=0, layout="contiguous"):
-    """Builds the twins, runs forward and backward; returns everything to compare."""
-    fm, tm = twins(case.make, seed)
-    fm.to(getattr(ferric, dtype))
-    tm.to(getattr(torch, dtype))
-    fm.train(case.train)
-    tm.train(case.train)
-    rng = np.random.default_rng(seed + 100)
-    arrays = case.inputs(rng)
-    f_in, t_in = [], []
-    for a in arrays:
-        is_float = a.dtype.kind == "f"
-        grad = is_float and case.grad
-        a = a.astype(dtype) if is_float else a
-        if layout == "permuted" and a.ndim >= 2:
-            # a non-contiguous view with the same values: transpose of a contiguous copy
-            perm = tuple(reversed(range(a.ndim)))
-            fa = as_lib(ferric, np.ascontiguousarray(a.transpose(perm))).permute(*perm)
-            ta = as_lib(torch, np.ascontiguousarray(a.transpose(perm))).permute(*perm)
-            if grad:
-                fa = fa.detach().requires_grad_(True)
-                ta = ta.detach().requires_grad_(True)
-        else:
-            fa, ta = as_lib(ferric, a, requires_grad=grad), as_lib(torch, a, requires_grad=grad)
-        f_in.append(fa)
-        t_in.append(ta)
-    fout = fm(*f_in)
-    tout = tm(*t_in)
-    return fm, tm, f_in, t_in, fout, tout
-
-
-def _xfail64(cases):
-    return [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=c.xfail64))
-            if c.xfail64 else c for c in cases]
-
-
-def _with_dtypes(cases):
-    return [pytest.param(c, d, id=f"{c.id}-{d}",
-                         marks=[pytest.mark.xfail(strict=True, reason=c.xfail64)]
-                         if c.xfail64 and d == "float64" else [])
-            for c in cases for d in DTYPES]
-
-
-@pytest.mark.parametrize(("case", "dtype"), _with_dtypes(CASES))
+@pytest.mark.parametrize(("case", "dtype"), with_dtypes(CASES))
 def test_forward_backward(case, dtype):
-    fm, tm, f_in, t_in, fout, tout = run_case(case, dtype)
-    tol = {} if dtype == "float64" or case.tol32 is None else dict(
-        rtol=case.tol32[0], atol=case.tol32[1])
-    assert_close(fout, tout, dtype, what="output", **tol)
-    for f, t in zip(fout if isinstance(fout, tuple) else [fout],
-                    tout if isinstance(tout, tuple) else [tout], strict=True):
-        assert_same_dtype(f, t, "output")
-    # buffers (running stats, num_batches_tracked) and renormed embedding rows
-    for (fk, fv), (tk, tv) in zip(fm.state_dict().items(), tm.state_dict().items(),
-                                  strict=True):
-        assert fk == tk
-        assert_close(fv, tv, dtype, what=f"state {fk} after forward")
-    if not case.grad:
-        return
-    backward_both(fout, tout)
-    for i, (f, t) in enumerate(zip(f_in, t_in, strict=True)):
-        if t.requires_grad:
-            assert_close(f.grad, t.grad, dtype, what=f"input {i} grad")
-    fp = dict(fm.named_parameters())
-    for name, tp in tm.named_parameters():
-        assert_close(fp[name].grad, tp.grad, dtype, what=f"{name}.grad")
+    check_case(case, dtype)
 
 
-@pytest.mark.parametrize("case", _xfail64(CASES), ids=CASE_IDS)
+@pytest.mark.parametrize("case", with_marks(CASES))
 def test_permuted_input(case):
     """The same case on a non-contiguous (fully transposed) input, float64."""
-    fm, tm, f_in, t_in, fout, tout = run_case(case, "float64", layout="permuted")
-    assert_close(fout, tout, "float64", what="output")
-    if case.grad:
-        backward_both(fout, tout)
-        for f, t in zip(f_in, t_in, strict=True):
-            if t.requires_grad:
-                assert_close(f.grad, t.grad, what="input grad")
+    check_case(case, "float64", layout="permuted")
 
 
-@pytest.mark.parametrize("seed", [3])
-@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
-def test_default_init_is_bit_identical(case, seed):
-    """Same seed, same draws in the same order: the default initialisation equals
-    PyTorch's exactly (ferric's generator is PyTorch's mt19937)."""
-    ferric.manual_seed(seed)
-    fm = case.make(ferric)
-    torch.manual_seed(seed)
-    tm = case.make(torch)
-    fsd, tsd = fm.state_dict(), tm.state_dict()
-    assert list(fsd) == list(tsd)
-    for k, tv in tsd.items():
-        fv = fsd[k]
-        assert tuple(fv.shape) == tuple(tv.shape), k
-        assert_same_dtype(fv, tv, k)
-        np.testing.assert_array_equal(np_of(fv), np_of(tv), err_msg=k)
-    # the generator is left in the same state (no extra or missing draws)
-    assert ferric.rand(4).tolist() == torch.rand(4).tolist()
+@pytest.mark.parametrize("case", with_marks(CASES, numeric=False))
+def test_default_init_is_bit_identical(case):
+    check_default_init(case.make, seed=3)
 
 
-@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("case", with_marks(CASES, numeric=False))
 def test_structure(case):
-    """state_dict keys, named_parameters/named_buffers/named_modules order, repr and
-    requires_grad flags match."""
-    fm, tm = twins(case.make)
-    assert list(fm.state_dict()) == list(tm.state_dict())
-    assert [n for n, _ in fm.named_parameters()] == [n for n, _ in tm.named_parameters()]
-    assert [n for n, _ in fm.named_buffers()] == [n for n, _ in tm.named_buffers()]
-    assert [n for n, _ in fm.named_modules()] == [n for n, _ in tm.named_modules()]
-    assert ([type(m).__name__ for m in fm.modules()]
-            == [type(m).__name__ for m in tm.modules()])
-    assert ([p.requires_grad for p in fm.parameters()]
-            == [p.requires_grad for p in tm.parameters()])
-    assert repr(fm) == repr(tm).replace("torch.", "ferric.")
-    assert fm.training == tm.training
-    fm.eval()
-    tm.eval()
-    assert [m.training for m in fm.modules()] == [m.training for m in tm.modules()]
+    check_structure(case.make)
