@@ -4,6 +4,8 @@ float64 and float32, gradients, bit-identical default init, structure and repr).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,8 @@ from torch_compat import (  # noqa: E402
     with_dtypes,
     with_marks,
 )
+
+import ferric  # noqa: E402
 
 
 def _nn(name, *args, **kwargs):
@@ -254,3 +258,46 @@ def test_default_init_is_bit_identical(case):
 @pytest.mark.parametrize("case", with_marks(CASES, numeric=False))
 def test_structure(case):
     check_structure(case.make)
+
+
+_LEFT = np.array([[False, False, True, True, True], [False, False, False, False, False],
+                  [False, True, True, True, True]])
+_GAP = np.array([[False, True, False, False, False], [False] * 5,
+                 [False, False, True, True, True]])
+
+
+@pytest.mark.parametrize(("layer_kw", "kpm", "grad", "with_norm", "float_mask"), [
+    ({"batch_first": True}, _LEFT, False, False, False),
+    ({"batch_first": True}, _LEFT, False, True, False),
+    ({"batch_first": True, "activation": "gelu"}, _LEFT, False, True, True),
+    ({"batch_first": True}, _GAP, False, False, False),  # not left-aligned: no zeros
+    ({"batch_first": True}, _LEFT, True, False, False),  # grad enabled: no zeros
+    ({"batch_first": True, "nhead": 1}, _LEFT, False, False, False),  # odd heads
+    ({}, _LEFT.T.copy(), False, False, False),  # sequence-first
+], ids=["left", "left-norm", "gelu-floatmask", "gap", "grad", "odd-heads", "seq-first"])
+def test_encoder_inference_padding_like_torch(layer_kw, kpm, grad, with_norm, float_mask):
+    """Inference with a key padding mask: where PyTorch packs the batch into a nested
+    tensor, the padded positions come back as zeros (then the final norm)."""
+    layer_kw = dict(layer_kw)
+    nhead = layer_kw.pop("nhead", 2)
+    batch_first = layer_kw.get("batch_first", False)
+    mask = kpm if batch_first else kpm.T
+    shape = (3, 5, 8) if batch_first else (5, 3, 8)
+    x = np.random.default_rng(1).standard_normal(shape)
+    outs = []
+    for lib in (ferric, torch):
+        lib.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            enc = lib.nn.TransformerEncoder(
+                lib.nn.TransformerEncoderLayer(8, nhead, 12, **layer_kw), 2,
+                norm=lib.nn.LayerNorm(8) if with_norm else None)
+        enc.eval()
+        m = as_lib(lib, np.where(mask, -np.inf, 0.0) if float_mask else mask)
+        if float_mask:
+            m = m.float()
+        src = as_lib(lib, x).float()
+        with lib.set_grad_enabled(grad):
+            outs.append(enc(src, src_key_padding_mask=m))
+    np.testing.assert_allclose(outs[0].detach().numpy(), outs[1].detach().numpy(),
+                               rtol=1e-5, atol=1e-5)
