@@ -12,6 +12,7 @@ mod errors;
 mod index;
 mod join;
 mod matmul;
+mod nn;
 mod random;
 mod reduce;
 pub mod tensor;
@@ -30,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     index::register(m)?;
     join::register(m)?;
     matmul::register(m)?;
+    nn::register(m)?;
     conv::register(m)?;
     random::register(m)?;
     threads::register(m)?;
