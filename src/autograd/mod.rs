@@ -17,6 +17,7 @@ pub mod engine;
 pub mod index;
 pub mod join;
 pub mod matmul;
+pub mod nn;
 pub mod reduce;
 pub mod unary;
 pub mod views;

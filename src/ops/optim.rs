@@ -89,9 +89,9 @@ fn fusable(param: &Tensor, others: &[&Tensor]) -> bool {
         return false;
     }
     let all = std::iter::once(param).chain(others.iter().copied());
-    let dense = all.clone().all(|t| {
-        t.is_contiguous() && t.dtype() == param.dtype() && t.shape() == param.shape()
-    });
+    let dense = all
+        .clone()
+        .all(|t| t.is_contiguous() && t.dtype() == param.dtype() && t.shape() == param.shape());
     let tensors: Vec<&Tensor> = all.collect();
     let distinct = tensors.iter().enumerate().all(|(i, a)| {
         tensors[i + 1..]
@@ -126,14 +126,19 @@ pub fn sgd_step(
     if h.momentum != 0.0 && buf.is_none() {
         return Err(Error::runtime("sgd", "momentum needs a momentum buffer"));
     }
-    crate::with_float_dtype!(param.dtype(), T, {
-        // SAFETY: T is the common dtype (checked by `fusable`); the storages are
-        // distinct, so the one mutable slice per storage does not alias the shared ones.
-        let (p, g) = unsafe { (param.data_mut::<T>(), grad.data::<T>()) };
-        let (p, g) = (&mut p[range(param)], &g[range(grad)]);
-        let b = buf.map(|b| unsafe { &mut b.data_mut::<T>()[range(b)] });
-        sgd_kernel::<T>(p, g, b, first, h);
-    }, unreachable!("fusable() admits float dtypes only"));
+    crate::with_float_dtype!(
+        param.dtype(),
+        T,
+        {
+            // SAFETY: T is the common dtype (checked by `fusable`); the storages are
+            // distinct, so the one mutable slice per storage does not alias the shared ones.
+            let (p, g) = unsafe { (param.data_mut::<T>(), grad.data::<T>()) };
+            let (p, g) = (&mut p[range(param)], &g[range(grad)]);
+            let b = buf.map(|b| unsafe { &mut b.data_mut::<T>()[range(b)] });
+            sgd_kernel::<T>(p, g, b, first, h);
+        },
+        unreachable!("fusable() admits float dtypes only")
+    );
     param.storage.bump_version();
     if let Some(b) = buf {
         b.storage.bump_version();
@@ -169,27 +174,38 @@ pub fn adam_step(
     max_sq: Option<&Tensor>,
     h: &Adam,
 ) -> Result<bool> {
-    let others: Vec<&Tensor> = [grad, exp_avg, exp_avg_sq].into_iter().chain(max_sq).collect();
+    let others: Vec<&Tensor> = [grad, exp_avg, exp_avg_sq]
+        .into_iter()
+        .chain(max_sq)
+        .collect();
     if !fusable(param, &others) {
         return Ok(false);
     }
-    let written: Vec<&Tensor> = [param, exp_avg, exp_avg_sq].into_iter().chain(max_sq).collect();
+    let written: Vec<&Tensor> = [param, exp_avg, exp_avg_sq]
+        .into_iter()
+        .chain(max_sq)
+        .collect();
     for t in &written {
         t.check_writable("adam")?;
     }
-    crate::with_float_dtype!(param.dtype(), T, {
-        // SAFETY: as in `sgd_step`: one dtype, distinct storages.
-        let s = unsafe {
-            AdamSlices {
-                p: &mut param.data_mut::<T>()[range(param)],
-                g: &grad.data::<T>()[range(grad)],
-                m: &mut exp_avg.data_mut::<T>()[range(exp_avg)],
-                v: &mut exp_avg_sq.data_mut::<T>()[range(exp_avg_sq)],
-                vmax: max_sq.map(|t| &mut t.data_mut::<T>()[range(t)]),
-            }
-        };
-        adam_kernel::<T>(s, h);
-    }, unreachable!("fusable() admits float dtypes only"));
+    crate::with_float_dtype!(
+        param.dtype(),
+        T,
+        {
+            // SAFETY: as in `sgd_step`: one dtype, distinct storages.
+            let s = unsafe {
+                AdamSlices {
+                    p: &mut param.data_mut::<T>()[range(param)],
+                    g: &grad.data::<T>()[range(grad)],
+                    m: &mut exp_avg.data_mut::<T>()[range(exp_avg)],
+                    v: &mut exp_avg_sq.data_mut::<T>()[range(exp_avg_sq)],
+                    vmax: max_sq.map(|t| &mut t.data_mut::<T>()[range(t)]),
+                }
+            };
+            adam_kernel::<T>(s, h);
+        },
+        unreachable!("fusable() admits float dtypes only")
+    );
     for t in written {
         t.storage.bump_version();
     }
@@ -278,7 +294,10 @@ mod tests {
         assert!(sgd_step(&p, &g, Some(&b), false, &h).unwrap());
         let d: Vec<f64> = vec![0.5 + 0.01 * 1.0, 0.25 + 0.01 * -2.0];
         let nb: Vec<f64> = vec![0.1 * 0.9 + d[0], 0.2 * 0.9 + d[1]];
-        let np = [1.0 - 0.1 * (d[0] + 0.9 * nb[0]), -2.0 - 0.1 * (d[1] + 0.9 * nb[1])];
+        let np = [
+            1.0 - 0.1 * (d[0] + 0.9 * nb[0]),
+            -2.0 - 0.1 * (d[1] + 0.9 * nb[1]),
+        ];
         assert_eq!(b.to_vec::<f64>().unwrap(), nb);
         assert_eq!(p.to_vec::<f64>().unwrap(), np);
     }

@@ -14,6 +14,7 @@ mod index;
 mod info;
 mod join;
 mod matmul;
+mod nn;
 mod optim;
 mod pickling;
 mod random;
@@ -34,6 +35,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     index::register(m)?;
     join::register(m)?;
     matmul::register(m)?;
+    nn::register(m)?;
     conv::register(m)?;
     random::register(m)?;
     threads::register(m)?;

@@ -28,7 +28,13 @@ fn _fused_sgd(
         nesterov,
         maximize,
     };
-    Ok(sgd_step(&param.t, &grad.t, buf.as_ref().map(|b| &b.t), first, &h)?)
+    Ok(sgd_step(
+        &param.t,
+        &grad.t,
+        buf.as_ref().map(|b| &b.t),
+        first,
+        &h,
+    )?)
 }
 
 #[pyfunction]
