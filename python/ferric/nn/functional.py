@@ -64,10 +64,8 @@ def linear(input, weight, bias=None):
         >>> F.linear(ferric.ones(1, 2), ferric.tensor([[1., 2.]]), ferric.tensor([0.5]))
         tensor([[3.5000]])
     """
-    if bias is not None and input.dim() == 2:
-        return _core.addmm(bias, input, weight.t())
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
+    # one core op: the bias is written into the output and the GEMM accumulates onto it
+    return _core._linear(input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):
