@@ -3,4 +3,5 @@
 pub mod conv;
 pub mod matmul;
 pub mod reduce;
+pub mod simd;
 pub mod strided;

@@ -1,0 +1,269 @@
+//! SIMD elementwise kernels with run-time CPU dispatch.
+//!
+//! The crate is compiled for the baseline CPU (a wheel must run everywhere); the vector
+//! code lives in `#[target_feature]` functions, one set per instruction-set level, and
+//! the best level the CPU supports is detected once and cached. Levels:
+//!
+//! | level      | lanes (f32/f64) | requires                   |
+//! |------------|-----------------|----------------------------|
+//! | `avx512f`  | 16 / 8          | x86-64 AVX-512F, AVX2, FMA |
+//! | `avx2+fma` | 8 / 4           | x86-64 AVX2, FMA           |
+//! | `neon`     | 4 / 2           | aarch64                    |
+//! | `scalar`   | 1 / 1           | anything                   |
+//!
+//! `FERRIC_SIMD=scalar|avx2|avx512|neon` (read once) caps the level, e.g. to compare
+//! paths or to work around a CPU problem; a level the CPU lacks falls back to the best
+//! one it has below it.
+//!
+//! All levels run the same algorithms (`math32.rs`, `math64.rs`); the SIMD levels use
+//! fused multiply-adds and give bit-identical results to each other. The scalar level
+//! rounds products separately and may differ from them by an ULP or so (both stay within
+//! the documented accuracy; see `tests.rs`).
+//!
+//! The AVX-512 intrinsics are stable since Rust 1.89, above the crate's declared
+//! `rust-version` (1.85); raising that is left to the crate's owners because it turns
+//! on newer lints in other files. Until then the MSRV lint is allowed in this module.
+#![allow(clippy::incompatible_msrv)]
+
+mod kernels;
+mod math32;
+mod math64;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+mod scalar;
+#[cfg(test)]
+mod tests;
+mod vector;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use kernels::Operand;
+use std::sync::OnceLock;
+
+/// Unary ops with vector kernels. float64 has all but `Tanh`, `Erf`, `Gelu`, `GeluTanh`
+/// (callers fall back to the scalar library functions for those).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unary {
+    Neg,
+    Abs,
+    Sqrt,
+    Rsqrt,
+    Square,
+    Reciprocal,
+    Relu,
+    Exp,
+    Log,
+    Tanh,
+    Sigmoid,
+    Silu,
+    Erf,
+    Gelu,
+    GeluTanh,
+}
+
+/// Binary arithmetic with vector kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// An instruction-set level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Scalar,
+    Neon,
+    Avx2,
+    Avx512,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Scalar => "scalar",
+            Level::Neon => "neon",
+            Level::Avx2 => "avx2+fma",
+            Level::Avx512 => "avx512f",
+        }
+    }
+}
+
+/// Every level this CPU can run, best last (always starts with `Scalar`); detected once.
+pub fn supported() -> &'static [Level] {
+    static LEVELS: OnceLock<Vec<Level>> = OnceLock::new();
+    LEVELS.get_or_init(|| {
+        let mut v = vec![Level::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx2 = std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma");
+            if avx2 {
+                v.push(Level::Avx2);
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    v.push(Level::Avx512);
+                }
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if std::arch::is_aarch64_feature_detected!("neon") {
+                v.push(Level::Neon);
+            }
+        }
+        v
+    })
+}
+
+/// The level the kernels use: the best supported one, capped by `FERRIC_SIMD`.
+pub fn active() -> Level {
+    static ACTIVE: OnceLock<Level> = OnceLock::new();
+    *ACTIVE.get_or_init(|| {
+        let levels = supported();
+        let cap = match std::env::var("FERRIC_SIMD").ok().as_deref().map(str::trim) {
+            Some("scalar") => Level::Scalar,
+            Some("neon") => Level::Neon,
+            Some("avx2") | Some("avx2+fma") => Level::Avx2,
+            _ => Level::Avx512,
+        };
+        levels
+            .iter()
+            .copied()
+            .filter(|&l| l <= cap)
+            .max()
+            .unwrap_or(Level::Scalar)
+    })
+}
+
+/// The active level's name, e.g. `"avx2+fma"` (shown by `ferric.show_config()`).
+pub fn level() -> &'static str {
+    active().name()
+}
+
+/// A binary operand: a contiguous run (same length as the output) or one value.
+#[derive(Clone, Copy)]
+pub enum Arg<'a, T> {
+    Slice(&'a [T]),
+    Scalar(T),
+}
+
+/// Float types with vector kernels.
+pub trait SimdFloat: Copy + Send + Sync + 'static {
+    /// `dst[i] = op(src[i])` at `level` (or in place when `src` is None); false when the
+    /// op has no vector kernel for this type or the CPU lacks the level (nothing written).
+    fn unary_at(level: Level, op: Unary, src: Option<&[Self]>, dst: &mut [Self]) -> bool;
+    /// `dst = a op b` at `level` (`a` = None means `dst` itself, for in-place ops);
+    /// false when the CPU lacks the level (nothing written).
+    fn binary_at(
+        level: Level,
+        op: Binary,
+        a: Option<Arg<Self>>,
+        b: Arg<Self>,
+        dst: &mut [Self],
+    ) -> bool;
+}
+
+/// The source pointer of a unary kernel: `src`'s, or `dp` itself for an in-place op;
+/// None when the lengths disagree.
+fn unary_src<T>(src: Option<&[T]>, dp: *mut T, n: usize) -> Option<*const T> {
+    match src {
+        Some(s) if s.len() == n => Some(s.as_ptr()),
+        Some(_) => None,
+        None => Some(dp as *const T),
+    }
+}
+
+fn operand<T: Copy>(a: Arg<T>, n: usize) -> Option<Operand<T>> {
+    match a {
+        Arg::Slice(s) if s.len() == n => Some(Operand::Ptr(s.as_ptr())),
+        Arg::Slice(_) => None,
+        Arg::Scalar(v) => Some(Operand::Splat(v)),
+    }
+}
+
+macro_rules! simd_float {
+    ($t:ty, $unary:ident, $binary:ident) => {
+        impl SimdFloat for $t {
+            fn unary_at(level: Level, op: Unary, src: Option<&[$t]>, dst: &mut [$t]) -> bool {
+                let n = dst.len();
+                let dp = dst.as_mut_ptr();
+                let Some(sp) = unary_src(src, dp, n) else {
+                    return false;
+                };
+                if !supported().contains(&level) {
+                    return false;
+                }
+                // SAFETY: `sp` and `dp` cover n elements (checked above); the level's
+                // instructions are supported (checked above).
+                unsafe {
+                    match level {
+                        #[cfg(target_arch = "x86_64")]
+                        Level::Avx512 => kernels::avx512::$unary(op, sp, dp, n),
+                        #[cfg(target_arch = "x86_64")]
+                        Level::Avx2 => kernels::avx2::$unary(op, sp, dp, n),
+                        #[cfg(target_arch = "aarch64")]
+                        Level::Neon => kernels::neon::$unary(op, sp, dp, n),
+                        _ => kernels::$unary(scalar::Scalar, op, sp, dp, n),
+                    }
+                }
+            }
+
+            fn binary_at(
+                level: Level,
+                op: Binary,
+                a: Option<Arg<$t>>,
+                b: Arg<$t>,
+                dst: &mut [$t],
+            ) -> bool {
+                let n = dst.len();
+                let dp = dst.as_mut_ptr();
+                let a = match a {
+                    Some(a) => operand(a, n),
+                    None => Some(Operand::Ptr(dp as *const $t)),
+                };
+                let (Some(a), Some(b)) = (a, operand(b, n)) else {
+                    return false;
+                };
+                if !supported().contains(&level) {
+                    return false;
+                }
+                // SAFETY: as for `unary_at`.
+                unsafe {
+                    match level {
+                        #[cfg(target_arch = "x86_64")]
+                        Level::Avx512 => kernels::avx512::$binary(op, a, b, dp, n),
+                        #[cfg(target_arch = "x86_64")]
+                        Level::Avx2 => kernels::avx2::$binary(op, a, b, dp, n),
+                        #[cfg(target_arch = "aarch64")]
+                        Level::Neon => kernels::neon::$binary(op, a, b, dp, n),
+                        _ => kernels::$binary(scalar::Scalar, op, a, b, dp, n),
+                    }
+                }
+                true
+            }
+        }
+    };
+}
+simd_float!(f32, unary_f32, binary_f32);
+simd_float!(f64, unary_f64, binary_f64);
+
+/// `dst[i] = op(src[i])` at the active level; false when there is no vector kernel.
+pub fn unary<T: SimdFloat>(op: Unary, src: &[T], dst: &mut [T]) -> bool {
+    T::unary_at(active(), op, Some(src), dst)
+}
+
+/// `buf[i] = op(buf[i])` at the active level; false when there is no vector kernel.
+pub fn unary_inplace<T: SimdFloat>(op: Unary, buf: &mut [T]) -> bool {
+    T::unary_at(active(), op, None, buf)
+}
+
+/// `dst = a op b` at the active level.
+pub fn binary<T: SimdFloat>(op: Binary, a: Arg<T>, b: Arg<T>, dst: &mut [T]) -> bool {
+    T::binary_at(active(), op, Some(a), b, dst)
+}
+
+/// `dst = dst op b` at the active level.
+pub fn binary_inplace<T: SimdFloat>(op: Binary, dst: &mut [T], b: Arg<T>) -> bool {
+    T::binary_at(active(), op, None, b, dst)
+}
