@@ -89,6 +89,12 @@ from .serialization import load, save  # noqa: E402
 
 __all__ += ["load", "nn", "optim", "save", "utils"]
 
+# ragged batches without padding (torch.nested, jagged layout)
+from . import nested  # noqa: E402
+from .nested import jagged  # noqa: E402
+
+__all__ += ["jagged", "nested"]
+
 # interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
 # summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).
 from ._config import show_config  # noqa: E402

@@ -7,6 +7,7 @@ pub mod indexing;
 pub mod join;
 pub mod matmul;
 pub mod movement;
+pub mod optim;
 pub mod random;
 pub mod reduce;
 pub mod unary;

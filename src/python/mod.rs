@@ -14,6 +14,7 @@ mod index;
 mod info;
 mod join;
 mod matmul;
+mod optim;
 mod pickling;
 mod random;
 mod reduce;
@@ -36,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     conv::register(m)?;
     random::register(m)?;
     threads::register(m)?;
+    optim::register(m)?;
     dlpack::register(m)?;
     info::register(m)?;
     Ok(())

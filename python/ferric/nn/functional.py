@@ -683,3 +683,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sums sliding blocks back: the adjoint of :func:`unfold`."""
     return _kernel("fold")(input, output_size, kernel_size, dilation, padding, stride)
 
+
+
+# ferric.nested: nested-tensor inputs of the row-wise functions above run on the packed
+# values, and scaled_dot_product_attention runs per item (see nested/_functional.py)
+from ..nested._functional import route_nested as _route_nested  # noqa: E402
+
+_route_nested(globals())
