@@ -1164,6 +1164,22 @@ def fold(
     stride: _SizeArg | None = None,
 ) -> Tensor: ...
 
+# ------------------------------------------------------------- fused optimizer steps (optim.rs)
+# one pass per parameter in Rust; False means the layout is not supported and
+# ferric.optim falls back to op-by-op updates
+
+def _fused_sgd(
+    param: Tensor, grad: Tensor, buf: Tensor | None, first: _bool, lr: _float,
+    momentum: _float, dampening: _float, weight_decay: _float, nesterov: _bool,
+    maximize: _bool,
+) -> _bool: ...
+def _fused_adam(
+    param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
+    max_exp_avg_sq: Tensor | None, lr: _float, beta1: _float, beta2: _float, eps: _float,
+    weight_decay: _float, decoupled: _bool, maximize: _bool, step_size: _float,
+    bias_correction2_sqrt: _float,
+) -> _bool: ...
+
 # ------------------------------------------------------------- threads (threads.rs)
 
 def set_num_threads(n: int) -> None: ...
