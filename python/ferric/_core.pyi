@@ -1213,21 +1213,6 @@ def _embedding(
     scale_grad_by_freq: _bool = False,
 ) -> Tensor: ...
 
-# ------------------------------------------------------------- optimizers (optim.rs)
-# private: one fused update per parameter; False means "layout not supported, use the
-# op-by-op update" (ferric.optim does)
-def _fused_sgd(
-    param: Tensor, grad: Tensor, buf: Tensor | None, first: _bool, lr: _float,
-    momentum: _float, dampening: _float, weight_decay: _float, nesterov: _bool,
-    maximize: _bool,
-) -> _bool: ...
-def _fused_adam(
-    param: Tensor, grad: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
-    max_exp_avg_sq: Tensor | None, lr: _float, beta1: _float, beta2: _float, eps: _float,
-    weight_decay: _float, decoupled: _bool, maximize: _bool, step_size: _float,
-    bias_correction2_sqrt: _float,
-) -> _bool: ...
-
 # ------------------------------------------------------------- interop and build info
 # (dlpack.rs, info.rs, tensor.rs)
 
