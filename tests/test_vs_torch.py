@@ -16,12 +16,16 @@ torch = pytest.importorskip("torch")
 
 from torch_compat import (  # noqa: E402
     Case,
+    as_lib,
+    assert_close,
     check_case,
     check_default_init,
     check_structure,
     with_dtypes,
     with_marks,
 )
+
+import ferric  # noqa: E402
 
 
 def r(*shape):
@@ -206,6 +210,18 @@ _F32_CONSTANT = {
     "Hardsigmoid": "torch's hardsigmoid backward multiplies by float(1/6) for double "
                    "inputs: grad 0.1666666716337204 in torch, 1/6 in ferric",
 }
+# mismatches at breakpoints, in ferric.nn.functional / the Rust kernels
+_KINK_XFAIL = {
+    "Hardtanh": "hardtanh backward passes the gradient at x == min_val and x == max_val; "
+                "torch zeroes it there: nn.Hardtanh()(x) grad at x=-1 and x=1 is 1 in "
+                "ferric, 0 in torch",
+    "ReLU6": "relu6 = hardtanh(0, 6): ferric's gradient at x=0 and x=6 is 1, torch's 0",
+    "Hardswish": "hardswish backward at the breakpoints: torch gives 0 at x=-3 and 1 at "
+                 "x=3; ferric gives -0.5 and 1.5",
+    "Hardsigmoid": "hardsigmoid backward at x=-3 and x=3: torch 0, ferric 1/6",
+    "PReLU": "F.prelu backward at x=0: torch uses the negative slope (grad = weight), "
+             "ferric passes 1: prelu(tensor([0.]), tensor([0.25])) input grad 1 vs 0.25",
+}
 for _name, _args, _kw in ACTIVATIONS:
     _suffix = "-".join(str(a) for a in (*_args, *_kw.values()))
     # a 4-d input with 4 channels covers PReLU(4), GLU over an even dim and Softmax2d;
@@ -214,6 +230,16 @@ for _name, _args, _kw in ACTIVATIONS:
                       _nn(_name, *_args, **_kw),
                       lambda rng: [rng.standard_normal((2, 4, 3, 4)) * 3.0],
                       xfail64=_F32_CONSTANT.get(_name)))
+
+# the same activations at their breakpoints (kinks, thresholds, clamp limits), where the
+# one-sided derivative PyTorch picks matters
+_KINKS = np.array([-20.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 6.0, 20.0])
+for _name, _args, _kw in ACTIVATIONS:
+    _suffix = "-".join(str(a) for a in (*_args, *_kw.values()))
+    CASES.append(Case(
+        f"kinks-{_name}-{_suffix}" if _suffix else f"kinks-{_name}", _nn(_name, *_args, **_kw),
+        lambda rng: [np.broadcast_to(_KINKS, (2, 4, 1, 12)).copy()],
+        xfail64=_F32_CONSTANT.get(_name), xfail=_KINK_XFAIL.get(_name)))
 
 CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)
@@ -238,3 +264,31 @@ def test_default_init_is_bit_identical(case):
 @pytest.mark.parametrize("case", with_marks(CASES, numeric=False))
 def test_structure(case):
     check_structure(case.make)
+
+
+INPLACE = [("ReLU", ()), ("ReLU6", ()), ("LeakyReLU", (0.1,)), ("ELU", (0.5,)), ("SELU", ()),
+           ("CELU", ()), ("SiLU", ()), ("Hardtanh", (-0.5, 0.5)), ("Hardswish", ()),
+           ("Hardsigmoid", ()), ("Mish", ()), ("Threshold", (0.1, 5.0)), ("Dropout", (0.0,)),
+           ("Dropout2d", (0.0,))]
+_INPLACE_OK = {"ReLU", "ReLU6", "Hardtanh", "Dropout", "Dropout2d"}
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    pytest.param(n, a, id=n, marks=[] if n in _INPLACE_OK else [pytest.mark.xfail(
+        strict=True, reason=f"F.{n.lower()}(x, inplace=True) (ferric.nn.functional._inplace) "
+        "returns a new tensor and leaves x unchanged when x requires grad; torch writes "
+        "the result into x and returns x")])
+    for n, a in INPLACE])
+def test_inplace_activation(name, args):
+    """``inplace=True`` on a non-leaf that requires grad: the input is overwritten, the
+    module returns it, and gradients flow as in PyTorch."""
+    out = []
+    x_np = np.random.default_rng(4).standard_normal((2, 3, 4)) * 3
+    for lib in (ferric, torch):
+        x = as_lib(lib, x_np, requires_grad=True)
+        y = x * 1.0
+        z = getattr(lib.nn, name)(*args, inplace=True)(y)
+        (z * as_lib(lib, np.arange(24.0).reshape(2, 3, 4))).sum().backward()
+        out.append((z is y, y.detach().clone(), z.detach().clone(), x.grad))
+    assert out[0][0] == out[1][0], "returns its input"
+    assert_close(out[0][1:], out[1][1:])
