@@ -285,6 +285,16 @@ CASES = [
     ("LambdaLR-count", _sched("LambdaLR", [lambda e: 1.0, lambda e: 1.0]), EXACT),
     ("ConstantLR-factor", _sched("ConstantLR", factor=1.5), EXACT),
     ("LinearLR-start", _sched("LinearLR", start_factor=0.0), EXACT),
+    ("CyclicLR-mode", _sched("CyclicLR", 0.01, 0.1, mode="sawtooth"), EXACT),
+    ("CyclicLR-momentum", lambda lib: lib.optim.lr_scheduler.CyclicLR(
+        lib.optim.Adagrad(_opt_params(lib)), 0.01, 0.1), EXACT),
+    ("CyclicLR-max_lr-count", _sched("CyclicLR", 0.01, [0.1, 0.2]), EXACT),
+    ("CAWR-T_0", _sched("CosineAnnealingWarmRestarts", 0), EXACT),
+    ("CAWR-T_mult", _sched("CosineAnnealingWarmRestarts", 2, T_mult=0), EXACT),
+    ("CAWR-T_0-float", _sched("CosineAnnealingWarmRestarts", 2.5), EXACT),
+    ("CAWR-eta_min", _sched("CosineAnnealingWarmRestarts", 2, eta_min="0"), EXACT),
+    ("CAWR-negative-epoch", lambda lib: _sched("CosineAnnealingWarmRestarts", 2)(lib).step(-1),
+     EXACT),
     # -- utilities ----------------------------------------------------------------------
     ("clip-nonfinite", lambda lib: lib.nn.utils.clip_grad_norm_(
         [_with_grad(lib, np.array([np.nan]))], 1.0, error_if_nonfinite=True), EXACT),

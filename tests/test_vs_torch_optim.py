@@ -325,6 +325,20 @@ SCHEDULERS = [
         max_momentum=0.95), 24),
     ("OneCycleLR-nomomentum", lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(
         o, max_lr=0.8, total_steps=10, cycle_momentum=False), 9),
+    ("CyclicLR", lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, base_lr=0.01, max_lr=0.1, step_size_up=4), 30),
+    ("CyclicLR-triangular2-asym", lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, base_lr=[0.01, 0.02], max_lr=[0.1, 0.3], step_size_up=3, step_size_down=5,
+        mode="triangular2", base_momentum=0.7, max_momentum=0.95), 40),
+    ("CyclicLR-exp_range", lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, 0.001, 0.1, step_size_up=5, mode="exp_range", gamma=0.9), 30),
+    ("CyclicLR-scale_fn", lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, 0.001, 0.1, step_size_up=2, scale_fn=_Halve(), scale_mode="iterations",
+        cycle_momentum=False), 20),
+    ("CosineAnnealingWarmRestarts", lambda lib, o: lib.optim.lr_scheduler
+     .CosineAnnealingWarmRestarts(o, T_0=5), 23),
+    ("CosineAnnealingWarmRestarts-mult", lambda lib, o: lib.optim.lr_scheduler
+     .CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.001), 40),
 ]
 
 
@@ -395,6 +409,26 @@ def test_scheduler_state_dict(sid, make, steps):
                 trace.append(_snapshot(opt, sched))
         traces.append(trace)
     _assert_traces(*traces)
+
+
+@pytest.mark.parametrize(("t0", "mult"), [(4, 1), (3, 2), (2, 3)])
+def test_warm_restarts_fractional_epochs(t0, mult):
+    """``step(epoch + i / iters)`` inside epochs, as in PyTorch's docs example."""
+    traces = []
+    for lib in (ferric, torch):
+        opt = _sched_opt(lib)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, t0, mult, 0.01)
+        trace = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for epoch in range(12):
+                for i in range(3):
+                    opt.step()
+                    sched.step(epoch + i / 3)
+                    trace.append(_snapshot(opt, sched))
+        traces.append((trace, sched.T_i, sched.T_cur, sched.last_epoch))
+    _assert_traces(traces[0][0], traces[1][0])
+    assert traces[0][1:] == pytest.approx(traces[1][1:], rel=1e-14)
 
 
 PLATEAU = [
