@@ -482,3 +482,41 @@ def test_reduce_lr_on_plateau_tensor_metric():
             sched.step(as_lib(lib, np.array(m)))
         out.append(sched.get_last_lr())
     assert out[0] == out[1]
+
+
+def test_optimizer_state_dict_hooks():
+    """Pre/post hooks of state_dict and load_state_dict: call order, prepend, and
+    replacing results."""
+    out = []
+    for lib in (ferric, torch):
+        calls = []
+        p = _params(lib, "float64")
+        opt = lib.optim.Adam(p, lr=0.1)
+        _run(lib, opt, p, 2, 0, "float64")
+        opt.register_state_dict_pre_hook(lambda o, c=calls: c.append("sd-pre"))
+        opt.register_state_dict_pre_hook(lambda o, c=calls: c.append("sd-pre-first"),
+                                          prepend=True)
+
+        def post(o, sd, c=calls):
+            c.append(("sd-post", sorted(sd)))
+            return {**sd, "extra": 1}
+
+        opt.register_state_dict_post_hook(post)
+        sd = opt.state_dict()
+
+        def load_pre(o, sd, c=calls):
+            c.append(("load-pre", sorted(sd)))
+            sd = dict(sd)
+            sd.pop("extra")
+            sd["param_groups"][0]["lr"] = 0.5
+            return sd
+
+        opt.register_load_state_dict_pre_hook(load_pre)
+        opt.register_load_state_dict_post_hook(
+            lambda o, c=calls: c.append(("load-post", o.param_groups[0]["lr"])))
+        opt.load_state_dict(sd)
+        handle = opt.register_state_dict_pre_hook(lambda o, c=calls: c.append("removed"))
+        handle.remove()
+        opt.state_dict()
+        out.append((calls, sorted(sd)))
+    assert out[0] == out[1]
