@@ -355,3 +355,49 @@ def test_tensor_format_like_torch():
             spec = "TypeError"
         out.append((f"{t}", f"{t:.3f}", spec))
     assert out[0] == out[1]
+
+
+def _mha_train(lib, x):
+    m = lib.nn.MultiheadAttention(4, 2, dropout=0.4)
+    out, w = m(x, x, x, average_attn_weights=False)
+    return [out, w]
+
+
+def _rnn_train(name):
+    def run(lib, x):
+        m = getattr(lib.nn, name)(4, 3, num_layers=3, dropout=0.5, bidirectional=True)
+        out, h = m(x)
+        return [out, h]
+
+    return run
+
+
+SEEDED = [
+    ("Dropout", lambda lib, x: [lib.nn.Dropout(0.3)(x)]),
+    ("Dropout-p1", lambda lib, x: [lib.nn.Dropout(1.0)(x)]),
+    ("Dropout1d", lambda lib, x: [lib.nn.Dropout1d(0.5)(x.reshape(2, 6, 4))]),
+    ("Dropout2d", lambda lib, x: [lib.nn.Dropout2d(0.5)(x.reshape(2, 3, 2, 4))]),
+    ("Dropout3d", lambda lib, x: [lib.nn.Dropout3d(0.5)(x.reshape(2, 3, 2, 2, 2))]),
+    ("F.dropout-float64", lambda lib, x: [lib.nn.functional.dropout(x.double(), 0.25)]),
+    ("RNN-dropout", _rnn_train("RNN")),
+    ("LSTM-dropout", _rnn_train("LSTM")),
+    ("GRU-dropout", _rnn_train("GRU")),
+    ("MHA-dropout", _mha_train),
+    ("EncoderLayer-dropout", lambda lib, x: [lib.nn.TransformerEncoderLayer(4, 2, 8)(x)]),
+    ("DecoderLayer-dropout", lambda lib, x: [lib.nn.TransformerDecoderLayer(
+        4, 2, 8, dropout=0.3, norm_first=True)(x, x[:3])]),
+]
+
+
+@pytest.mark.parametrize(("name", "run"), SEEDED, ids=[s[0] for s in SEEDED])
+def test_seeded_training_randomness(name, run):
+    """Layers that draw random numbers in training mode (dropout masks) draw PyTorch's
+    numbers: same seed, same init and masks, same outputs, same generator state after."""
+    x_np = np.random.default_rng(2).standard_normal((4, 4, 3)).astype(np.float32)
+    out = []
+    for lib in LIBS:
+        lib.manual_seed(123)
+        res = run(lib, as_lib(lib, x_np.reshape(-1)[:48].reshape(4, 3, 4)))
+        out.append((res, lib.rand(3).tolist()))
+    assert_close(out[0][0], out[1][0], "float32", rtol=1e-5, atol=1e-6)
+    assert out[0][1] == out[1][1], "generator left in a different state"
