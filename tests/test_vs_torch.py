@@ -316,3 +316,26 @@ def test_inplace_activation(name, args):
         out.append((z is y, y.detach().clone(), z.detach().clone(), x.grad))
     assert out[0][0] == out[1][0], "returns its input"
     assert_close(out[0][1:], out[1][1:])
+
+
+F64_MAKERS = [
+    ("Linear", lambda lib: lib.nn.Linear(5, 3, dtype=lib.float64)),
+    ("Conv2d", lambda lib: lib.nn.Conv2d(2, 3, 3, dtype=lib.float64)),
+    ("ConvTranspose1d", lambda lib: lib.nn.ConvTranspose1d(2, 3, 3, dtype=lib.float64)),
+    ("Bilinear", lambda lib: lib.nn.Bilinear(2, 3, 4, dtype=lib.float64)),
+    ("Embedding", lambda lib: lib.nn.Embedding(5, 3, padding_idx=1, dtype=lib.float64)),
+    ("LSTM", lambda lib: lib.nn.LSTM(3, 4, 2, proj_size=2, dtype=lib.float64)),
+    ("GRUCell", lambda lib: lib.nn.GRUCell(3, 4, dtype=lib.float64)),
+    ("MHA", lambda lib: lib.nn.MultiheadAttention(4, 2, add_bias_kv=True, kdim=3,
+                                                  dtype=lib.float64)),
+    ("Transformer", lambda lib: lib.nn.Transformer(4, 2, 1, 1, 8, dtype=lib.float64)),
+    ("PReLU", lambda lib: lib.nn.PReLU(3, dtype=lib.float64)),
+    ("BatchNorm1d", lambda lib: lib.nn.BatchNorm1d(3, dtype=lib.float64)),
+    ("RMSNorm", lambda lib: lib.nn.RMSNorm(3, dtype=lib.float64)),
+]
+
+
+@pytest.mark.parametrize(("name", "make"), F64_MAKERS, ids=[m[0] for m in F64_MAKERS])
+def test_default_init_float64_is_bit_identical(name, make):
+    """``dtype=float64`` layers draw double-precision numbers the way PyTorch does."""
+    check_default_init(make, seed=5)
