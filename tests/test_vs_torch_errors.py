@@ -172,6 +172,41 @@ CASES = [
      EXACT),
     ("Transformer-activation", lambda lib: lib.nn.TransformerEncoderLayer(
         4, 2, activation="tanh"), EXACT),
+    # ferric prefixes the core op's name (a project rule)
+    ("Linear-negative", lambda lib: lib.nn.Linear(-1, 3),
+     "Trying to create tensor with negative dimension -1: [3, -1]"),
+    ("MaxPool2d-kernel0", lambda lib: lib.nn.MaxPool2d(0)(x(lib, 1, 1, 4, 4)), EXACT),
+    ("MaxPool2d-stride0", lambda lib: lib.nn.MaxPool2d(2, stride=0)(x(lib, 1, 1, 4, 4)),
+     EXACT),
+    ("AvgPool2d-stride0", lambda lib: lib.nn.AvgPool2d(2, stride=0)(x(lib, 1, 1, 4, 4)),
+     EXACT),
+    ("AvgPool2d-too-small", lambda lib: lib.nn.AvgPool2d(3)(x(lib, 1, 1, 2, 2)), EXACT),
+    ("Dropout-p-type", lambda lib: lib.nn.Dropout("0.5"), EXACT),
+    ("Flatten-order", lambda lib: lib.nn.Flatten(2, 1)(x(lib, 2, 3, 4)),
+     "flatten() has invalid args: start_dim cannot come after end_dim"),
+    ("Unflatten-two-inferred", lambda lib: lib.nn.Unflatten(1, (2, -1, -1))(x(lib, 2, 12)),
+     "only one dimension can be inferred"),
+    ("Softmax-dim", lambda lib: lib.nn.Softmax(dim=5)(x(lib, 2, 3)), EXACT),
+    ("LogSoftmax-dim", lambda lib: lib.nn.LogSoftmax(dim=-3)(x(lib, 2, 3)), EXACT),
+    ("MHA-key-dims", lambda lib: lib.nn.MultiheadAttention(4, 2)(
+        x(lib, 3, 2, 4), x(lib, 3, 4), x(lib, 3, 4)), EXACT),
+    ("MHA-query-dims", lambda lib: lib.nn.MultiheadAttention(4, 2)(
+        x(lib, 4), x(lib, 4), x(lib, 4)), EXACT),
+    ("MHA-kv-len", lambda lib: lib.nn.MultiheadAttention(4, 2)(
+        x(lib, 3, 2, 4), x(lib, 5, 2, 4), x(lib, 4, 2, 4)), EXACT),
+    ("Encoder-d_model", lambda lib: lib.nn.TransformerEncoderLayer(4, 2, 8)(x(lib, 3, 2, 5)),
+     EXACT),
+    ("Transformer-batch", lambda lib: lib.nn.Transformer(4, 2, 1, 1, 8)(
+        x(lib, 3, 2, 4), x(lib, 3, 3, 4)), EXACT),
+    ("Transformer-d_model", lambda lib: lib.nn.Transformer(4, 2, 1, 1, 8)(
+        x(lib, 3, 2, 5), x(lib, 3, 2, 5)), EXACT),
+    ("Embedding-2d-weight", lambda lib: lib.nn.Embedding(3, 2, _weight=x(lib, 2, 2)), EXACT),
+    ("BatchNorm-eval-noStats-1", lambda lib: lib.nn.BatchNorm1d(
+        3, track_running_stats=False).eval()(x(lib, 1, 3)), EXACT),
+    ("LSTM-batchfirst-hx", lambda lib: lib.nn.LSTM(4, 5, batch_first=True)(
+        x(lib, 3, 6, 4), (x(lib, 1, 6, 5), x(lib, 1, 6, 5))), EXACT),
+    ("RNN-packed-hx", lambda lib: lib.nn.GRU(4, 5)(lib.nn.utils.rnn.pack_sequence(
+        [x(lib, 3, 4), x(lib, 2, 4)]), x(lib, 1, 3, 5)), EXACT),
     # -- losses -------------------------------------------------------------------------
     ("CE-target-bounds", lambda lib: lib.nn.CrossEntropyLoss()(
         x(lib, 3, 5), as_lib(lib, np.array([0, 5, 1]))), EXACT),
@@ -309,6 +344,19 @@ CASES = [
     ("pad_packed-total_length", lambda lib: lib.nn.utils.rnn.pad_packed_sequence(
         lib.nn.utils.rnn.pack_padded_sequence(x(lib, 5, 3), [5, 2, 1]), total_length=3),
      EXACT),
+    ("pad_sequence-trailing", lambda lib: lib.nn.utils.rnn.pad_sequence(
+        [x(lib, 2, 3), x(lib, 2, 4)]), EXACT),
+    ("pad_sequence-trailing-3d", lambda lib: lib.nn.utils.rnn.pad_sequence(
+        [x(lib, 2, 3, 5), x(lib, 2, 3, 4)], batch_first=True), EXACT),
+    ("pad_sequence-more-dims", lambda lib: lib.nn.utils.rnn.pad_sequence(
+        [x(lib, 2, 3), x(lib, 4, 1, 3)]), EXACT),
+    ("pad_sequence-first-1d", lambda lib: lib.nn.utils.rnn.pad_sequence(
+        [x(lib, 2), x(lib, 4, 3)]), EXACT),
+    ("pad_sequence-0d", lambda lib: lib.nn.utils.rnn.pad_sequence([x(lib, 2), x(lib)]),
+     EXACT),
+    ("pack_sequence-empty", lambda lib: lib.nn.utils.rnn.pack_sequence([]), EXACT),
+    ("clip-norm-type", lambda lib: lib.nn.utils.clip_grad_norm_(
+        [_with_grad(lib, np.ones(2))], 1.0, norm_type="fro"), EXACT),
     ("pad_sequence-side", lambda lib: lib.nn.utils.rnn.pad_sequence(
         [x(lib, 2)], padding_side="middle"), EXACT),
     ("init-fan-1d", lambda lib: lib.nn.init.xavier_uniform_(x(lib, 3)), EXACT),
@@ -372,6 +420,9 @@ XFAIL: dict[str, str] = {
         "Tensor.unflatten (Rust): ones(2, 5).unflatten(1, (2, 3)) says 'unflatten: "
         "unflatten: Provided sizes ...' (the op name twice); torch: 'unflatten: Provided "
         "sizes [2, 3] don't multiply up to the size of dim 1 (5) in the input tensor'"),
+    "Unflatten-two-inferred": (
+        "Tensor.unflatten (Rust): ones(2, 12).unflatten(1, (2, -1, -1)) says the sizes "
+        "'don't multiply up'; torch: 'only one dimension can be inferred'"),
     "CE-float-target-shape": (
         "F.cross_entropy(ones(3, 5), ones(3, 4)) (float target of another shape) raises "
         "'expected target dtype to be Long or Byte, but got Float'; torch: '0D or 1D target "
