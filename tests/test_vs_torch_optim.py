@@ -520,3 +520,35 @@ def test_optimizer_state_dict_hooks():
         opt.state_dict()
         out.append((calls, sorted(sd)))
     assert out[0] == out[1]
+
+
+def _warmup_cls(lib, base):
+    class Warmup(getattr(lib.optim.lr_scheduler, base)):
+        """A user-defined scheduler: linear warmup then inverse square root."""
+
+        def __init__(self, optimizer, warmup, last_epoch=-1):
+            self.warmup = warmup
+            super().__init__(optimizer, last_epoch)
+
+        def get_lr(self):
+            step = max(self.last_epoch, 1)
+            scale = min(step / self.warmup, (self.warmup / step) ** 0.5)
+            return [base_lr * scale for base_lr in self.base_lrs]
+
+    return Warmup
+
+
+@pytest.mark.parametrize("base", ["LRScheduler", "_LRScheduler"])
+def test_custom_scheduler_subclass(base):
+    traces = []
+    for lib in (ferric, torch):
+        opt = _sched_opt(lib)
+        sched = _warmup_cls(lib, base)(opt, 4)
+        trace = [_snapshot(opt, sched)]
+        for _ in range(12):
+            opt.step()
+            sched.step()
+            trace.append(_snapshot(opt, sched))
+        traces.append((trace, sorted(sched.state_dict())))
+    _assert_traces(traces[0][0], traces[1][0])
+    assert traces[0][1] == traces[1][1]

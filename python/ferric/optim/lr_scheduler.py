@@ -179,6 +179,10 @@ class LRScheduler:
         return _group_values(self.optimizer, "lr")
 
 
+class _LRScheduler(LRScheduler):
+    """PyTorch's old name of ``LRScheduler``, still subclassed by custom schedulers."""
+
+
 class _LambdaStateMixin:
     """Lambdas are not saved; callable objects keep their ``__dict__``, as in PyTorch."""
 
