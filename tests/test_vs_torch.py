@@ -16,12 +16,16 @@ torch = pytest.importorskip("torch")
 
 from torch_compat import (  # noqa: E402
     Case,
+    as_lib,
+    assert_close,
     check_case,
     check_default_init,
     check_structure,
     with_dtypes,
     with_marks,
 )
+
+import ferric  # noqa: E402
 
 
 def r(*shape):
@@ -70,6 +74,14 @@ CASES = [
     Case("Conv2d-circular", _nn("Conv2d", 2, 3, 3, padding=1, padding_mode="circular"),
          r(2, 2, 5, 4)),
     Case("Conv2d-unbatched", _nn("Conv2d", 2, 3, 3, stride=2), r(2, 7, 7)),
+    Case("Conv2d-same-dil-circular", _nn("Conv2d", 2, 4, (2, 3), padding="same", dilation=2,
+                                         padding_mode="circular", groups=2), r(2, 2, 6, 7)),
+    Case("Conv1d-same-even-replicate", _nn("Conv1d", 3, 3, 4, padding="same",
+                                           padding_mode="replicate", groups=3), r(2, 3, 9)),
+    Case("ConvTranspose2d-output_size", _nn("ConvTranspose2d", 2, 3, 3, stride=2, padding=1),
+         r(1, 2, 4, 5), call=lambda lib, m, xs: m(xs[0], output_size=[8, 10])),
+    Case("ConvTranspose1d-output_size-full", _nn("ConvTranspose1d", 2, 3, 3, stride=3),
+         r(2, 2, 4), call=lambda lib, m, xs: m(xs[0], output_size=(2, 3, 14))),
     Case("ConvTranspose1d", _nn("ConvTranspose1d", 3, 4, 3, stride=2, padding=1,
                                 output_padding=1), r(2, 3, 5)),
     Case("ConvTranspose2d", _nn("ConvTranspose2d", 3, 4, 3, stride=2, padding=1,
@@ -88,6 +100,18 @@ CASES = [
     Case("MaxPool2d-ceil", _nn("MaxPool2d", (3, 2), stride=(2, 3), ceil_mode=True),
          r(1, 2, 8, 8)),
     Case("MaxPool2d-unbatched", _nn("MaxPool2d", 2, return_indices=True), r(3, 6, 5)),
+    Case("MaxPool2d-ceil-pad-edge", _nn("MaxPool2d", 2, stride=2, padding=1, ceil_mode=True,
+                                        return_indices=True), r(1, 2, 5, 6)),
+    Case("MaxPool1d-ceil-pad-dil", _nn("MaxPool1d", 3, stride=3, padding=1, dilation=2,
+                                       ceil_mode=True), r(2, 2, 11)),
+    Case("AvgPool1d-ceil-pad-edge", _nn("AvgPool1d", 2, stride=2, padding=1, ceil_mode=True),
+         r(2, 3, 6)),
+    Case("AvgPool2d-ceil-pad-edge-exclude", _nn(
+        "AvgPool2d", (3, 2), stride=(2, 2), padding=(1, 1), ceil_mode=True,
+        count_include_pad=False), r(1, 2, 6, 5)),
+    Case("AdaptiveAvgPool2d-upsample", _nn("AdaptiveAvgPool2d", (7, 5)), r(1, 2, 3, 4)),
+    Case("AdaptiveMaxPool2d-upsample", _nn("AdaptiveMaxPool2d", (5, 6), return_indices=True),
+         r(1, 2, 3, 4)),
     Case("AvgPool1d", _nn("AvgPool1d", 3, stride=2, padding=1, count_include_pad=False),
          r(2, 3, 9)),
     Case("AvgPool1d-ceil", _nn("AvgPool1d", 2, ceil_mode=True), r(2, 3, 9)),
@@ -111,6 +135,8 @@ CASES = [
          r(2, 3, 7, 8)),
     # normalization
     Case("BatchNorm1d-2d", _nn("BatchNorm1d", 4), r(6, 4)),
+    Case("BatchNorm1d-batch2", _nn("BatchNorm1d", 3, eps=0.1), r(2, 3)),
+    Case("GroupNorm-2d-input", _nn("GroupNorm", 2, 8), r(3, 8)),
     Case("BatchNorm1d-3d", _nn("BatchNorm1d", 4, momentum=None), r(3, 4, 5)),
     Case("BatchNorm1d-eval", _nn("BatchNorm1d", 4), r(3, 4, 5), train=False),
     Case("BatchNorm2d", _nn("BatchNorm2d", 3), r(2, 3, 4, 5)),
@@ -153,6 +179,8 @@ CASES = [
          lambda rng: [np.array([[1, 2, 1], [3, 1, 9]], dtype=np.int64)]),
     Case("Embedding-maxnorm-p1", _nn("Embedding", 10, 4, max_norm=0.5, norm_type=1.0),
          lambda rng: [np.array([0, 2, 5, 2], dtype=np.int64)]),
+    Case("Embedding-maxnorm-repeat-3d", _nn("Embedding", 7, 3, max_norm=0.3, padding_idx=2),
+         lambda rng: [np.array([[[1, 1], [2, 6]], [[6, 6], [0, 1]]], dtype=np.int64)]),
     Case("Embedding-scale-freq", _nn("Embedding", 6, 2, scale_grad_by_freq=True),
          lambda rng: [np.array([0, 2, 5, 2, 2], dtype=np.int64)]),
     # shape
@@ -206,6 +234,18 @@ _F32_CONSTANT = {
     "Hardsigmoid": "torch's hardsigmoid backward multiplies by float(1/6) for double "
                    "inputs: grad 0.1666666716337204 in torch, 1/6 in ferric",
 }
+# mismatches at breakpoints, in ferric.nn.functional / the Rust kernels
+_KINK_XFAIL = {
+    "Hardtanh": "hardtanh backward passes the gradient at x == min_val and x == max_val; "
+                "torch zeroes it there: nn.Hardtanh()(x) grad at x=-1 and x=1 is 1 in "
+                "ferric, 0 in torch",
+    "ReLU6": "relu6 = hardtanh(0, 6): ferric's gradient at x=0 and x=6 is 1, torch's 0",
+    "Hardswish": "hardswish backward at the breakpoints: torch gives 0 at x=-3 and 1 at "
+                 "x=3; ferric gives -0.5 and 1.5",
+    "Hardsigmoid": "hardsigmoid backward at x=-3 and x=3: torch 0, ferric 1/6",
+    "PReLU": "F.prelu backward at x=0: torch uses the negative slope (grad = weight), "
+             "ferric passes 1: prelu(tensor([0.]), tensor([0.25])) input grad 1 vs 0.25",
+}
 for _name, _args, _kw in ACTIVATIONS:
     _suffix = "-".join(str(a) for a in (*_args, *_kw.values()))
     # a 4-d input with 4 channels covers PReLU(4), GLU over an even dim and Softmax2d;
@@ -214,6 +254,16 @@ for _name, _args, _kw in ACTIVATIONS:
                       _nn(_name, *_args, **_kw),
                       lambda rng: [rng.standard_normal((2, 4, 3, 4)) * 3.0],
                       xfail64=_F32_CONSTANT.get(_name)))
+
+# the same activations at their breakpoints (kinks, thresholds, clamp limits), where the
+# one-sided derivative PyTorch picks matters
+_KINKS = np.array([-20.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 6.0, 20.0])
+for _name, _args, _kw in ACTIVATIONS:
+    _suffix = "-".join(str(a) for a in (*_args, *_kw.values()))
+    CASES.append(Case(
+        f"kinks-{_name}-{_suffix}" if _suffix else f"kinks-{_name}", _nn(_name, *_args, **_kw),
+        lambda rng: [np.broadcast_to(_KINKS, (2, 4, 1, 12)).copy()],
+        xfail64=_F32_CONSTANT.get(_name), xfail=_KINK_XFAIL.get(_name)))
 
 CASE_IDS = [c.id for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)
@@ -238,3 +288,54 @@ def test_default_init_is_bit_identical(case):
 @pytest.mark.parametrize("case", with_marks(CASES, numeric=False))
 def test_structure(case):
     check_structure(case.make)
+
+
+INPLACE = [("ReLU", ()), ("ReLU6", ()), ("LeakyReLU", (0.1,)), ("ELU", (0.5,)), ("SELU", ()),
+           ("CELU", ()), ("SiLU", ()), ("Hardtanh", (-0.5, 0.5)), ("Hardswish", ()),
+           ("Hardsigmoid", ()), ("Mish", ()), ("Threshold", (0.1, 5.0)), ("Dropout", (0.0,)),
+           ("Dropout2d", (0.0,))]
+_INPLACE_OK = {"ReLU", "ReLU6", "Hardtanh", "Dropout", "Dropout2d"}
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    pytest.param(n, a, id=n, marks=[] if n in _INPLACE_OK else [pytest.mark.xfail(
+        strict=True, reason=f"F.{n.lower()}(x, inplace=True) (ferric.nn.functional._inplace) "
+        "returns a new tensor and leaves x unchanged when x requires grad; torch writes "
+        "the result into x and returns x")])
+    for n, a in INPLACE])
+def test_inplace_activation(name, args):
+    """``inplace=True`` on a non-leaf that requires grad: the input is overwritten, the
+    module returns it, and gradients flow as in PyTorch."""
+    out = []
+    x_np = np.random.default_rng(4).standard_normal((2, 3, 4)) * 3
+    for lib in (ferric, torch):
+        x = as_lib(lib, x_np, requires_grad=True)
+        y = x * 1.0
+        z = getattr(lib.nn, name)(*args, inplace=True)(y)
+        (z * as_lib(lib, np.arange(24.0).reshape(2, 3, 4))).sum().backward()
+        out.append((z is y, y.detach().clone(), z.detach().clone(), x.grad))
+    assert out[0][0] == out[1][0], "returns its input"
+    assert_close(out[0][1:], out[1][1:])
+
+
+F64_MAKERS = [
+    ("Linear", lambda lib: lib.nn.Linear(5, 3, dtype=lib.float64)),
+    ("Conv2d", lambda lib: lib.nn.Conv2d(2, 3, 3, dtype=lib.float64)),
+    ("ConvTranspose1d", lambda lib: lib.nn.ConvTranspose1d(2, 3, 3, dtype=lib.float64)),
+    ("Bilinear", lambda lib: lib.nn.Bilinear(2, 3, 4, dtype=lib.float64)),
+    ("Embedding", lambda lib: lib.nn.Embedding(5, 3, padding_idx=1, dtype=lib.float64)),
+    ("LSTM", lambda lib: lib.nn.LSTM(3, 4, 2, proj_size=2, dtype=lib.float64)),
+    ("GRUCell", lambda lib: lib.nn.GRUCell(3, 4, dtype=lib.float64)),
+    ("MHA", lambda lib: lib.nn.MultiheadAttention(4, 2, add_bias_kv=True, kdim=3,
+                                                  dtype=lib.float64)),
+    ("Transformer", lambda lib: lib.nn.Transformer(4, 2, 1, 1, 8, dtype=lib.float64)),
+    ("PReLU", lambda lib: lib.nn.PReLU(3, dtype=lib.float64)),
+    ("BatchNorm1d", lambda lib: lib.nn.BatchNorm1d(3, dtype=lib.float64)),
+    ("RMSNorm", lambda lib: lib.nn.RMSNorm(3, dtype=lib.float64)),
+]
+
+
+@pytest.mark.parametrize(("name", "make"), F64_MAKERS, ids=[m[0] for m in F64_MAKERS])
+def test_default_init_float64_is_bit_identical(name, make):
+    """``dtype=float64`` layers draw double-precision numbers the way PyTorch does."""
+    check_default_init(make, seed=5)

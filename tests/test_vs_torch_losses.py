@@ -113,6 +113,8 @@ LOSSES = [
     ("NLL-weight-ignore", "NLLLoss", {"ignore_index": 3}, {"weight": W5},
      [normal(6, 5), classes(5, 6, ignore=3)], 1),
     ("NLL-kdim", "NLLLoss", {}, {"weight": W5}, [normal(2, 5, 4), classes(5, 2, 4)], 1),
+    ("NLL-all-ignored", "NLLLoss", {"ignore_index": 1}, {},
+     [normal(3, 5), fixed(np.array([1, 1, 1]))], 1),
     ("NLL-unbatched", "NLLLoss", {}, {}, [normal(5), fixed(np.array(1))], 1),
     ("BCE", "BCELoss", {}, {}, [uniform(0.05, 0.95, 4, 3), binary(4, 3)], 1),
     ("BCE-soft-weight", "BCELoss", {}, {"weight": np.array([0.5, 1.0, 2.0])},
@@ -160,6 +162,9 @@ XFAIL = {
         "gradient is nan (cross_entropy: all nan; nll_loss: nan in the ignored column), "
         "e.g. F.cross_entropy(zeros(3, 5, requires_grad=True), tensor([1, 1, 1]), "
         "ignore_index=1).backward()"),
+    "NLL-all-ignored-mean": (
+        "F.nll_loss(x, tensor([1, 1, 1]), ignore_index=1) with reduction='mean': torch's "
+        "input gradient is all zeros, ferric's column 1 (the ignored class) is nan"),
 }
 
 

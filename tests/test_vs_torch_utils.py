@@ -133,6 +133,23 @@ def test_pad_sequence(lengths, side, batch_first):
     assert_close(out[0], out[1])
 
 
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_pad_sequence_broadcasts_and_casts_like_first(batch_first):
+    """Each sequence fills a slot shaped and typed like the first one: trailing size-1
+    dims broadcast and other dtypes are converted."""
+    out = []
+    for lib in LIBS:
+        a = as_lib(lib, np.arange(6.0).reshape(2, 3), requires_grad=True)
+        b = as_lib(lib, np.array([[1.0], [2.0], [3.0], [4.0]]), requires_grad=True)
+        c = as_lib(lib, np.array([[7, 8, 9]]))
+        padded = lib.nn.utils.rnn.pad_sequence([a, b, c], batch_first=batch_first,
+                                               padding_value=2.5, padding_side="left")
+        (padded * padded).sum().backward()
+        out.append((padded, a.grad, b.grad, str(padded.dtype).split(".")[1]))
+    assert_close(out[0][:3], out[1][:3])
+    assert out[0][3] == out[1][3]
+
+
 def _packed_fields(p):
     return (p.data, p.batch_sizes, p.sorted_indices, p.unsorted_indices)
 

@@ -34,6 +34,8 @@ __all__ = [
     "ChainedScheduler",
     "ReduceLROnPlateau",
     "OneCycleLR",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -175,6 +177,10 @@ class LRScheduler:
 
     def _current(self) -> list:
         return _group_values(self.optimizer, "lr")
+
+
+class _LRScheduler(LRScheduler):
+    """PyTorch's old name of ``LRScheduler``, still subclassed by custom schedulers."""
 
 
 class _LambdaStateMixin:
@@ -777,3 +783,7 @@ class OneCycleLR(LRScheduler):
 def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum) -> dict:
     return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
             "start_momentum": start_momentum, "end_momentum": end_momentum}
+
+
+# defined in their own file (they build on the helpers above)
+from ._cyclic_lr import CosineAnnealingWarmRestarts, CyclicLR  # noqa: E402

@@ -411,17 +411,39 @@ class RNNCellBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def _prepare(self, input, hx, name):
+        """PyTorch's Python-level checks; unbatched inputs get a batch dim."""
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        for h in hx if isinstance(hx, tuple) else (hx,):
-            if h is not None and h.dim() not in (1, 2):
-                raise ValueError(
-                    f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D instead"
-                )
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         batched = input.dim() == 2
-        if not batched:
-            input = input.unsqueeze(0)
-        return input, batched
+        return (input if batched else input.unsqueeze(0)), batched
+
+    def _check_forward(self, input, hiddens):
+        """The checks of PyTorch's cell kernels, in their order (batched tensors)."""
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.shape[1]} expected "
+                f"{self.input_size}"
+            )
+        for i, h in enumerate(hiddens):
+            if h.dim() != 2:
+                raise RuntimeError(
+                    f"Expected 2D hidden{i} (batch x hidden_size), but got {h.dim()}D tensor"
+                )
+            if h.shape[0] != input.shape[0]:
+                raise RuntimeError(
+                    f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size "
+                    f"{h.shape[0]}"
+                )
+            if h.shape[1] != self.hidden_size:
+                raise RuntimeError(
+                    f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected "
+                    f"{self.hidden_size}"
+                )
+
+    def _zeros(self, input):
+        return _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
 
 
 class RNNCell(RNNCellBase):
@@ -435,11 +457,12 @@ class RNNCell(RNNCellBase):
     def forward(self, input, hx=None):
         input, batched = self._prepare(input, hx, "RNNCell")
         if hx is None:
-            hx = _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+            hx = self._zeros(input)
         elif not batched:
             hx = hx.unsqueeze(0)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        self._check_forward(input, (hx,))
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
         gi = _lin(input, self.weight_ih, self.bias_ih)
         h, _ = _rnn_step(mode, gi, hx, None, self.weight_hh, self.bias_hh, None)
@@ -463,12 +486,22 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input, hx=None):
-        input, batched = self._prepare(input, hx, "LSTMCell")
+        input, batched = self._prepare(input, None, "LSTMCell")
+        if hx is not None:
+            for idx, value in enumerate(hx):
+                if value.dim() not in (1, 2):
+                    raise ValueError(
+                        f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D "
+                        "instead"
+                    )
         if hx is None:
-            z = _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+            z = self._zeros(input)
             hx = (z, z)
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        if len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        self._check_forward(input, hx)
         gi = _lin(input, self.weight_ih, self.bias_ih)
         h, c = _rnn_step("LSTM", gi, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
         if not batched:
@@ -485,10 +518,10 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         input, batched = self._prepare(input, hx, "GRUCell")
         if hx is None:
-            hx = _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+            hx = self._zeros(input)
         elif not batched:
             hx = hx.unsqueeze(0)
+        self._check_forward(input, (hx,))
         gi = _lin(input, self.weight_ih, self.bias_ih)
         h, _ = _rnn_step("GRU", gi, hx, None, self.weight_hh, self.bias_hh, None)
         return h if batched else h.squeeze(0)
-
