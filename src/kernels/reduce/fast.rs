@@ -363,7 +363,7 @@ mod tests {
     #[test]
     fn sum_is_accurate_and_the_same_on_every_level() {
         let xs: Vec<f32> = (0..1_000_003)
-            .map(|i| ((i * 7919 % 1000) as f32 - 500.0) * 0.001 + 0.1)
+            .map(|i: u64| ((i * 7919 % 1000) as f32 - 500.0) * 0.001 + 0.1)
             .collect();
         let exact: f64 = xs.iter().map(|&v| v as f64).sum();
         let mut got = Vec::new();
