@@ -48,6 +48,32 @@ impl Layout {
         true
     }
 
+    /// True if the elements fill `numel` consecutive storage slots from `offset` in some
+    /// order of the dims (a contiguous tensor, or a permutation of one such as `w.t()`).
+    /// Two dense layouts with the same shape and strides put the same logical element at
+    /// the same position of their blocks, so elementwise work can run over the blocks.
+    pub fn is_dense(&self) -> bool {
+        let mut dims: SmallVec<[(isize, usize); 6]> = self
+            .strides
+            .iter()
+            .zip(self.shape.iter())
+            .filter(|&(_, &d)| d != 1)
+            .map(|(&s, &d)| (s, d))
+            .collect();
+        if dims.iter().any(|&(_, d)| d == 0) {
+            return true;
+        }
+        dims.sort_unstable();
+        let mut expected: isize = 1;
+        for (s, d) in dims {
+            if s != expected {
+                return false;
+            }
+            expected *= d as isize;
+        }
+        true
+    }
+
     /// One past the largest storage index this layout touches (0 when empty).
     pub fn max_extent(&self) -> usize {
         if self.shape.contains(&0) {

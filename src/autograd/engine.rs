@@ -69,11 +69,44 @@ fn accumulate_into(slot: &mut Option<Var>, g: Var) -> Result<()> {
 /// True if nothing but this tensor references its storage and its elements are distinct
 /// and cover the storage densely (so an in-place write is invisible to anyone else).
 fn owned_dense(t: &Tensor) -> bool {
-    std::sync::Arc::strong_count(&t.storage) == 1 && t.is_contiguous()
+    std::sync::Arc::strong_count(&t.storage) == 1 && t.layout.is_dense()
 }
 
+/// `dst += src` for gradients of the same shape. Gradient sums are the hottest in-place
+/// op of a backward pass (a weight used at every step of an unrolled loop receives one
+/// gradient per step), so two dense float buffers go straight to the vector kernel;
+/// anything else takes the general in-place add.
 fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    use crate::kernels::simd::{self, Arg, Binary};
     use crate::ops::binary::{binary_, BinaryOp, Operand};
+    // the same dense layout (contiguous, or e.g. both laid out like `w.t()`): the blocks
+    // of storage line up element for element
+    let dense = dst.dtype() == src.dtype()
+        && dst.shape() == src.shape()
+        && dst.strides() == src.strides()
+        && dst.layout.is_dense()
+        && !src.shares_storage(dst);
+    if dense {
+        let (n, od, os) = (dst.numel(), dst.layout.offset, src.layout.offset);
+        let done = match dst.dtype() {
+            // SAFETY: both tensors have dtype T and the same dense layout, so their
+            // elements are the n slots from their offsets, in the same order; the storages differ, so `d` and `s` do not
+            // alias, and nothing else borrows the storage while the GIL is held.
+            crate::dtype::DType::F32 => unsafe {
+                let d = &mut dst.data_mut::<f32>()[od..od + n];
+                simd::binary_inplace(Binary::Add, d, Arg::Slice(&src.data::<f32>()[os..os + n]))
+            },
+            crate::dtype::DType::F64 => unsafe {
+                let d = &mut dst.data_mut::<f64>()[od..od + n];
+                simd::binary_inplace(Binary::Add, d, Arg::Slice(&src.data::<f64>()[os..os + n]))
+            },
+            _ => false,
+        };
+        if done {
+            dst.storage.bump_version();
+            return Ok(());
+        }
+    }
     binary_(BinaryOp::Add, dst, Operand::T(src))
 }
 
@@ -132,11 +165,7 @@ fn accumulate_leaf(meta: &Rc<Meta>, g: Var, create_graph: bool) -> Result<()> {
                 if create_graph || prev.requires_grad() {
                     *slot = Some(binary::add(&prev, &g)?);
                 } else {
-                    crate::ops::binary::binary_(
-                        crate::ops::binary::BinaryOp::Add,
-                        &prev.t,
-                        crate::ops::binary::Operand::T(&g.t),
-                    )?;
+                    add_into(&prev.t, &g.t)?;
                     *slot = Some(prev);
                 }
             }

@@ -8,8 +8,10 @@
 //! works wherever PyTorch supports it.
 
 mod norm;
+mod rnn;
 
 pub use norm::{batch_norm, layer_norm};
+pub use rnn::lstm_cell;
 
 use super::binary as ab;
 use super::reduce as ar;
@@ -21,6 +23,15 @@ use crate::ops::nn::embed::{dropout_noise, embedding_backward, embedding_forward
 use crate::ops::nn::loss::{nll_backward, nll_forward, nll_plan, NllPlan};
 use crate::ops::nn::Reduction;
 use crate::tensor::Tensor;
+
+/// A stand-in input for an absent weight or bias: no gradient edge (PyTorch's node has
+/// `None` there).
+pub(crate) fn absent() -> Var {
+    Var::plain(Tensor::scalar(
+        crate::dtype::Scalar::Float(0.0),
+        crate::dtype::DType::F32,
+    ))
+}
 
 fn plain(t: Tensor) -> Var {
     Var::plain(t)

@@ -9,6 +9,7 @@
 pub mod embed;
 pub mod loss;
 pub mod norm;
+pub mod rnn;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};

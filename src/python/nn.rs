@@ -97,6 +97,28 @@ fn layer_norm(
     wrap_var(py, out)
 }
 
+/// `_thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias, hidden_bias)`:
+/// the pointwise part of an LSTM cell as one op; returns `(hy, cy)`.
+#[pyfunction(name = "_thnn_fused_lstm_cell")]
+#[pyo3(signature = (input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None))]
+fn fused_lstm_cell(
+    py: Python<'_>,
+    input_gates: &Bound<'_, PyAny>,
+    hidden_gates: &Bound<'_, PyAny>,
+    cx: &Bound<'_, PyAny>,
+    input_bias: Obj,
+    hidden_bias: Obj,
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    let op = "_thnn_fused_lstm_cell";
+    let ig = var_arg(op, "input_gates", 1, input_gates)?;
+    let hg = var_arg(op, "hidden_gates", 2, hidden_gates)?;
+    let c = var_arg(op, "cx", 3, cx)?;
+    let bi = opt_var(op, "input_bias", 4, input_bias)?;
+    let bh = opt_var(op, "hidden_bias", 5, hidden_bias)?;
+    let (hy, cy) = an::lstm_cell(&ig, &hg, &c, bi.as_ref(), bh.as_ref())?;
+    Ok((wrap_var(py, hy)?, wrap_var(py, cy)?))
+}
+
 /// `_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)`;
 /// the running statistics are updated in place in training.
 #[pyfunction(name = "_batch_norm")]
@@ -192,6 +214,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(batch_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(fused_lstm_cell, m)?)?;
     m.add_function(wrap_pyfunction!(dropout, m)?)?;
     m.add_function(wrap_pyfunction!(dropout_noise, m)?)?;
     m.add_function(wrap_pyfunction!(embedding, m)?)?;

@@ -7,6 +7,7 @@ use super::super::binary as ab;
 use super::super::reduce as ar;
 use super::super::unary::unary;
 use super::super::{is_grad_enabled, needs_grad, record, views, Saved, Var};
+use super::absent;
 use crate::error::{fmt_shape, Error, Result};
 use crate::ops::nn::norm::{
     batch_norm_backward, batch_norm_forward, check_channel_param, layer_norm_backward,
@@ -88,15 +89,6 @@ fn check_layer_norm(x: &Tensor, ns: &[i64], w: Option<&Var>, b: Option<&Var>) ->
 
 fn dims_i64(s: &[usize]) -> Vec<i64> {
     s.iter().map(|&d| d as i64).collect()
-}
-
-/// A stand-in input for an absent weight or bias: no gradient edge (PyTorch's node has
-/// `None` there).
-fn absent() -> Var {
-    Var::plain(Tensor::scalar(
-        crate::dtype::Scalar::Float(0.0),
-        crate::dtype::DType::F32,
-    ))
 }
 
 /// `F.layer_norm(x, normalized_shape, weight, bias, eps)`.

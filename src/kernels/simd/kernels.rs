@@ -108,7 +108,17 @@ pub unsafe fn map2<V: Vf>(
 #[inline(always)]
 pub unsafe fn map1<V: Vf>(z: V, src: *const V::E, dst: *mut V::E, n: usize, f: impl Fn(V) -> V) {
     // SAFETY: forwarded; the second operand is an ignored splat.
-    unsafe { map2(z, Ptr(src), Splat(V::E::default()), dst, n, |x, _| f(x)) }
+    unsafe {
+        map2(
+            z,
+            Ptr(src),
+            Splat(V::E::default()),
+            dst,
+            n,
+            #[inline(always)]
+            |x, _| f(x),
+        )
+    }
 }
 
 /// float32 in, float64 math, float32 out: blocks are widened into a stack buffer.
@@ -133,7 +143,14 @@ unsafe fn map1_via_f64<V: Vf<E = f64>>(
             for (j, b) in buf[..m].iter_mut().enumerate() {
                 *b = *src.add(i + j) as f64;
             }
-            map1(z, buf.as_ptr(), buf.as_mut_ptr(), m, &f);
+            map1(
+                z,
+                buf.as_ptr(),
+                buf.as_mut_ptr(),
+                m,
+                #[inline(always)]
+                |x| f(x),
+            );
             for (j, b) in buf[..m].iter().enumerate() {
                 *dst.add(i + j) = *b as f32;
             }
@@ -153,14 +170,63 @@ unsafe fn unary_common<V: Vf>(z: V, op: Unary, src: *const V::E, dst: *mut V::E,
     // SAFETY (all arms): forwarded from the caller.
     unsafe {
         match op {
-            Unary::Neg => map1(z, src, dst, n, |x: V| -x),
-            Unary::Abs => map1(z, src, dst, n, |x: V| x.abs()),
-            Unary::Sqrt => map1(z, src, dst, n, |x: V| x.sqrt()),
-            Unary::Rsqrt => map1(z, src, dst, n, |x: V| one / x.sqrt()),
-            Unary::Square => map1(z, src, dst, n, |x: V| x * x),
-            Unary::Reciprocal => map1(z, src, dst, n, |x: V| one / x),
+            Unary::Neg => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x: V| -x,
+            ),
+            Unary::Abs => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x: V| x.abs(),
+            ),
+            Unary::Sqrt => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x: V| x.sqrt(),
+            ),
+            Unary::Rsqrt => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x: V| one / x.sqrt(),
+            ),
+            Unary::Square => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x: V| x * x,
+            ),
+            Unary::Reciprocal => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x: V| one / x,
+            ),
             // PyTorch's relu: negatives become +0; NaN and -0 pass through
-            Unary::Relu => map1(z, src, dst, n, |x: V| V::select(x.lt(zero), zero, x)),
+            Unary::Relu => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x: V| V::select(x.lt(zero), zero, x),
+            ),
             _ => return false,
         }
     }
@@ -184,14 +250,70 @@ pub unsafe fn unary_f32<S: Simd>(
     // SAFETY (all arms): forwarded from the caller.
     unsafe {
         match op {
-            Unary::Exp => map1(z, src, dst, n, math32::exp),
-            Unary::Log => map1(z, src, dst, n, math32::log),
-            Unary::Tanh => map1(z, src, dst, n, math32::tanh),
-            Unary::Sigmoid => map1(z, src, dst, n, math32::sigmoid),
-            Unary::Silu => map1(z, src, dst, n, math32::silu),
-            Unary::Erf => map1_via_f64(z64, src, dst, n, math64::erf_for_f32),
-            Unary::Gelu => map1_via_f64(z64, src, dst, n, math64::gelu_for_f32),
-            Unary::GeluTanh => map1_via_f64(z64, src, dst, n, math64::gelu_tanh_for_f32),
+            Unary::Exp => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math32::exp(x),
+            ),
+            Unary::Log => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math32::log(x),
+            ),
+            Unary::Tanh => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math32::tanh(x),
+            ),
+            Unary::Sigmoid => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math32::sigmoid(x),
+            ),
+            Unary::Silu => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math32::silu(x),
+            ),
+            Unary::Erf => map1_via_f64(
+                z64,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math64::erf_for_f32(x),
+            ),
+            Unary::Gelu => map1_via_f64(
+                z64,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math64::gelu_for_f32(x),
+            ),
+            Unary::GeluTanh => map1_via_f64(
+                z64,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math64::gelu_tanh_for_f32(x),
+            ),
             _ => return unary_common(z, op, src, dst, n),
         }
     }
@@ -214,10 +336,38 @@ pub unsafe fn unary_f64<S: Simd>(
     // SAFETY (all arms): forwarded from the caller.
     unsafe {
         match op {
-            Unary::Exp => map1(z, src, dst, n, math64::exp),
-            Unary::Log => map1(z, src, dst, n, math64::log),
-            Unary::Sigmoid => map1(z, src, dst, n, math64::sigmoid),
-            Unary::Silu => map1(z, src, dst, n, math64::silu),
+            Unary::Exp => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math64::exp(x),
+            ),
+            Unary::Log => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math64::log(x),
+            ),
+            Unary::Sigmoid => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math64::sigmoid(x),
+            ),
+            Unary::Silu => map1(
+                z,
+                src,
+                dst,
+                n,
+                #[inline(always)]
+                |x| math64::silu(x),
+            ),
             _ => return unary_common(z, op, src, dst, n),
         }
     }
@@ -229,10 +379,42 @@ macro_rules! binary_body {
     ($z:expr, $op:expr, $a:expr, $b:expr, $dst:expr, $n:expr) => {{
         let (z, a, b, dst, n) = ($z, $a, $b, $dst, $n);
         match $op {
-            Binary::Add => map2(z, a, b, dst, n, |x, y| x + y),
-            Binary::Sub => map2(z, a, b, dst, n, |x, y| x - y),
-            Binary::Mul => map2(z, a, b, dst, n, |x, y| x * y),
-            Binary::Div => map2(z, a, b, dst, n, |x, y| x / y),
+            Binary::Add => map2(
+                z,
+                a,
+                b,
+                dst,
+                n,
+                #[inline(always)]
+                |x, y| x + y,
+            ),
+            Binary::Sub => map2(
+                z,
+                a,
+                b,
+                dst,
+                n,
+                #[inline(always)]
+                |x, y| x - y,
+            ),
+            Binary::Mul => map2(
+                z,
+                a,
+                b,
+                dst,
+                n,
+                #[inline(always)]
+                |x, y| x * y,
+            ),
+            Binary::Div => map2(
+                z,
+                a,
+                b,
+                dst,
+                n,
+                #[inline(always)]
+                |x, y| x / y,
+            ),
         }
     }};
 }

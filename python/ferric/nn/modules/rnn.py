@@ -36,16 +36,20 @@ def _lin(x, w, b):
     return out if b is None else out + b
 
 
-def _rnn_step(mode, gi, h, c, w_hh, b_hh, w_hr):
-    """One time step for the active rows: ``gi`` is the precomputed input projection."""
-    gh = _lin(h, w_hh, b_hh)
+def _rnn_step(mode, gi, h, c, w_hh, b_hh, w_hr, b_ih=None):
+    """One time step for the active rows: ``gi`` is the precomputed input projection
+    (``b_ih`` is its bias when not already added)."""
     if mode == "LSTM":
-        i, f, g, o = (gi + gh).chunk(4, 1)
-        c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h_new = o.sigmoid() * c_new.tanh()
+        # the gate activations and the cell update are one fused op (one autograd node
+        # per step, PyTorch's ThnnFusedLstmCellBackward0); same formula and order as
+        # (gi + b_ih) + (h W_hh^T + b_hh), chunk, sigmoid/tanh, f*c + i*g, o*tanh(c)
+        h_new, c_new = _core._thnn_fused_lstm_cell(gi, h.matmul(w_hh.t()), c, b_ih, b_hh)
         if w_hr is not None:
             h_new = h_new.matmul(w_hr.t())
         return h_new, c_new
+    if b_ih is not None:
+        gi = gi + b_ih
+    gh = _lin(h, w_hh, b_hh)
     if mode == "GRU":
         ir, iz, in_ = gi.chunk(3, 1)
         hr, hz, hn = gh.chunk(3, 1)
@@ -502,8 +506,9 @@ class LSTMCell(RNNCellBase):
         if len(hx) != 2:
             raise RuntimeError("lstm_cell expects two hidden states")
         self._check_forward(input, hx)
-        gi = _lin(input, self.weight_ih, self.bias_ih)
-        h, c = _rnn_step("LSTM", gi, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
+        gi = input.matmul(self.weight_ih.t())
+        h, c = _rnn_step("LSTM", gi, hx[0], hx[1], self.weight_hh, self.bias_hh, None,
+                         self.bias_ih)
         if not batched:
             return h.squeeze(0), c.squeeze(0)
         return h, c
