@@ -10,10 +10,15 @@
 //!   that stay in L1.
 //!
 //! Other layouts (both strides non-unit) go back to the GEMM path, which packs.
-//! The loops are written so that the compiler vectorises them; `pulp` compiles them once
-//! per instruction set (AVX-512, AVX2+FMA, baseline) and picks one at run time.
+//! The loops are written so that the compiler vectorises them; `dispatch!` compiles them
+//! once per instruction set (AVX-512, AVX2+FMA, baseline) and picks one at run time.
+//! Everything they call is `#[inline(always)]` and no closure stands between the
+//! `#[target_feature]` entry and the arithmetic: code that is not inlined into the entry
+//! point is compiled for the baseline CPU (an earlier closure-based dispatch ran the
+//! fused multiply-adds as library calls, 5x slower).
 
 use super::{store, GemmSpec, MatElem, MatStrides, PARALLEL_THRESHOLD};
+use crate::kernels::reduce::fast::dispatch;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
 
@@ -91,9 +96,21 @@ pub(super) fn product<T: MatElem>(
             packed = (0..mv.k).map(|p| x[xo + p * xs]).collect();
             &packed
         };
-        run_rows(&mv, &mut y, par, |r0, ys| dot_rows(&mv, xv, r0, ys));
+        run_rows(
+            &mv,
+            &mut y,
+            par,
+            #[inline(always)]
+            |r0, ys| dot_rows(&mv, xv, r0, ys),
+        );
     } else {
-        run_rows(&mv, &mut y, par, |r0, ys| axpy_cols(&mv, x, xo, xs, r0, ys));
+        run_rows(
+            &mv,
+            &mut y,
+            par,
+            #[inline(always)]
+            |r0, ys| axpy_cols(&mv, x, xo, xs, r0, ys),
+        );
     }
     for (i, &v) in y.iter().enumerate() {
         store(spec, &mut c[co + i * ys], v);
@@ -109,21 +126,27 @@ fn run_rows<T: MatElem>(
     f: impl Fn(usize, &mut [T]) + Sync,
 ) {
     if !par {
-        pulp::Arch::new().dispatch(|| f(0, y));
+        pulp::Arch::new().dispatch(
+            #[inline(always)]
+            || f(0, y),
+        );
         return;
     }
     let threads = crate::threads::num_threads().max(1);
     let chunk = mv.rows.div_ceil(4 * threads).max(MIN_TASK_ROWS);
     crate::threads::install(|| {
         y.par_chunks_mut(chunk).enumerate().for_each(|(i, ys)| {
-            pulp::Arch::new().dispatch(|| f(i * chunk, ys));
+            pulp::Arch::new().dispatch(
+                #[inline(always)]
+                || f(i * chunk, ys),
+            );
         })
     });
 }
 
-/// `y[i] = M[r0 + i, :] . x` for a row-contiguous M, four rows at a time.
-#[inline(always)]
-fn dot_rows<T: MatElem>(mv: &Mv<'_, T>, x: &[T], r0: usize, y: &mut [T]) {
+dispatch! {
+    /// `y[i] = M[r0 + i, :] . x` for a row-contiguous M, four rows at a time.
+    fn dot_rows<T: MatElem>(mv: &Mv<'_, T>, x: &[T], r0: usize, y: &mut [T]) {
     let k = mv.k;
     let row = |i: usize| {
         let s = mv.off + (r0 + i) * mv.rs;
@@ -140,6 +163,7 @@ fn dot_rows<T: MatElem>(mv: &Mv<'_, T>, x: &[T], r0: usize, y: &mut [T]) {
         *v = dot_contig(row(i), x);
         i += 1;
     }
+}
 }
 
 /// Four dot products against the same `x`, each in `LANES` independent partial sums.
@@ -186,6 +210,13 @@ fn reduce_lanes<T: MatElem>(lanes: &[T; LANES]) -> T {
     v[0]
 }
 
+dispatch! {
+    /// [`dot_contig`] compiled for the best instruction set.
+    fn dot_dispatched<T: MatElem>(a: &[T], b: &[T]) -> T {
+        dot_contig(a, b)
+    }
+}
+
 /// One contiguous dot product in `LANES` partial sums.
 #[inline(always)]
 fn dot_contig<T: MatElem>(a: &[T], b: &[T]) -> T {
@@ -203,10 +234,17 @@ fn dot_contig<T: MatElem>(a: &[T], b: &[T]) -> T {
     s
 }
 
-/// `y[i] = sum_p M[r0 + i, p] * x[p]` for a column-contiguous M: `y += x[p] * column`,
-/// four columns per pass over a block of `y`.
-#[inline(always)]
-fn axpy_cols<T: MatElem>(mv: &Mv<'_, T>, x: &[T], xo: usize, xs: usize, r0: usize, y: &mut [T]) {
+dispatch! {
+    /// `y[i] = sum_p M[r0 + i, p] * x[p]` for a column-contiguous M: `y += x[p] * column`,
+    /// four columns per pass over a block of `y`.
+    fn axpy_cols<T: MatElem>(
+        mv: &Mv<'_, T>,
+        x: &[T],
+        xo: usize,
+        xs: usize,
+        r0: usize,
+        y: &mut [T],
+    ) {
     let k = mv.k;
     let xv = |p: usize| x[xo + p * xs];
     let mut b0 = 0;
@@ -243,6 +281,7 @@ fn axpy_cols<T: MatElem>(mv: &Mv<'_, T>, x: &[T], xo: usize, xs: usize, r0: usiz
         b0 += len;
     }
 }
+}
 
 /// Strided dot product `sum_i x[i] * y[i]` over `n` elements (bounds checked by the
 /// caller), accumulated in `LANES` partial sums like a BLAS `dot`.
@@ -257,7 +296,7 @@ pub fn dot<T: MatElem>(
 ) -> T {
     if xs == 1 && ys == 1 {
         let (xv, yv) = (&x[xo..xo + n], &y[yo..yo + n]);
-        return pulp::Arch::new().dispatch(|| dot_contig(xv, yv));
+        return dot_dispatched(xv, yv);
     }
     let mut lanes = [T::zero(); LANES];
     let full = n / LANES * LANES;
