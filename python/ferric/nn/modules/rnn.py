@@ -425,24 +425,25 @@ class RNNCellBase(Module):
 
     def _check_forward(self, input, hiddens):
         """The checks of PyTorch's cell kernels, in their order (batched tensors)."""
-        if input.shape[1] != self.input_size:
+        # (runs every time step: each shape is read once, unpacked as a plain tuple)
+        batch, size = input.shape
+        if size != self.input_size:
             raise RuntimeError(
-                f"input has inconsistent input_size: got {input.shape[1]} expected "
-                f"{self.input_size}"
+                f"input has inconsistent input_size: got {size} expected {self.input_size}"
             )
         for i, h in enumerate(hiddens):
-            if h.dim() != 2:
+            shape = tuple(h.shape)
+            if len(shape) != 2:
                 raise RuntimeError(
-                    f"Expected 2D hidden{i} (batch x hidden_size), but got {h.dim()}D tensor"
+                    f"Expected 2D hidden{i} (batch x hidden_size), but got {len(shape)}D tensor"
                 )
-            if h.shape[0] != input.shape[0]:
+            if shape[0] != batch:
                 raise RuntimeError(
-                    f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size "
-                    f"{h.shape[0]}"
+                    f"Input batch size {batch} doesn't match hidden{i} batch size {shape[0]}"
                 )
-            if h.shape[1] != self.hidden_size:
+            if shape[1] != self.hidden_size:
                 raise RuntimeError(
-                    f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected "
+                    f"hidden{i} has inconsistent hidden_size: got {shape[1]}, expected "
                     f"{self.hidden_size}"
                 )
 
