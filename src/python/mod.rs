@@ -14,6 +14,7 @@ mod join;
 mod matmul;
 mod random;
 mod reduce;
+mod simd;
 pub mod tensor;
 mod threads;
 mod views;
@@ -33,5 +34,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     conv::register(m)?;
     random::register(m)?;
     threads::register(m)?;
+    simd::register(m)?;
     Ok(())
 }
