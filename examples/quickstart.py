@@ -23,7 +23,11 @@ loss = (y ** 2).mean()
 loss.backward()
 print(f"{steps} loop steps, loss = {loss.item():.4f}")
 print("d loss / d x =", x.grad)
-print("graph root:", loss.grad_fn.name(), "<-", loss.grad_fn.next_functions[0][0].name())
+# The recorded graph can be walked from the result: grad_fn is None only for leaves.
+root = loss.grad_fn
+assert root is not None
+parent, _ = root.next_functions[0]
+print("graph root:", root.name(), "<-", parent.name() if parent is not None else None)
 
 # Views share memory: a transposed view and a strided slice see writes to the base.
 m = ferric.arange(12.0).reshape(3, 4)

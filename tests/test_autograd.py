@@ -285,7 +285,7 @@ def test_leaf_and_grad_fn_properties():
     assert x.grad_fn is None
     assert y.grad_fn.name() == "MulBackward0"
     (nxt, nr), = y.grad_fn.next_functions
-    assert nxt.name() == "AccumulateGrad" and nr == 0
+    assert nxt.name() == "torch::autograd::AccumulateGrad" and nr == 0
     assert ferric.tensor([1.0]).is_leaf
     d = y.detach()
     assert d.is_leaf and not d.requires_grad

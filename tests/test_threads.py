@@ -63,6 +63,6 @@ def test_results_do_not_depend_on_thread_count(threads, restore_threads):
     serial = [t.detach().numpy().copy() for t in _workloads()]
     ferric.set_num_threads(threads)
     parallel = [t.detach().numpy() for t in _workloads()]
-    for s, p in zip(serial, parallel):
+    for s, p in zip(serial, parallel, strict=True):
         # matmul and the conv weight gradient may sum in another order across threads
         np.testing.assert_allclose(p, s, rtol=1e-12, atol=1e-12)

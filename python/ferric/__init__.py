@@ -8,6 +8,7 @@ parts ferric implements.
 from __future__ import annotations
 
 import builtins as _builtins
+from typing import TYPE_CHECKING
 
 from . import _core
 from ._core import Tensor, dtype
@@ -17,7 +18,17 @@ __version__ = "0.1.0"
 
 
 class Size(tuple):
-    """The shape of a tensor: a tuple of ints that prints like ``torch.Size``."""
+    """The shape of a tensor: a tuple of ints that prints like ``torch.Size``.
+
+    Example::
+
+        >>> import ferric
+        >>> s = ferric.zeros(2, 3, 4).shape
+        >>> s
+        ferric.Size([2, 3, 4])
+        >>> s[1:], s.numel(), s == (2, 3, 4)
+        (ferric.Size([3, 4]), 24, True)
+    """
 
     def __repr__(self):
         return f"ferric.Size({list(self)!r})"
@@ -42,6 +53,9 @@ class Size(tuple):
 _core._install_hooks(Size, tensor_repr)
 
 # Every public name of the extension (functions, dtypes) is part of the namespace.
+if TYPE_CHECKING:
+    # the loop below is invisible to type checkers; _core.pyi lists the same names
+    from ._core import *  # noqa: F403
 for _name in dir(_core):
     if not _name.startswith("_"):
         globals()[_name] = getattr(_core, _name)
@@ -74,3 +88,16 @@ from . import nn, optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 __all__ += ["load", "nn", "optim", "save", "utils"]
+
+# ragged batches without padding (torch.nested, jagged layout)
+from . import nested  # noqa: E402
+from .nested import jagged  # noqa: E402
+
+__all__ += ["jagged", "nested"]
+
+# interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
+# summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).
+from ._config import show_config  # noqa: E402
+from .utils.dlpack import from_dlpack  # noqa: E402
+
+__all__ += ["from_dlpack", "show_config"]

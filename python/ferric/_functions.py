@@ -7,21 +7,54 @@ from ._core import Tensor
 
 
 def is_tensor(obj) -> bool:
-    """True if ``obj`` is a ferric tensor (``torch.is_tensor``)."""
+    """True if ``obj`` is a ferric tensor (``torch.is_tensor``).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.is_tensor(ferric.zeros(2)), ferric.is_tensor([0.0, 0.0])
+        (True, False)
+    """
     return isinstance(obj, Tensor)
 
 
 def is_floating_point(input: Tensor) -> bool:
+    """True if ``input`` has a floating-point dtype (float32 or float64).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.is_floating_point(ferric.tensor([1.5]))
+        True
+        >>> ferric.is_floating_point(ferric.tensor([1]))
+        False
+    """
     return input.is_floating_point()
 
 
 def get_default_dtype():
-    """The dtype of float tensors created from Python floats (always ``float32``)."""
+    """The dtype of float tensors created from Python floats (always ``float32``).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.get_default_dtype()
+        ferric.float32
+        >>> ferric.tensor([1.0]).dtype == ferric.get_default_dtype()
+        True
+    """
     return _core.float32
 
 
 def broadcast_shapes(*shapes):
-    """Shape of the result of broadcasting tensors of the given shapes."""
+    """Shape of the result of broadcasting tensors of the given shapes.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.broadcast_shapes((2, 1), (1, 3), 3)
+        ferric.Size([2, 3])
+    """
     out: list[int] = []
     for shape in shapes:
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -46,7 +79,19 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    """Views of ``tensors`` broadcast to a common shape."""
+    """Views of ``tensors`` broadcast to a common shape (no data is copied).
+
+    Example::
+
+        >>> import ferric
+        >>> col, row = ferric.tensor([[1], [2]]), ferric.tensor([10, 20, 30])
+        >>> a, b = ferric.broadcast_tensors(col, row)
+        >>> a
+        tensor([[1, 1, 1],
+                [2, 2, 2]])
+        >>> b.stride()
+        (0, 1)
+    """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     shape = broadcast_shapes(*(t.shape for t in tensors))
@@ -55,7 +100,18 @@ def broadcast_tensors(*tensors):
 
 def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
-    """Elementwise ``|input - other| <= atol + rtol * |other|`` (``torch.isclose``)."""
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (``torch.isclose``).
+
+    Example::
+
+        >>> import ferric
+        >>> nan = float("nan")
+        >>> a = ferric.tensor([1.0, 2.0, nan])
+        >>> ferric.isclose(a, ferric.tensor([1.0 + 1e-7, 2.1, nan]))
+        tensor([ True, False, False])
+        >>> ferric.isclose(a, ferric.tensor([1.0, 2.0, nan]), equal_nan=True)
+        tensor([True, True, True])
+    """
     if not isinstance(other, Tensor):
         other = _core.tensor(other, dtype=input.dtype)
     if input.dtype != other.dtype:
@@ -76,12 +132,28 @@ def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
 
 def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
-    """True if all elements are close (``torch.allclose``)."""
+    """True if all elements are close (``torch.allclose``).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.allclose(ferric.tensor([1.0, 2.0]), ferric.tensor([1.0, 2.0 + 1e-6]))
+        True
+    """
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
-    """True if both tensors have the same shape and elements."""
+    """True if both tensors have the same shape and elements.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.equal(ferric.tensor([1, 2]), ferric.tensor([1, 2]))
+        True
+        >>> ferric.equal(ferric.tensor([1, 2]), ferric.tensor([[1, 2]]))
+        False
+    """
     if input.shape != other.shape:
         return False
     return bool((input == other).all())

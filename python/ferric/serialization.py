@@ -336,6 +336,16 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
 
     Raises:
         RuntimeError: the file is not a valid (or is a truncated/corrupt) safetensors file.
+
+    Example::
+
+        >>> import io
+        >>> import ferric
+        >>> buf = io.BytesIO()
+        >>> ferric.save({"w": ferric.arange(3.0), "step": 7}, buf)
+        >>> _ = buf.seek(0)
+        >>> ferric.load(buf)
+        {'w': tensor([0., 1., 2.]), 'step': 7}
     """
     import safetensors
 

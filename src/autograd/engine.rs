@@ -41,12 +41,40 @@ impl Ord for Ready {
     }
 }
 
+/// Sums a gradient into an input buffer. Without a graph being built, the sum is taken
+/// in place into whichever of the two tensors the buffer owns outright (its storage is
+/// referenced nowhere else, and it is dense), so a weight used at every step of an
+/// unrolled loop does not allocate a fresh gradient for every use.
 fn accumulate_into(slot: &mut Option<Var>, g: Var) -> Result<()> {
     *slot = Some(match slot.take() {
         None => g,
-        Some(prev) => binary::add(&prev, &g)?,
+        Some(prev) => {
+            if !prev.requires_grad() && !g.requires_grad() && prev.t.shape() == g.t.shape() {
+                // (an in-place add that fails, e.g. on read-only NumPy memory, falls back)
+                if owned_dense(&prev.t) && add_into(&prev.t, &g.t).is_ok() {
+                    prev
+                } else if owned_dense(&g.t) && add_into(&g.t, &prev.t).is_ok() {
+                    g
+                } else {
+                    binary::add(&prev, &g)?
+                }
+            } else {
+                binary::add(&prev, &g)?
+            }
+        }
     });
     Ok(())
+}
+
+/// True if nothing but this tensor references its storage and its elements are distinct
+/// and cover the storage densely (so an in-place write is invisible to anyone else).
+fn owned_dense(t: &Tensor) -> bool {
+    std::sync::Arc::strong_count(&t.storage) == 1 && t.is_contiguous()
+}
+
+fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    use crate::ops::binary::{binary_, BinaryOp, Operand};
+    binary_(BinaryOp::Add, dst, Operand::T(src))
 }
 
 /// Makes `g` fit the input it is the gradient of: sum over broadcast dims, cast dtype.

@@ -16,6 +16,7 @@ use crate::dtype::Scalar;
 use crate::error::{Error, Result};
 use crate::ops::binary::BinaryOp;
 use crate::ops::matmul::einsum::{self as es, Align, EinsumOperand};
+use crate::ops::matmul::linear::{self as lin, LinearPath};
 use crate::ops::matmul::{check_outer, should_fold};
 use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
@@ -146,6 +147,7 @@ fn scaled_product(
     }
     let save_m1 = m2.requires_grad().then(|| Saved::input(m1));
     let save_m2 = m1.requires_grad().then(|| Saved::input(m2));
+    let m2_transposed = is_transposed_dense(&m2.t);
     Ok(record(
         name,
         out,
@@ -164,12 +166,30 @@ fn scaled_product(
                 _ => None,
             };
             let d2 = match (need(2), &save_m1) {
+                // like PyTorch's mm_mat2_backward: a transposed m2 (`weight.t()` in
+                // `linear`) gets its gradient in the same layout, `(g^T @ m1)^T`, so the
+                // transpose's backward hands the weight a dense gradient to accumulate
+                (true, Some(s)) if m2_transposed => {
+                    let gt = prod(&mt(g)?, &s.get(name)?)?;
+                    Some(scaled(&mt(&gt)?, alpha)?)
+                }
                 (true, Some(s)) => Some(scaled(&prod(&mt(&s.get(name)?)?, g)?, alpha)?),
                 _ => None,
             };
             Ok(vec![di, d1, d2])
         }),
     ))
+}
+
+/// True for a batch of matrices stored column-major and densely (the transpose of a
+/// contiguous tensor), e.g. `weight.t()`.
+fn is_transposed_dense(t: &Tensor) -> bool {
+    let (shape, strides) = (t.shape(), t.strides());
+    let n = shape.len();
+    if n < 2 || shape[n - 1] <= 1 || shape[n - 2] <= 1 {
+        return false;
+    }
+    strides[n - 2] == 1 && strides[n - 1] == shape[n - 2] as isize
 }
 
 pub fn addmm(input: &Var, m1: &Var, m2: &Var, beta: Scalar, alpha: Scalar) -> Result<Var> {
@@ -180,6 +200,68 @@ pub fn addmm(input: &Var, m1: &Var, m2: &Var, beta: Scalar, alpha: Scalar) -> Re
 pub fn baddbmm(input: &Var, b1: &Var, b2: &Var, beta: Scalar, alpha: Scalar) -> Result<Var> {
     let out = input.t.baddbmm(&b1.t, &b2.t, beta, alpha)?;
     scaled_product("BaddbmmBackward0", out, input, b1, b2, beta, alpha, bmm)
+}
+
+/// `weight.t()` recorded as PyTorch records it (`TBackward0`, also for a 1-D weight).
+fn t_node(w: &Var) -> Result<Var> {
+    let out = lin::weight_t(&w.t);
+    if !needs_grad(&[w]) {
+        return Ok(Var::plain(out));
+    }
+    let two_d = w.t.ndim() == 2;
+    let back = move |g: &Var| {
+        if two_d {
+            views::transpose(g, 0, 1)
+        } else {
+            Ok(g.clone())
+        }
+    };
+    let v = record(
+        "TBackward0",
+        out,
+        &[w],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(back(&g[0])?)])),
+    );
+    views::mark_view(&v, w, Rc::new(|t: &Tensor| Ok(lin::weight_t(t))));
+    Ok(v)
+}
+
+/// `torch.nn.functional.linear`: the fused tensor op without a graph; with one, PyTorch's
+/// decomposition (addmm, folded addmm + view, or matmul + add) so the graph has its
+/// nodes. The addmm forms are fused in the forward pass either way.
+pub fn linear(x: &Var, w: &Var, b: Option<&Var>) -> Result<Var> {
+    let mut vars = vec![x, w];
+    vars.extend(b);
+    if !needs_grad(&vars) {
+        return Ok(Var::plain(x.t.linear(&w.t, b.map(|b| &b.t))?));
+    }
+    lin::check_linear(&x.t, &w.t)?;
+    let wt = t_node(w)?;
+    let one = Scalar::Int(1);
+    match (b, lin::linear_path(&x.t, b.map(|b| &b.t))) {
+        (Some(b), LinearPath::Addmm) => addmm(b, x, &wt, one, one),
+        (Some(b), LinearPath::Folded) => {
+            let (rows, k) = lin::folded_sizes(&x.t);
+            let x2 = views::reshape(x, &[rows as i64, k as i64])?;
+            let r = addmm(b, &x2, &wt, one, one)?;
+            let shape = lin::unfolded_shape(&x.t, r.t.shape()[1]);
+            unsafe_view(&r, &shape)
+        }
+        (Some(b), _) => {
+            // PyTorch adds the bias in place (`out.add_(bias)`): the result keeps the
+            // product's dtype and shape
+            let out = matmul(x, &wt)?;
+            lin::check_bias_add(&out.t, &b.t)?;
+            let b = if b.t.dtype() == out.t.dtype() {
+                b.clone()
+            } else {
+                unary::to_dtype(b, out.t.dtype())?
+            };
+            super::binary::add(&out, &b)
+        }
+        (None, _) => matmul(x, &wt),
+    }
 }
 
 /// `at::_unsafe_view`: a reshape of a fresh product result (always a view here).

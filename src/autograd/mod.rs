@@ -17,6 +17,7 @@ pub mod engine;
 pub mod index;
 pub mod join;
 pub mod matmul;
+pub mod nn;
 pub mod reduce;
 pub mod unary;
 pub mod views;
@@ -255,6 +256,15 @@ pub struct Node {
     /// Where the op was created (anomaly mode), for error messages.
     pub trace: RefCell<Option<String>>,
     pub released: Cell<bool>,
+    /// The tensors the backward rule saved, for introspection only (`grad_fn._saved_self`,
+    /// graph drawings). Weak: the rule's closure owns them, so they still go away when the
+    /// node is released after backward.
+    pub saved: Vec<(SavedRole, Weak<SavedData>)>,
+    /// The leaf an `AccumulateGrad` node writes to (`grad_fn.variable`); None for ops.
+    pub variable: Option<Tensor>,
+    /// Whatever the bindings attach to the node (the `grad_fn.metadata` dict), created on
+    /// first access and kept as long as the node lives.
+    pub metadata: RefCell<Option<Box<dyn std::any::Any>>>,
 }
 
 impl Node {
@@ -269,11 +279,35 @@ impl Node {
             pre_hooks: RefCell::new(Vec::new()),
             trace: RefCell::new(None),
             released: Cell::new(false),
+            saved: Vec::new(),
+            variable: Some(t.clone()),
+            metadata: RefCell::new(None),
         }
     }
 
     pub fn is_accumulate(&self) -> bool {
         matches!(self.kind, NodeKind::Accumulate(_))
+    }
+
+    /// The tensors the backward rule saved, by role, as backward would unpack them (an
+    /// error if modified in place since); None where the value is already freed (the
+    /// node ran without `retain_graph`).
+    pub fn saved_tensors(&self) -> Vec<(SavedRole, Option<Result<Var>>)> {
+        self.saved
+            .iter()
+            .map(|(role, w)| (*role, w.upgrade().map(|d| d.get(&self.name))))
+            .collect()
+    }
+
+    /// The leaf an `AccumulateGrad` node writes to, with its autograd state.
+    pub fn leaf_variable(&self) -> Option<Var> {
+        match &self.kind {
+            NodeKind::Accumulate(meta) => self.variable.as_ref().map(|t| Var {
+                t: t.clone(),
+                meta: Some(meta.clone()),
+            }),
+            NodeKind::Op { .. } => None,
+        }
     }
 }
 
@@ -299,7 +333,13 @@ impl Drop for Node {
 
 /// A tensor saved for backward, remembering its version so in-place changes made after
 /// saving are detected (PyTorch's "modified by an inplace operation" error).
-pub struct Saved {
+///
+/// Shared (`Rc`) so that the node recorded next can list it weakly for introspection
+/// without extending its lifetime (see [`take_just_saved`]).
+pub struct Saved(Rc<SavedData>);
+
+/// The contents of a [`Saved`].
+pub struct SavedData {
     var: Var,
     version: u64,
     /// The node that produced the saved tensor (None for leaves), for error messages.
@@ -331,38 +371,61 @@ impl Saved {
                 v.meta.as_ref().map_or(0, |m| m.output_nr.get()),
             )
         });
-        Saved {
+        Saved::note(SavedData {
             var: v.clone(),
             version: v.t.storage.version(),
             producer,
             out_node: None,
-        }
+        })
     }
 
     /// Saves an op's own output. Only the data is kept: keeping the output's node would be
     /// a reference cycle (node -> saved output -> node).
     pub fn output(t: &Tensor) -> Saved {
-        Saved {
+        Saved::note(SavedData {
             var: Var::plain(t.clone()),
             version: t.storage.version(),
             producer: None,
             out_node: None,
-        }
+        })
     }
 
     /// Saves the output of the node being recorded (named `node`); call `bind` on the
     /// returned slot with the recorded result.
     pub fn output_of(t: &Tensor, node: &str) -> (Saved, OutputSlot) {
         let slot = OutputSlot::default();
-        let s = Saved {
+        let s = Saved::note(SavedData {
             var: Var::plain(t.clone()),
             version: t.storage.version(),
             producer: Some((node.to_string(), 0)),
             out_node: Some(slot.clone()),
-        };
+        });
         (s, slot)
     }
 
+    /// Wraps `d` and lists it for the node recorded next.
+    fn note(d: SavedData) -> Saved {
+        let rc = Rc::new(d);
+        JUST_SAVED.with(|js| {
+            let mut js = js.borrow_mut();
+            // Values saved on a path that then recorded nothing (say, a rule that keeps a
+            // mask before deciding no graph is needed) are dead by now: prune them so a
+            // long no-grad loop cannot grow this list.
+            if js.len() >= 16 {
+                js.retain(|w| w.strong_count() > 0);
+            }
+            js.push(Rc::downgrade(&rc));
+        });
+        Saved(rc)
+    }
+
+    pub fn get(&self, consumer: &str) -> Result<Var> {
+        self.0.get(consumer)
+    }
+}
+
+impl SavedData {
+    /// The saved tensor, checked against in-place modification since it was saved.
     pub fn get(&self, _consumer: &str) -> Result<Var> {
         let now = self.var.t.storage.version();
         if now != self.version {
@@ -404,6 +467,82 @@ impl Saved {
         }
         Ok(self.var.clone())
     }
+}
+
+thread_local! {
+    /// Values saved since the last node was recorded: a rule saves its tensors right
+    /// before it records its node, which then takes this list.
+    static JUST_SAVED: RefCell<Vec<Weak<SavedData>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Drops the list of values saved since the last node: for values saved *after* their
+/// node was recorded (a custom Function's `save_for_backward`), which must not be listed
+/// under the next, unrelated node.
+pub fn forget_just_saved() {
+    JUST_SAVED.with(|js| js.borrow_mut().clear());
+}
+
+/// What a node's saved tensor was to the op, for PyTorch-style names
+/// (`grad_fn._saved_self`, `_saved_other`, `_saved_result`). Rules do not name what they
+/// save, so the role is found by identity when the node is recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SavedRole {
+    Input(usize),
+    Output(usize),
+    /// An integer or boolean tensor the rule kept (indices, masks).
+    Index,
+    /// Anything else.
+    Other,
+}
+
+fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
+    a.shares_storage(b) && a.layout == b.layout
+}
+
+/// The live values saved since the previous node, with their roles for this node.
+fn take_just_saved(inputs: &[&Var], outs: &[Tensor]) -> Vec<(SavedRole, Weak<SavedData>)> {
+    let pending = JUST_SAVED.with(|js| {
+        let mut js = js.borrow_mut();
+        if js.is_empty() {
+            Vec::new()
+        } else {
+            std::mem::take(&mut *js)
+        }
+    });
+    if pending.is_empty() {
+        return Vec::new();
+    }
+    // `x * x` saves the same tensor twice: give each input position to one saved value
+    let mut claimed = vec![false; inputs.len()];
+    pending
+        .into_iter()
+        .filter_map(|w| {
+            let d = w.upgrade()?;
+            let v = &d.var;
+            let input = inputs.iter().enumerate().position(|(i, x)| {
+                let same = match (&v.meta, &x.meta) {
+                    (Some(a), Some(b)) => Rc::ptr_eq(a, b) && same_tensor(&v.t, &x.t),
+                    (None, None) => same_tensor(&v.t, &x.t),
+                    _ => false,
+                };
+                same && claimed.get(i) == Some(&false)
+            });
+            let role = if let Some(i) = input {
+                if let Some(c) = claimed.get_mut(i) {
+                    *c = true;
+                }
+                SavedRole::Input(i)
+            } else if let Some(j) = outs.iter().position(|o| same_tensor(&v.t, o)) {
+                SavedRole::Output(j)
+            } else if !v.t.dtype().is_float() {
+                SavedRole::Index
+            } else {
+                SavedRole::Other
+            };
+            drop(d);
+            Some((role, w))
+        })
+        .collect()
 }
 
 /// Python-level trace provider for anomaly mode (installed by the bindings).
@@ -449,6 +588,9 @@ pub fn record_multi(
             None
         }),
         released: Cell::new(false),
+        saved: take_just_saved(inputs, &outs),
+        variable: None,
+        metadata: RefCell::new(None),
     });
     outs.into_iter()
         .enumerate()

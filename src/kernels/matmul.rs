@@ -3,19 +3,46 @@
 //!
 //! float32/float64 go through the `gemm` crate, which takes arbitrary row/column strides,
 //! so transposed, step-sliced and expanded (stride 0) operands are read in place with no
-//! packing copy on our side. int64 uses a simple cache-blocked loop with wrapping
-//! arithmetic (PyTorch's integer matmul wraps on overflow too). Tiny products skip `gemm`
-//! and use the same plain loop, because dispatch overhead dominates there.
+//! packing copy on our side. It picks its AVX-512 / AVX2+FMA micro-kernel at run time
+//! (the `x86-v4` feature compiles the AVX-512 one in; it is only used when the CPU has
+//! it). int64 uses a simple cache-blocked loop with wrapping arithmetic (PyTorch's
+//! integer matmul wraps on overflow too). Tiny products skip `gemm` and use a plain loop,
+//! because dispatch overhead dominates there; matrix-vector products have their own
+//! kernels (`gemv`), since a GEMM packs operands that a matrix-vector product reads once.
+//!
+//! Threads: a batch of small products is split across ferric's pool by whole products
+//! (each runs serially, no synchronisation inside a product); a single large product is
+//! split inside `gemm`. Code already running on a pool worker (e.g. a convolution that
+//! split its batch) never splits again.
+//!
+//! C may be uninitialised memory (`gemm_batched_uninit`): every path stores each element
+//! of C and reads C only when `read_c` is set, which the uninitialised entry refuses.
+
+mod gemv;
+#[cfg(test)]
+mod tests;
+
+pub use gemv::dot;
 
 use crate::dtype::Element;
+use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
-/// Above this many multiply-adds (`m * n * k`) one product is split across threads with
-/// `gemm`'s rayon parallelism; below it the calling thread does all the work.
-/// Tuned roughly: a 64x64x64 product takes ~20 us single-threaded.
+/// Above this many multiply-adds (`m * n * k`, summed over a batch) a call may use
+/// ferric's pool; below it the calling thread does all the work. A 64x64x64 product takes
+/// ~5 us on one AVX-512 core, about what a hand-off to the pool costs.
 pub const PARALLEL_THRESHOLD: usize = 64 * 64 * 64;
 
 /// Products with at most this many multiply-adds use the plain loop instead of `gemm`.
 pub const SMALL_PRODUCT: usize = 512;
+
+/// A batch whose products are each below this many multiply-adds is split across the
+/// pool by whole products: `gemm`'s own splitting synchronises its threads after every
+/// packed block, which costs more than it gains on products this small.
+const BATCH_SPLIT: usize = 256 * 256 * 256;
+
+/// Each task of a batch split gets at least this much work (tiny products are grouped).
+const MIN_TASK_WORK: usize = 1 << 16;
 
 /// One matrix operand inside a storage: strides in elements for rows and columns.
 /// (The element offset of each matrix in a batch is given separately.)
@@ -51,19 +78,20 @@ pub trait MatElem: Element {
     fn mul_add(acc: Self, a: Self, b: Self) -> Self;
     fn mul(a: Self, b: Self) -> Self;
     fn add(a: Self, b: Self) -> Self;
-    /// Runs one product with the `gemm` crate. Returns false if this type has no
-    /// `gemm` path (the caller then uses the plain loop).
+    /// Runs one product with the `gemm` crate, split across ferric's pool when `par`.
+    /// Returns false if this type has no `gemm` path (the caller then uses the loop).
     ///
     /// # Safety
     /// All pointers plus the strides must stay inside their buffers for the given shape;
-    /// `c` must not overlap `a` or `b` and must not have overlapping elements.
-    unsafe fn gemm_raw(spec: &GemmSpec<Self>, a: *const Self, b: *const Self, c: *mut Self)
-        -> bool;
-}
-
-/// Whether one product is big enough to split across ferric's pool.
-fn parallel(m: usize, n: usize, k: usize) -> bool {
-    m.saturating_mul(n).saturating_mul(k) >= PARALLEL_THRESHOLD && crate::threads::num_threads() > 1
+    /// `c` must not overlap `a` or `b` and must not have overlapping elements; C must be
+    /// initialised when `spec.read_c`.
+    unsafe fn gemm_raw(
+        spec: &GemmSpec<Self>,
+        a: *const Self,
+        b: *const Self,
+        c: *mut Self,
+        par: bool,
+    ) -> bool;
 }
 
 macro_rules! float_mat_elem {
@@ -79,9 +107,11 @@ macro_rules! float_mat_elem {
             fn mul_add(acc: Self, a: Self, b: Self) -> Self {
                 acc + a * b
             }
+            #[inline(always)]
             fn mul(a: Self, b: Self) -> Self {
                 a * b
             }
+            #[inline(always)]
             fn add(a: Self, b: Self) -> Self {
                 a + b
             }
@@ -90,7 +120,9 @@ macro_rules! float_mat_elem {
                 a: *const Self,
                 b: *const Self,
                 c: *mut Self,
+                par: bool,
             ) -> bool {
+                // raw pointers are not Send; carry them into the pool as addresses
                 let run = |a: usize, b: usize, c: usize, par: gemm::Parallelism| {
                     // SAFETY: the caller's contract on `a`, `b`, `c` (see the trait docs)
                     unsafe {
@@ -118,7 +150,7 @@ macro_rules! float_mat_elem {
                     }
                 };
                 let (a, b, c) = (a as usize, b as usize, c as usize);
-                if parallel(s.m, s.n, s.k) {
+                if par {
                     // inside ferric's pool, `Rayon(0)` means "all of its workers"
                     crate::threads::install(|| run(a, b, c, gemm::Parallelism::Rayon(0)));
                 } else {
@@ -143,13 +175,21 @@ impl MatElem for i64 {
     fn mul_add(acc: Self, a: Self, b: Self) -> Self {
         acc.wrapping_add(a.wrapping_mul(b))
     }
+    #[inline(always)]
     fn mul(a: Self, b: Self) -> Self {
         a.wrapping_mul(b)
     }
+    #[inline(always)]
     fn add(a: Self, b: Self) -> Self {
         a.wrapping_add(b)
     }
-    unsafe fn gemm_raw(_: &GemmSpec<Self>, _: *const Self, _: *const Self, _: *mut Self) -> bool {
+    unsafe fn gemm_raw(
+        _: &GemmSpec<Self>,
+        _: *const Self,
+        _: *const Self,
+        _: *mut Self,
+        _: bool,
+    ) -> bool {
         false
     }
 }
@@ -165,10 +205,37 @@ fn extent(offset: usize, rows: usize, cols: usize, s: MatStrides) -> Option<usiz
     offset.checked_add(r)?.checked_add(c)?.checked_add(1)
 }
 
+/// Whether a rows x cols matrix with non-negative strides `s` has distinct elements
+/// (the smaller stride's whole run fits inside one step of the larger).
+fn distinct_elements(rows: usize, cols: usize, s: MatStrides) -> bool {
+    let (inner, outer) = if s.rs <= s.cs {
+        ((rows, s.rs as usize), (cols, s.cs as usize))
+    } else {
+        ((cols, s.cs as usize), (rows, s.rs as usize))
+    };
+    if inner.0 <= 1 {
+        return outer.0 <= 1 || outer.1 > 0;
+    }
+    if outer.0 <= 1 {
+        return inner.1 > 0;
+    }
+    inner.1 > 0 && (inner.0 - 1).saturating_mul(inner.1) < outer.1
+}
+
+/// The number of threads this call may use: 1 on a pool worker (the caller has already
+/// split its work) or when ferric is set to one thread.
+fn pool_threads() -> usize {
+    if rayon::current_thread_index().is_some() {
+        1
+    } else {
+        crate::threads::num_threads()
+    }
+}
+
 /// Runs `C[i] = alpha*C[i] + beta*(A[i] @ B[i])` for each `(a_off, b_off, c_off)` in
-/// `offsets`. Returns false (doing nothing) if any matrix would reach outside its slice
-/// or strides are negative — the ops layer builds valid layouts, so that is a bug guard,
-/// never a panic.
+/// `offsets`. Returns false (doing nothing) if any matrix would reach outside its slice,
+/// strides are negative or C has overlapping elements — the ops layer builds valid
+/// layouts, so that is a bug guard, never a panic.
 pub fn gemm_batched<T: MatElem>(
     spec: &GemmSpec<T>,
     a: &[T],
@@ -176,11 +243,37 @@ pub fn gemm_batched<T: MatElem>(
     c: &mut [T],
     offsets: &[[usize; 3]],
 ) -> bool {
+    // SAFETY: MaybeUninit<T> has T's layout, and the kernels only ever store initialised
+    // values through the cast slice, so `c` stays initialised.
+    let c = unsafe { &mut *(c as *mut [T] as *mut [MaybeUninit<T>]) };
+    run(spec, a, b, c, offsets)
+}
+
+/// `gemm_batched` into uninitialised memory: C must be write-only (`!spec.read_c`,
+/// otherwise nothing is done and false returned). On success every element of every
+/// listed C matrix has been written.
+pub fn gemm_batched_uninit<T: MatElem>(
+    spec: &GemmSpec<T>,
+    a: &[T],
+    b: &[T],
+    c: &mut [MaybeUninit<T>],
+    offsets: &[[usize; 3]],
+) -> bool {
+    !spec.read_c && run(spec, a, b, c, offsets)
+}
+
+fn run<T: MatElem>(
+    spec: &GemmSpec<T>,
+    a: &[T],
+    b: &[T],
+    c: &mut [MaybeUninit<T>],
+    offsets: &[[usize; 3]],
+) -> bool {
     let GemmSpec { m, n, k, .. } = *spec;
     let strides_ok = [spec.a, spec.b, spec.c]
         .iter()
         .all(|s| s.rs >= 0 && s.cs >= 0);
-    if !strides_ok {
+    if !strides_ok || !distinct_elements(m, n, spec.c) {
         return false;
     }
     if m == 0 || n == 0 {
@@ -196,45 +289,123 @@ pub fn gemm_batched<T: MatElem>(
             return false;
         }
     }
-    let small = m * n * k <= SMALL_PRODUCT;
+    let work = m.saturating_mul(n).saturating_mul(k.max(1));
+    let total = work.saturating_mul(offsets.len());
+    let threads = if total >= PARALLEL_THRESHOLD {
+        pool_threads()
+    } else {
+        1
+    };
+    if threads > 1 && offsets.len() > 1 && (work < BATCH_SPLIT || offsets.len() >= 2 * threads) {
+        if let Some(jobs) = disjoint_regions(spec, c, offsets) {
+            let min_len = (MIN_TASK_WORK / work).max(1);
+            crate::threads::install(|| {
+                jobs.into_par_iter()
+                    .with_min_len(min_len)
+                    .for_each(|(ao, bo, cm)| product(spec, a, ao, b, bo, cm, 0, false))
+            });
+            return true;
+        }
+    }
+    let par = threads > 1 && work >= PARALLEL_THRESHOLD;
     for &[ao, bo, co] in offsets {
-        if k == 0 {
-            scale_c(spec, c, co);
-            continue;
-        }
-        // SAFETY: extents were checked above; `c` is a distinct mutable slice so it cannot
-        // overlap `a` or `b`; the ops layer allocates C fresh with distinct elements.
-        let done = !small
-            && unsafe {
-                T::gemm_raw(
-                    spec,
-                    a.as_ptr().add(ao),
-                    b.as_ptr().add(bo),
-                    c.as_mut_ptr().add(co),
-                )
-            };
-        if done {
-            continue;
-        }
-        if small {
-            gemm_small(spec, a, ao, b, bo, c, co);
-        } else {
-            gemm_loop(spec, a, ao, b, bo, c, co);
-        }
+        product(spec, a, ao, b, bo, c, co, par);
     }
     true
 }
 
+/// A C matrix's own piece of the output buffer, with the A and B offsets of its product.
+type Job<'c, T> = (usize, usize, &'c mut [MaybeUninit<T>]);
+
+/// Cuts `c` into one disjoint sub-slice per product (each starting at its matrix), or
+/// None if two C matrices share a range of `c` (then the batch runs serially).
+fn disjoint_regions<'c, T: MatElem>(
+    spec: &GemmSpec<T>,
+    c: &'c mut [MaybeUninit<T>],
+    offsets: &[[usize; 3]],
+) -> Option<Vec<Job<'c, T>>> {
+    let span = extent(0, spec.m, spec.n, spec.c)?;
+    let mut order = offsets.to_vec();
+    order.sort_unstable_by_key(|o| o[2]);
+    let mut jobs = Vec::with_capacity(order.len());
+    let (mut rest, mut base) = (c, 0usize);
+    for [ao, bo, co] in order {
+        let (_, tail) = rest.split_at_mut_checked(co.checked_sub(base)?)?;
+        let (mine, tail) = tail.split_at_mut_checked(span)?;
+        jobs.push((ao, bo, mine));
+        rest = tail;
+        base = co + span;
+    }
+    Some(jobs)
+}
+
+/// One product into `c` at offset `co` (bounds already checked), split inside the
+/// product across the pool when `par`.
+#[allow(clippy::too_many_arguments)]
+fn product<T: MatElem>(
+    spec: &GemmSpec<T>,
+    a: &[T],
+    ao: usize,
+    b: &[T],
+    bo: usize,
+    c: &mut [MaybeUninit<T>],
+    co: usize,
+    par: bool,
+) {
+    let GemmSpec { m, n, k, .. } = *spec;
+    if k == 0 {
+        scale_c(spec, c, co);
+        return;
+    }
+    if m * n * k <= SMALL_PRODUCT {
+        gemm_small(spec, a, ao, b, bo, c, co);
+        return;
+    }
+    if (m == 1 || n == 1) && gemv::product(spec, a, ao, b, bo, c, co, par) {
+        return;
+    }
+    // SAFETY: extents were checked by `run`; `c` is a distinct mutable slice so it cannot
+    // overlap `a` or `b`, and `run` checked that C's elements are distinct; C is only
+    // read when `read_c`, which implies it is initialised.
+    let done = unsafe {
+        T::gemm_raw(
+            spec,
+            a.as_ptr().add(ao),
+            b.as_ptr().add(bo),
+            c.as_mut_ptr().add(co).cast::<T>(),
+            par,
+        )
+    };
+    if !done {
+        gemm_loop(spec, a, ao, b, bo, c, co);
+    }
+}
+
+/// Stores `alpha*C + beta*prod` (or `beta*prod` when C is write-only) into `slot`.
+#[inline(always)]
+fn store<T: MatElem>(spec: &GemmSpec<T>, slot: &mut MaybeUninit<T>, prod: T) {
+    let v = T::mul(spec.beta, prod);
+    let out = if spec.read_c {
+        // SAFETY: with `read_c` the caller guarantees C is initialised
+        T::add(T::mul(spec.alpha, unsafe { slot.assume_init() }), v)
+    } else {
+        v
+    };
+    slot.write(out);
+}
+
 /// `C = alpha*C` (or zeros when C is write-only): the k == 0 case.
-fn scale_c<T: MatElem>(spec: &GemmSpec<T>, c: &mut [T], co: usize) {
+fn scale_c<T: MatElem>(spec: &GemmSpec<T>, c: &mut [MaybeUninit<T>], co: usize) {
     for i in 0..spec.m {
         for j in 0..spec.n {
-            let p = co + i * spec.c.rs as usize + j * spec.c.cs as usize;
-            c[p] = if spec.read_c {
-                T::mul(spec.alpha, c[p])
+            let slot = &mut c[co + i * spec.c.rs as usize + j * spec.c.cs as usize];
+            let v = if spec.read_c {
+                // SAFETY: with `read_c` the caller guarantees C is initialised
+                T::mul(spec.alpha, unsafe { slot.assume_init() })
             } else {
                 T::zero()
             };
+            slot.write(v);
         }
     }
 }
@@ -247,7 +418,7 @@ fn gemm_small<T: MatElem>(
     ao: usize,
     b: &[T],
     bo: usize,
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
     co: usize,
 ) {
     let (ars, acs) = (spec.a.rs as usize, spec.a.cs as usize);
@@ -259,13 +430,7 @@ fn gemm_small<T: MatElem>(
             for p in 0..spec.k {
                 acc = T::mul_add(acc, a[ao + i * ars + p * acs], b[bo + p * brs + j * bcs]);
             }
-            let q = co + i * crs + j * ccs;
-            let v = T::mul(spec.beta, acc);
-            c[q] = if spec.read_c {
-                T::add(T::mul(spec.alpha, c[q]), v)
-            } else {
-                v
-            };
+            store(spec, &mut c[co + i * crs + j * ccs], acc);
         }
     }
 }
@@ -284,7 +449,7 @@ fn gemm_loop<T: MatElem>(
     ao: usize,
     b: &[T],
     bo: usize,
-    c: &mut [T],
+    c: &mut [MaybeUninit<T>],
     co: usize,
 ) {
     let GemmSpec { m, n, k, .. } = *spec;
@@ -330,264 +495,12 @@ fn gemm_loop<T: MatElem>(
         }
         for i in 0..m {
             for j in 0..nb {
-                let q = co + i * crs + (j0 + j) * ccs;
-                let v = T::mul(spec.beta, prod[i * nb + j]);
-                c[q] = if spec.read_c {
-                    T::add(T::mul(spec.alpha, c[q]), v)
-                } else {
-                    v
-                };
+                store(
+                    spec,
+                    &mut c[co + i * crs + (j0 + j) * ccs],
+                    prod[i * nb + j],
+                );
             }
         }
-    }
-}
-
-/// Strided dot product `sum_i x[i] * y[i]`, accumulated in eight lanes (like a BLAS
-/// `dot`) so the compiler can vectorise the unit-stride case.
-pub fn dot<T: MatElem>(
-    x: &[T],
-    xo: usize,
-    xs: usize,
-    y: &[T],
-    yo: usize,
-    ys: usize,
-    n: usize,
-) -> T {
-    let mut lanes = [T::zero(); 8];
-    let full = n / 8 * 8;
-    if xs == 1 && ys == 1 {
-        let (xv, yv) = (&x[xo..xo + n], &y[yo..yo + n]);
-        for (cx, cy) in xv[..full].chunks_exact(8).zip(yv[..full].chunks_exact(8)) {
-            for l in 0..8 {
-                lanes[l] = T::mul_add(lanes[l], cx[l], cy[l]);
-            }
-        }
-    } else {
-        for i in (0..full).step_by(8) {
-            for (l, lane) in lanes.iter_mut().enumerate() {
-                *lane = T::mul_add(*lane, x[xo + (i + l) * xs], y[yo + (i + l) * ys]);
-            }
-        }
-    }
-    let mut s = T::zero();
-    for i in full..n {
-        s = T::mul_add(s, x[xo + i * xs], y[yo + i * ys]);
-    }
-    let pair = |a: T, b: T| T::add(a, b);
-    let l = lanes;
-    let tail = pair(
-        pair(pair(l[0], l[4]), pair(l[2], l[6])),
-        pair(pair(l[1], l[5]), pair(l[3], l[7])),
-    );
-    T::add(tail, s)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Naive reference: C = alpha*C + beta*A@B with the same strides.
-    #[allow(clippy::too_many_arguments)]
-    fn naive(spec: &GemmSpec<f64>, a: &[f64], b: &[f64], c: &mut [f64], off: [usize; 3]) {
-        for i in 0..spec.m {
-            for j in 0..spec.n {
-                let mut s = 0.0;
-                for p in 0..spec.k {
-                    s += a[off[0] + i * spec.a.rs as usize + p * spec.a.cs as usize]
-                        * b[off[1] + p * spec.b.rs as usize + j * spec.b.cs as usize];
-                }
-                let q = off[2] + i * spec.c.rs as usize + j * spec.c.cs as usize;
-                c[q] = if spec.read_c {
-                    spec.alpha * c[q] + spec.beta * s
-                } else {
-                    spec.beta * s
-                };
-            }
-        }
-    }
-
-    fn data(n: usize, seed: u64) -> Vec<f64> {
-        let mut x = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (0..n)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((x >> 33) % 17) as f64 - 8.0
-            })
-            .collect()
-    }
-
-    fn check(m: usize, n: usize, k: usize, a_t: bool, b_t: bool, read_c: bool) {
-        let a = data(m * k + 3, 1);
-        let b = data(k * n + 5, 2);
-        // A stored row-major (k cols) or as the transpose of a row-major k x m matrix.
-        let sa = if a_t {
-            MatStrides {
-                rs: 1,
-                cs: m as isize,
-            }
-        } else {
-            MatStrides {
-                rs: k as isize,
-                cs: 1,
-            }
-        };
-        let sb = if b_t {
-            MatStrides {
-                rs: 1,
-                cs: k as isize,
-            }
-        } else {
-            MatStrides {
-                rs: n as isize,
-                cs: 1,
-            }
-        };
-        let sc = MatStrides {
-            rs: n as isize,
-            cs: 1,
-        };
-        let spec = GemmSpec {
-            m,
-            n,
-            k,
-            a: sa,
-            b: sb,
-            c: sc,
-            alpha: 0.5,
-            beta: 2.0,
-            read_c,
-        };
-        let c0 = data(m * n, 3);
-        let mut want = c0.clone();
-        naive(&spec, &a, &b, &mut want, [3, 5, 0]);
-        let mut got = c0.clone();
-        assert!(gemm_batched(&spec, &a, &b, &mut got, &[[3, 5, 0]]));
-        assert_eq!(got, want, "m={m} n={n} k={k} a_t={a_t} b_t={b_t}");
-        // int64 through the blocked loop
-        let ai: Vec<i64> = a.iter().map(|&x| x as i64).collect();
-        let bi: Vec<i64> = b.iter().map(|&x| x as i64).collect();
-        let ispec = GemmSpec {
-            m,
-            n,
-            k,
-            a: sa,
-            b: sb,
-            c: sc,
-            alpha: 3,
-            beta: 2,
-            read_c,
-        };
-        let mut gi: Vec<i64> = c0.iter().map(|&x| x as i64).collect();
-        assert!(gemm_batched(&ispec, &ai, &bi, &mut gi, &[[3, 5, 0]]));
-        let mut wi = c0.clone();
-        let fspec = GemmSpec { alpha: 3.0, ..spec };
-        naive(&fspec, &a, &b, &mut wi, [3, 5, 0]);
-        let wi: Vec<i64> = wi.iter().map(|&x| x as i64).collect();
-        assert_eq!(gi, wi);
-    }
-
-    #[test]
-    fn matches_naive_for_all_layouts() {
-        for &(m, n, k) in &[
-            (1, 1, 1),
-            (3, 4, 5),
-            (17, 9, 33),
-            (70, 65, 300),
-            (2, 600, 3),
-        ] {
-            for a_t in [false, true] {
-                for b_t in [false, true] {
-                    for read_c in [false, true] {
-                        check(m, n, k, a_t, b_t, read_c);
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn zero_inner_dim_gives_zeros_or_scaled_c() {
-        let spec = GemmSpec {
-            m: 2,
-            n: 2,
-            k: 0,
-            a: MatStrides { rs: 0, cs: 1 },
-            b: MatStrides { rs: 2, cs: 1 },
-            c: MatStrides { rs: 2, cs: 1 },
-            alpha: 2.0f32,
-            beta: 1.0,
-            read_c: true,
-        };
-        let mut c = vec![1.0f32; 4];
-        assert!(gemm_batched(&spec, &[], &[], &mut c, &[[0, 0, 0]]));
-        assert_eq!(c, vec![2.0; 4]);
-        let spec = GemmSpec {
-            read_c: false,
-            ..spec
-        };
-        let mut c = vec![f32::NAN; 4];
-        assert!(gemm_batched(&spec, &[], &[], &mut c, &[[0, 0, 0]]));
-        assert_eq!(c, vec![0.0; 4]);
-    }
-
-    #[test]
-    fn broadcast_operand_with_zero_strides() {
-        // A is a single row expanded to 4 rows (row stride 0)
-        let a = [1.0f64, 2.0, 3.0];
-        let b: Vec<f64> = (0..6).map(|x| x as f64).collect(); // 3x2
-        let spec = GemmSpec {
-            m: 4,
-            n: 2,
-            k: 3,
-            a: MatStrides { rs: 0, cs: 1 },
-            b: MatStrides { rs: 2, cs: 1 },
-            c: MatStrides { rs: 2, cs: 1 },
-            alpha: 0.0,
-            beta: 1.0,
-            read_c: false,
-        };
-        let mut c = vec![0.0; 8];
-        assert!(gemm_batched(&spec, &a, &b, &mut c, &[[0, 0, 0]]));
-        assert_eq!(c, [16.0, 22.0].repeat(4));
-    }
-
-    #[test]
-    fn out_of_bounds_is_refused() {
-        let spec = GemmSpec {
-            m: 2,
-            n: 2,
-            k: 2,
-            a: MatStrides { rs: 2, cs: 1 },
-            b: MatStrides { rs: 2, cs: 1 },
-            c: MatStrides { rs: 2, cs: 1 },
-            alpha: 0.0f64,
-            beta: 1.0,
-            read_c: false,
-        };
-        let mut c = vec![0.0; 4];
-        assert!(!gemm_batched(
-            &spec,
-            &[0.0; 3],
-            &[0.0; 4],
-            &mut c,
-            &[[0, 0, 0]]
-        ));
-    }
-
-    #[test]
-    fn dot_matches_sum() {
-        let x: Vec<f64> = (0..37).map(|v| v as f64).collect();
-        let y: Vec<f64> = (0..74).map(|v| (v % 5) as f64).collect();
-        let want: f64 = (0..37).map(|i| x[i] * y[2 * i]).sum();
-        assert_eq!(dot(&x, 0, 1, &y, 0, 2, 37), want);
-        let xi: Vec<i64> = (0..20).collect();
-        assert_eq!(
-            dot(&xi, 0, 1, &xi, 0, 1, 20),
-            (0..20).map(|v| v * v).sum::<i64>()
-        );
     }
 }

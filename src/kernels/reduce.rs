@@ -15,9 +15,20 @@
 //!
 //! Scans (cumsum, cumprod, cummax) and softmax use the same geometry along one dim.
 //! Strides are in elements and never negative (ferric has no negative strides).
+//!
+//! **Threads and reproducibility.** [`reduce_into`] splits large reductions across
+//! ferric's pool by *output* elements (sub-views along the first kept dim), so every
+//! output is accumulated exactly as on one thread. A reduction to a single value of a
+//! float sum ([`FastSum`]) splits its input into fixed blocks whose totals are added in
+//! a fixed tree: the blocking depends only on the length. So no reduction here (sum,
+//! mean, prod, max, var, logsumexp, norm, ...), and neither softmax, gives results that
+//! depend on the thread count; they may differ in the last bits between memory layouts
+//! (a strided view is summed in another order than a contiguous one), as in PyTorch.
 
 pub mod accumulators;
+pub mod fast;
 pub mod scan;
+pub mod softmax;
 
 pub use accumulators::{ArgBest, LogSumExp, Moments, Welford};
 
@@ -323,6 +334,40 @@ impl<S: Copy, A: Copy, M: Fn(S) -> A, C: Fn(A, A) -> A> Reducer<S> for Fold<S, A
     }
 }
 
+/// The float sum in the input's own precision (sum/mean of f32 and f64): contiguous runs
+/// go through the blocked SIMD sum of [`fast::sum`] (pairwise over blocks), long strided
+/// or vertical accumulations are cascaded like other float sums.
+pub struct FastSum<T>(PhantomData<T>);
+
+impl<T> Default for FastSum<T> {
+    fn default() -> Self {
+        FastSum(PhantomData)
+    }
+}
+
+impl<T: Num + Send + Sync> Reducer<T> for FastSum<T> {
+    type Acc = T;
+    #[inline(always)]
+    fn init(&self) -> T {
+        T::ZERO
+    }
+    #[inline(always)]
+    fn step(&self, acc: T, x: T, _i: usize) -> T {
+        acc.add(x)
+    }
+    #[inline(always)]
+    fn merge(&self, a: T, b: T) -> T {
+        a.add(b)
+    }
+    #[inline]
+    fn run(&self, acc: T, xs: &[T], _i0: usize) -> T {
+        acc.add(fast::sum(xs))
+    }
+    fn cascade(&self) -> bool {
+        true
+    }
+}
+
 /// Kept dims as (size, input stride, output stride) and reduced dims as (size, stride),
 /// sorted outermost-first by input stride and coalesced.
 pub(crate) struct Geometry {
@@ -563,6 +608,67 @@ pub fn reduce<S: Copy, R: Reducer<S>>(
             emit(oo + j * row_o as usize, acc, n_red);
         }
     });
+}
+
+/// [`reduce`] into `out` (one slot per output, row-major over the kept dims) through
+/// `fin(accumulator, reduced_count)`, split across ferric's pool when the input is large.
+/// Each task reduces the sub-view holding a range of the first kept dim, so it writes a
+/// contiguous range of `out`, and every output is computed as by the serial driver.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_into<S, R, O>(
+    r: &R,
+    src: &[S],
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    reduced: &[bool],
+    out: &mut [O],
+    fin: impl Fn(R::Acc, usize) -> O + Sync,
+) where
+    S: Copy + Sync,
+    R: Reducer<S> + Sync,
+    O: Send,
+{
+    use rayon::prelude::*;
+    let Some((d, parts)) = split_plan(shape, reduced, out.len()) else {
+        reduce(r, src, shape, strides, offset, reduced, |k, a, n| {
+            out[k] = fin(a, n)
+        });
+        return;
+    };
+    let (size, inner) = (shape[d], out.len() / shape[d]);
+    let mut pieces = Vec::with_capacity(parts);
+    let (mut rest, mut start) = (out, 0);
+    for p in 0..parts {
+        let len = size / parts + usize::from(p < size % parts);
+        let (head, tail) = rest.split_at_mut(len * inner);
+        pieces.push((start, len, head));
+        (rest, start) = (tail, start + len);
+    }
+    let fin = &fin;
+    crate::threads::install(|| {
+        pieces.into_par_iter().for_each(|(a, len, o)| {
+            let mut sub: Dims = shape.into();
+            sub[d] = len;
+            let off = offset + a * strides[d] as usize;
+            reduce(r, src, &sub, strides, off, reduced, |k, acc, n| {
+                o[k] = fin(acc, n)
+            });
+        });
+    });
+}
+
+/// Where to split a reduction with `n_out` outputs: the first kept dim longer than one
+/// and the number of pieces. Pieces keep at least 4 entries of that dim, so a dim that
+/// is the vertical loop's row stays long enough for that loop (same per-output order).
+fn split_plan(shape: &[usize], reduced: &[bool], n_out: usize) -> Option<(usize, usize)> {
+    let total: usize = shape.iter().product();
+    if n_out < 2 || !crate::threads::worth_splitting(total) {
+        return None;
+    }
+    let d = (0..shape.len()).find(|&d| !reduced[d] && shape[d] > 1)?;
+    let parts = (crate::threads::current_threads() * 4).min(shape[d] / 4);
+    (parts >= 2).then_some((d, parts))
 }
 
 /// Folds `n` elements at `src[o + j * s]` into `acc` (positions from `i0`).

@@ -7,6 +7,7 @@
 //! their strides: `a @ b.T`, sliced and expanded operands are never copied.
 
 pub mod einsum;
+pub mod linear;
 
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
@@ -15,6 +16,7 @@ use crate::layout::Layout;
 use crate::ops::binary::{binary, BinaryOp, Operand};
 use crate::shape::{broadcast_shapes, checked_numel, contiguous_strides};
 use crate::tensor::Tensor;
+use std::mem::MaybeUninit;
 
 /// PyTorch's `ScalarType` name (`Float`), used in most dtype messages.
 pub fn scalar_type_name(d: DType) -> &'static str {
@@ -51,78 +53,154 @@ fn rt(msg: impl std::fmt::Display) -> Error {
 /// Number of matrices handed to the kernel per call (bounds the offset buffer).
 const OFFSET_CHUNK: usize = 4096;
 
-/// `out = alpha*out + beta*(a @ b)` over matching batch dims.
+/// `a @ b` over matching batch dims into a new contiguous tensor of `shape`
+/// (batch..., n, p): `beta * init + alpha * (a @ b)` when `init` (already broadcast to
+/// `shape`) is given, else just `alpha * (a @ b)`.
 ///
-/// `a` is (batch..., n, k), `b` is (batch..., k, p) and `out` is (batch..., n, p) with the
-/// same batch shape (broadcast batch dims have stride 0 in `a`/`b`). `out` must be freshly
-/// allocated (distinct storage, no overlapping elements). `kernel` names the PyTorch
-/// kernel for the bool error.
-fn gemm_into(
+/// `a` is (batch..., n, k) and `b` is (batch..., k, p) with broadcast batch dims at
+/// stride 0, so nothing is copied. Without `init` the result buffer is never zeroed: the
+/// kernel writes every element. `kernel` names the PyTorch kernel for the bool error.
+fn gemm_new(
     kernel: &str,
-    out: &Tensor,
+    shape: &[usize],
     a: &Tensor,
     b: &Tensor,
+    init: Option<(&Tensor, Scalar)>,
     alpha: Scalar,
-    beta: Scalar,
-    read_out: bool,
-) -> Result<()> {
-    let nd = out.ndim();
-    let (n, p) = (out.shape()[nd - 2], out.shape()[nd - 1]);
-    let k = a.shape()[nd - 1];
-    let batch = &out.shape()[..nd - 2];
-    let mat = |t: &Tensor| MatStrides {
-        rs: t.strides()[nd - 2],
-        cs: t.strides()[nd - 1],
-    };
-    macro_rules! run {
-        ($T:ty) => {{
-            let spec = GemmSpec::<$T> {
-                m: n,
-                n: p,
-                k,
-                a: mat(a),
-                b: mat(b),
-                c: mat(out),
-                alpha: <$T as crate::dtype::Element>::from_scalar(alpha),
-                beta: <$T as crate::dtype::Element>::from_scalar(beta),
-                read_c: read_out,
-            };
-            // SAFETY: dtypes were checked by the caller; `out` has its own fresh storage,
-            // so its mutable slice aliases neither input.
-            let (ad, bd, od) = unsafe { (a.data::<$T>(), b.data::<$T>(), out.data_mut::<$T>()) };
-            let mut offsets: Vec<[usize; 3]> = Vec::with_capacity(OFFSET_CHUNK);
-            let mut ok = true;
-            for_each_batch(batch, [a, b, out], |offs| {
-                offsets.push(offs);
-                if offsets.len() == OFFSET_CHUNK {
-                    ok &= kern::gemm_batched(&spec, ad, bd, od, &offsets);
-                    offsets.clear();
-                }
-            });
-            ok &= kern::gemm_batched(&spec, ad, bd, od, &offsets);
-            ok
-        }};
+) -> Result<Tensor> {
+    match a.dtype() {
+        DType::F32 => gemm_typed::<f32>(kernel, shape, a, b, init, alpha),
+        DType::F64 => gemm_typed::<f64>(kernel, shape, a, b, init, alpha),
+        DType::I64 => gemm_typed::<i64>(kernel, shape, a, b, init, alpha),
+        DType::Bool => Err(not_implemented(kernel, DType::Bool)),
     }
-    let ok = match out.dtype() {
-        DType::F32 => run!(f32),
-        DType::F64 => run!(f64),
-        DType::I64 => run!(i64),
-        DType::Bool => return Err(not_implemented(kernel, DType::Bool)),
-    };
-    if !ok {
-        return Err(rt(format!(
-            "{kernel}: internal error: operand layout out of bounds"
-        )));
-    }
-    Ok(())
 }
 
-/// Calls `f([a_off, b_off, out_off])` for every index of the leading `batch` dims.
-fn for_each_batch(batch: &[usize], ts: [&Tensor; 3], mut f: impl FnMut([usize; 3])) {
+fn gemm_typed<T: MatElem>(
+    kernel: &str,
+    shape: &[usize],
+    a: &Tensor,
+    b: &Tensor,
+    init: Option<(&Tensor, Scalar)>,
+    alpha: Scalar,
+) -> Result<Tensor> {
+    let nd = shape.len();
+    let numel = checked_numel(kernel, shape)?;
+    let strides = contiguous_strides(shape);
+    let mat = |s: &[isize]| MatStrides {
+        rs: s[nd - 2],
+        cs: s[nd - 1],
+    };
+    let spec = GemmSpec::<T> {
+        m: shape[nd - 2],
+        n: shape[nd - 1],
+        k: a.shape()[nd - 1],
+        a: mat(a.strides()),
+        b: mat(b.strides()),
+        c: mat(&strides),
+        alpha: T::from_scalar(init.map_or(Scalar::Int(0), |i| i.1)),
+        beta: T::from_scalar(alpha),
+        read_c: init.is_some(),
+    };
+    // SAFETY: the callers checked that both operands have dtype T.
+    let (ad, bd) = unsafe { (a.data::<T>(), b.data::<T>()) };
+    let batch = &shape[..nd - 2];
+    let bad = || {
+        rt(format!(
+            "{kernel}: internal error: operand layout out of bounds"
+        ))
+    };
+    if let Some((input, _)) = init {
+        let out = input.copy_as(T::DTYPE)?;
+        // SAFETY: `out` is a fresh tensor of dtype T that nothing else references.
+        let od = unsafe { out.data_mut::<T>() };
+        if od.len() != numel {
+            return Err(bad());
+        }
+        let ok = for_each_chunk(batch, a, b, &strides, |offs| {
+            kern::gemm_batched(&spec, ad, bd, od, offs)
+        });
+        // `init` may have another (foldable) shape with the same elements
+        return if ok {
+            Ok(out.with_layout(Layout::contiguous(shape)))
+        } else {
+            Err(bad())
+        };
+    }
+    let mut buf = uninit_vec::<T>(kernel, numel)?;
+    let ok = for_each_chunk(batch, a, b, &strides, |offs| {
+        kern::gemm_batched_uninit(&spec, ad, bd, &mut buf, offs)
+    });
+    if !ok {
+        return Err(bad());
+    }
+    // every batch entry was listed once, and the kernel wrote each element of its matrix
+    // (the result is contiguous, so the matrices cover the whole buffer)
+    Tensor::from_vec(assume_init(buf), shape)
+}
+
+/// Runs `f` on the `[a, b, out]` offsets of all batch entries, `OFFSET_CHUNK` at a
+/// time; true if every call returned true.
+fn for_each_chunk(
+    batch: &[usize],
+    a: &Tensor,
+    b: &Tensor,
+    out_strides: &[isize],
+    mut f: impl FnMut(&[[usize; 3]]) -> bool,
+) -> bool {
+    let mut offsets: Vec<[usize; 3]> = Vec::with_capacity(OFFSET_CHUNK);
+    let mut ok = true;
+    for_each_batch(batch, [a, b], out_strides, |offs| {
+        offsets.push(offs);
+        if offsets.len() == OFFSET_CHUNK {
+            ok &= f(&offsets);
+            offsets.clear();
+        }
+    });
+    ok && f(&offsets)
+}
+
+/// A buffer of `n` uninitialised elements (MemoryError if it cannot be allocated).
+fn uninit_vec<T>(op: &str, n: usize) -> Result<Vec<MaybeUninit<T>>> {
+    let mut v: Vec<MaybeUninit<T>> = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::memory(
+            op,
+            format!(
+                "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.",
+                (n as u128) * std::mem::size_of::<T>() as u128
+            ),
+        )
+    })?;
+    // SAFETY: the capacity is at least n and MaybeUninit needs no initialisation
+    unsafe { v.set_len(n) };
+    Ok(v)
+}
+
+/// The buffer as initialised values.
+///
+/// Callers guarantee every element has been written.
+fn assume_init<T>(v: Vec<MaybeUninit<T>>) -> Vec<T> {
+    let mut v = std::mem::ManuallyDrop::new(v);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: same allocation, layout and length; MaybeUninit<T> has T's layout and the
+    // caller guarantees all `len` elements are initialised
+    unsafe { Vec::from_raw_parts(ptr.cast::<T>(), len, cap) }
+}
+
+/// Calls `f([a_off, b_off, out_off])` for every index of the leading `batch` dims (the
+/// output is contiguous with `out_strides`, starting at offset 0).
+fn for_each_batch(
+    batch: &[usize],
+    ts: [&Tensor; 2],
+    out_strides: &[isize],
+    mut f: impl FnMut([usize; 3]),
+) {
     if batch.contains(&0) {
         return;
     }
-    let mut off = ts.map(|t| t.layout.offset);
+    let strides = [ts[0].strides(), ts[1].strides(), out_strides];
+    let mut off = [ts[0].layout.offset, ts[1].layout.offset, 0];
     let mut idx = vec![0usize; batch.len()];
     loop {
         f(off);
@@ -133,14 +211,14 @@ fn for_each_batch(batch: &[usize], ts: [&Tensor; 3], mut f: impl FnMut([usize; 3
             }
             d -= 1;
             idx[d] += 1;
-            for (o, t) in off.iter_mut().zip(ts.iter()) {
-                *o = (*o as isize + t.strides()[d]) as usize;
+            for (o, s) in off.iter_mut().zip(strides) {
+                *o = (*o as isize + s[d]) as usize;
             }
             if idx[d] < batch[d] {
                 break;
             }
-            for (o, t) in off.iter_mut().zip(ts.iter()) {
-                *o = (*o as isize - t.strides()[d] * batch[d] as isize) as usize;
+            for (o, s) in off.iter_mut().zip(strides) {
+                *o = (*o as isize - s[d] * batch[d] as isize) as usize;
             }
             idx[d] = 0;
         }
@@ -166,12 +244,10 @@ fn product(kernel: &str, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let nd = a.ndim();
     let mut shape = a.shape()[..nd - 1].to_vec();
     shape.push(b.shape()[nd - 1]);
-    let out = fresh(kernel, &shape, b.dtype())?;
-    if out.numel() == 0 || a.shape()[nd - 1] == 0 {
-        return Ok(out);
+    if checked_numel(kernel, &shape)? == 0 || a.shape()[nd - 1] == 0 {
+        return fresh(kernel, &shape, b.dtype());
     }
-    gemm_into(kernel, &out, a, b, Scalar::Int(0), Scalar::Int(1), false)?;
-    Ok(out)
+    gemm_new(kernel, &shape, a, b, None, Scalar::Int(1))
 }
 
 impl Tensor {
@@ -402,13 +478,15 @@ fn scaled_product(
     beta: Scalar,
     alpha: Scalar,
 ) -> Result<Tensor> {
-    let out = fresh(kernel, input.shape(), a.dtype())?;
-    let use_input = beta.to_f64() != 0.0;
-    if use_input {
-        out.copy_from(input)?;
+    let shape = input.shape();
+    if beta.to_f64() == 0.0 {
+        // the input is ignored entirely (its NaNs do not propagate)
+        if checked_numel(kernel, shape)? == 0 || a.shape()[a.ndim() - 1] == 0 {
+            return fresh(kernel, shape, a.dtype());
+        }
+        return gemm_new(kernel, shape, a, b, None, alpha);
     }
-    gemm_into(kernel, &out, a, b, beta, alpha, use_input)?;
-    Ok(out)
+    gemm_new(kernel, shape, a, b, Some((input, beta)), alpha)
 }
 
 /// Broadcasts an `addmm`/`baddbmm` input to the result shape. The message names the

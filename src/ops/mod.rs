@@ -7,6 +7,8 @@ pub mod indexing;
 pub mod join;
 pub mod matmul;
 pub mod movement;
+pub mod nn;
+pub mod optim;
 pub mod random;
 pub mod reduce;
 pub mod unary;

@@ -7,10 +7,11 @@
 
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::kernels::reduce::scan;
 use crate::kernels::reduce::{
-    conv, fold, is_nan, max_nan, min_nan, reduce, ArgBest, Float, LogSumExp, Num, Reducer, Welford,
+    conv, fold, is_nan, max_nan, min_nan, reduce, reduce_into, ArgBest, FastSum, Float, LogSumExp,
+    Num, Reducer, Welford,
 };
+use crate::kernels::reduce::{scan, softmax as sm};
 use crate::shape::{normalize_dim, normalize_dims, Dims};
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
@@ -89,27 +90,29 @@ impl Plan {
 }
 
 /// Runs reducer `r` over `x` (whose dtype must be `S`) and builds the output from
-/// `fin(accumulator, reduced_count)`.
-fn run<S: Element, O: Element, R: Reducer<S>>(
+/// `fin(accumulator, reduced_count)`; large inputs are split across ferric's pool by
+/// output elements (results do not depend on the thread count).
+fn run<S: Element, O: Element, R: Reducer<S> + Sync>(
     op: &str,
     x: &Tensor,
     plan: &Plan,
     r: &R,
-    fin: impl Fn(R::Acc, usize) -> O,
+    fin: impl Fn(R::Acc, usize) -> O + Sync,
 ) -> Result<Tensor> {
     debug_assert_eq!(S::DTYPE, x.dtype());
     let mut out = try_zeroed_vec::<O>(op, plan.n_out)?;
     // SAFETY: callers dispatch on x.dtype(), so S is the storage's element type.
     let src = unsafe { x.data::<S>() };
     let l = &x.layout;
-    reduce(
+    reduce_into(
         r,
         src,
         &l.shape,
         &l.strides,
         l.offset,
         &plan.reduced,
-        |o, a, n| out[o] = fin(a, n),
+        &mut out,
+        fin,
     );
     Tensor::from_vec(out, &plan.out_shape)
 }
@@ -130,6 +133,26 @@ enum SumKind {
 /// sum / nansum / mean / prod of `x` computed in dtype `od` (the input is converted
 /// element by element, which is what PyTorch's cast-then-reduce amounts to).
 fn sum_like(op: &str, x: &Tensor, plan: &Plan, od: DType, kind: SumKind) -> Result<Tensor> {
+    if od == x.dtype() && matches!(kind, SumKind::Sum | SumKind::Mean) {
+        // a float summed in its own type: the SIMD block sum
+        let mean = kind == SumKind::Mean;
+        let fin = move |a: f64, n: usize| if mean { a / n as f64 } else { a };
+        match od {
+            DType::F32 => {
+                return run::<f32, f32, _>(op, x, plan, &FastSum::default(), |a, n| {
+                    if mean {
+                        fin(a as f64, n) as f32
+                    } else {
+                        a
+                    }
+                })
+            }
+            DType::F64 => {
+                return run::<f64, f64, _>(op, x, plan, &FastSum::default(), fin);
+            }
+            _ => {}
+        }
+    }
     let t = crate::with_dtype!(
         x.dtype(),
         S,
@@ -784,7 +807,7 @@ pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<
             // SAFETY: T is x's dtype.
             let src = unsafe { x.data::<T>() };
             let l = &x.layout;
-            scan::softmax(src, &l.shape, &l.strides, l.offset, d, &mut out, log);
+            sm::softmax(src, &l.shape, &l.strides, l.offset, d, &mut out, log);
             Tensor::from_vec(out, x.shape())
         },
         {
@@ -798,6 +821,30 @@ pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<
                 ),
             ))
         }
+    )
+}
+
+/// The gradient of `softmax` (`log`: log_softmax) along `dim` for the incoming gradient
+/// `g` and the forward output `out` (same shape and float dtype): `out * (g - sum(g *
+/// out))`, resp. `g - exp(out) * sum(g)`, in one fused pass per line. Not itself
+/// differentiable (autograd uses it only when no graph is being built).
+pub fn softmax_backward(g: &Tensor, out: &Tensor, dim: usize, log: bool) -> Result<Tensor> {
+    let op = "softmax_backward";
+    if g.dtype() != out.dtype() || g.shape() != out.shape() {
+        return Err(internal(op));
+    }
+    let (g, y) = (g.dense()?, out.dense()?);
+    crate::with_float_dtype!(
+        g.dtype(),
+        T,
+        {
+            let mut gi = try_zeroed_vec::<T>(op, g.numel())?;
+            // SAFETY: T is the dtype of both (checked above); both are dense.
+            let (gs, ys) = unsafe { (g.data::<T>(), y.data::<T>()) };
+            sm::softmax_backward(gs, ys, g.shape(), dim, &mut gi, log);
+            Tensor::from_vec(gi, g.shape())
+        },
+        Err(internal(op))
     )
 }
 

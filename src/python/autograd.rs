@@ -3,15 +3,15 @@
 //! (written in Python) is built from.
 
 use crate::autograd::engine::{run, Mode};
-use crate::autograd::{self as ag, next_hook_id, GradHook, Meta, Node, Saved, Var};
+use crate::autograd::{self as ag, next_hook_id, GradHook, Meta, Node, Saved, SavedRole, Var};
 use crate::dtype::Scalar;
 use crate::error::Error;
 use crate::python::tensor::{wrap_var, PyTensor};
 use crate::tensor::Tensor;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
@@ -85,8 +85,76 @@ pub fn node_obj(py: Python<'_>, n: Rc<Node>) -> PyResult<Py<PyNode>> {
 
 #[pymethods]
 impl PyNode {
+    /// The node's name, as PyTorch spells it (its leaf node is named after the C++ class).
     fn name(&self) -> PyResult<String> {
-        Ok(self.node.get()?.name.clone())
+        let n = self.node.get()?;
+        Ok(if n.is_accumulate() {
+            "torch::autograd::AccumulateGrad".to_string()
+        } else {
+            n.name.clone()
+        })
+    }
+    /// A dict for the user's own notes about this node, kept as long as the node lives
+    /// (PyTorch's `grad_fn.metadata`).
+    #[getter]
+    fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let n = self.node.get()?;
+        let mut slot = n.metadata.borrow_mut();
+        if let Some(d) = slot.as_ref().and_then(|b| b.downcast_ref::<Py<PyDict>>()) {
+            return Ok(d.bind(py).clone());
+        }
+        let d = PyDict::new(py);
+        *slot = Some(Box::new(d.clone().unbind()));
+        Ok(d)
+    }
+    /// `_saved_<name>` (the tensors the backward rule saved) and, on `AccumulateGrad`,
+    /// `variable` (the leaf). Looked up dynamically so that `hasattr(fn, "variable")`
+    /// tells leaf nodes apart, as it does in PyTorch.
+    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        let n = self.node.get()?;
+        if name == "variable" {
+            if let Some(v) = n.leaf_variable() {
+                return Ok(wrap_var(py, v)?.into_any());
+            }
+        }
+        if let Some(key) = name.strip_prefix("_saved_") {
+            if let Some((_, v)) = saved_names(n).into_iter().find(|(k, _)| k == key) {
+                return match v {
+                    Some(v) => Ok(wrap_var(py, v?)?.into_any()),
+                    None => Err(PyRuntimeError::new_err(FREED)),
+                };
+            }
+        }
+        Err(PyAttributeError::new_err(format!(
+            "'{}' object has no attribute '{name}'",
+            n.name
+        )))
+    }
+    fn __dir__(slf: &Bound<'_, Self>) -> PyResult<Vec<String>> {
+        let object = slf.py().import("builtins")?.getattr("object")?;
+        let mut names: Vec<String> = object.getattr("__dir__")?.call1((slf,))?.extract()?;
+        let me = slf.get();
+        let n = me.node.get()?;
+        names.extend(
+            saved_names(n)
+                .into_iter()
+                .map(|(k, _)| format!("_saved_{k}")),
+        );
+        if n.is_accumulate() {
+            names.push("variable".to_string());
+        }
+        names.sort();
+        Ok(names)
+    }
+    /// Shapes of the tensors this node's op produced.
+    fn _output_shapes(&self) -> PyResult<Vec<Vec<usize>>> {
+        Ok(self
+            .node
+            .get()?
+            .outputs
+            .iter()
+            .map(|m| m.shape.to_vec())
+            .collect())
     }
     #[getter]
     fn next_functions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -141,6 +209,62 @@ impl PyNode {
             .map(|m| m.shape.to_vec())
             .collect())
     }
+}
+
+const FREED: &str = "Trying to backward through the graph a second time (or directly access saved tensors \
+    after they have already been freed). Saved intermediate values of the graph are freed when you call \
+    .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a \
+    second time or if you need to access saved tensors after calling backward.";
+
+/// PyTorch's names for the inputs of ops whose names are not `self`, `other`.
+fn input_name(node: &str, i: usize) -> String {
+    let names: &[&str] = match node {
+        "MmBackward0" | "BmmBackward0" => &["self", "mat2"],
+        "AddmmBackward0" => &["self", "mat1", "mat2"],
+        "BaddbmmBackward0" => &["self", "batch1", "batch2"],
+        "MvBackward0" => &["self", "vec"],
+        "DotBackward0" => &["self", "tensor"],
+        "PowBackward1" => &["self", "exponent"],
+        "ConvolutionBackward0" => &["input", "weight", "bias"],
+        _ => &["self", "other"],
+    };
+    names
+        .get(i)
+        .map_or_else(|| format!("input{i}"), |n| n.to_string())
+}
+
+/// PyTorch's name for an index or mask an op kept.
+fn index_name(node: &str) -> &'static str {
+    match node {
+        "WhereBackward0" => "condition",
+        n if n.starts_with("Masked") => "mask",
+        n if n.starts_with("Index") && n != "IndexBackward0" => "index",
+        "GatherBackward0" | "ScatterAddBackward0" | "TakeBackward0" => "index",
+        _ => "indices",
+    }
+}
+
+/// PyTorch-style names for a node's saved tensors (`self`, `other`, `result`, `mat2`,
+/// ...), made unique by a numeric suffix; the value is None once freed.
+fn saved_names(n: &Node) -> Vec<(String, Option<crate::error::Result<Var>>)> {
+    let mut out: Vec<(String, Option<crate::error::Result<Var>>)> = Vec::new();
+    for (role, v) in n.saved_tensors() {
+        let base = match role {
+            SavedRole::Input(i) => input_name(&n.name, i),
+            SavedRole::Output(0) => "result".to_string(),
+            SavedRole::Output(j) => format!("result{j}"),
+            SavedRole::Index => index_name(&n.name).to_string(),
+            SavedRole::Other => "tensor".to_string(),
+        };
+        let mut name = base.clone();
+        let mut k = 1;
+        while out.iter().any(|(n, _)| *n == name) {
+            name = format!("{base}{k}");
+            k += 1;
+        }
+        out.push((name, v));
+    }
+    out
 }
 
 /// Handle returned by `register_hook`; `remove()` unregisters the hook.
@@ -474,6 +598,8 @@ fn _pack_saved(
             Saved::input(&v)
         }));
     }
+    // these are saved after their node was recorded: keep them off the next node's list
+    ag::forget_just_saved();
     Ok(PySaved {
         saved: Local::new(saved),
         name,
@@ -838,6 +964,16 @@ impl PyTensor {
     }
 }
 
+/// An identity for a tensor's autograd state (shared by all Python objects for the same
+/// tensor, including `AccumulateGrad.variable`); None for a tensor without any.
+#[pyfunction]
+fn _autograd_id(t: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    let t = t
+        .cast::<PyTensor>()
+        .map_err(|_| PyTypeError::new_err("_autograd_id: expected a Tensor"))?;
+    Ok(t.borrow().ag.get()?.map(|m| Rc::as_ptr(&m) as usize))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNode>()?;
     m.add_class::<PyHandle>()?;
@@ -850,6 +986,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_set_anomaly_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_pack_saved, m)?)?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
+    m.add_function(wrap_pyfunction!(_autograd_id, m)?)?;
     crate::python::tensor::alias_methods(m, &["detach"])?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! Bindings for the matmul op family: `@`, `matmul`, `mm`, `bmm`, `mv`, `dot`, `outer`,
-//! `addmm`, `baddbmm` (Tensor methods, also exposed as module functions) and `einsum`.
+//! `addmm`, `baddbmm` (Tensor methods, also exposed as module functions), `einsum` and
+//! `_linear` (behind `ferric.nn.functional.linear`).
 //!
 //! There is deliberately no `__imatmul__`: PyTorch has none either, so `a @= b` rebinds
 //! `a` to a new tensor instead of writing in place.
@@ -299,9 +300,29 @@ fn fn_baddbmm(
     wrap_var(py, ag::baddbmm(&i, &b1, &b2, b, a)?)
 }
 
+/// `torch.nn.functional.linear` (private in `_core`: PyTorch has no `torch.linear`;
+/// `ferric.nn.functional.linear` is the public name).
+#[pyfunction(name = "_linear")]
+#[pyo3(signature = (input, weight, bias=None))]
+fn fn_linear(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let x = tensor_arg("linear", "input", 1, input)?;
+    let w = tensor_arg("linear", "weight", 2, weight)?;
+    let b = match bias {
+        Some(o) if !o.is_none() => Some(tensor_arg("linear", "bias", 3, o)?),
+        _ => None,
+    };
+    wrap_var(py, ag::linear(&x, &w, b.as_ref())?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(einsum, m)?)?;
     m.add_function(wrap_pyfunction!(fn_addmm, m)?)?;
     m.add_function(wrap_pyfunction!(fn_baddbmm, m)?)?;
+    m.add_function(wrap_pyfunction!(fn_linear, m)?)?;
     register_binary(m)
 }

@@ -8,10 +8,15 @@ mod autograd;
 mod conv;
 pub mod convert;
 mod creation;
+mod dlpack;
 mod errors;
 mod index;
+mod info;
 mod join;
 mod matmul;
+mod nn;
+mod optim;
+mod pickling;
 mod random;
 mod reduce;
 mod simd;
@@ -31,9 +36,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     index::register(m)?;
     join::register(m)?;
     matmul::register(m)?;
+    nn::register(m)?;
     conv::register(m)?;
     random::register(m)?;
     threads::register(m)?;
+    optim::register(m)?;
+    dlpack::register(m)?;
+    info::register(m)?;
     simd::register(m)?;
     Ok(())
 }

@@ -4,6 +4,7 @@ custom ``Function``s, anomaly detection and gradient checks."""
 from __future__ import annotations
 
 from .. import _core
+from . import graph
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -18,7 +19,16 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
-    """Computes the sum of gradients of ``tensors`` w.r.t. graph leaves (into ``.grad``)."""
+    """Computes the sum of gradients of ``tensors`` w.r.t. graph leaves (into ``.grad``).
+
+    Example::
+
+        >>> import ferric
+        >>> x = ferric.tensor([1.0, 2.0], requires_grad=True)
+        >>> ferric.autograd.backward([(x * x).sum()])
+        >>> x.grad
+        tensor([2., 4.])
+    """
     if grad_variables is not None:
         grad_tensors = grad_variables
     _core._run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs)

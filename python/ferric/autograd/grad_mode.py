@@ -24,7 +24,24 @@ class _DecoratorContextManager:
 
 
 class no_grad(_DecoratorContextManager):
-    """Disables graph recording inside the block (results do not require grad)."""
+    """Disables graph recording inside the block (results do not require grad).
+
+    Also usable as a decorator (``@ferric.no_grad()``).
+
+    Example::
+
+        >>> import ferric
+        >>> x = ferric.ones(2, requires_grad=True)
+        >>> with ferric.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+        >>> @ferric.no_grad()
+        ... def double(t):
+        ...     return t * 2
+        >>> double(x).requires_grad
+        False
+    """
 
     def __init__(self, orig_func=None):
         self._orig = orig_func
@@ -45,7 +62,18 @@ class no_grad(_DecoratorContextManager):
 
 
 class enable_grad(_DecoratorContextManager):
-    """Enables graph recording inside the block (e.g. within ``no_grad``)."""
+    """Enables graph recording inside the block (e.g. within ``no_grad``).
+
+    Example::
+
+        >>> import ferric
+        >>> x = ferric.ones(2, requires_grad=True)
+        >>> with ferric.no_grad():
+        ...     with ferric.enable_grad():
+        ...         y = x * 2
+        >>> y.requires_grad
+        True
+    """
 
     def __new__(cls, orig_func=None):
         if callable(orig_func) and cls is enable_grad:
@@ -66,7 +94,18 @@ class enable_grad(_DecoratorContextManager):
 
 class set_grad_enabled(_DecoratorContextManager):
     """Sets grad mode on or off. Takes effect immediately (usable as a function) and is
-    restored when used as a context manager."""
+    restored when used as a context manager.
+
+    Example::
+
+        >>> import ferric
+        >>> x = ferric.ones(2, requires_grad=True)
+        >>> is_train = False
+        >>> with ferric.set_grad_enabled(is_train):
+        ...     y = x * 2
+        >>> y.requires_grad, ferric.is_grad_enabled()
+        (False, True)
+    """
 
     def __init__(self, mode: bool):
         self.prev = _core.is_grad_enabled()
@@ -85,7 +124,16 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like ``no_grad`` (ferric has no separate inference tensors)."""
+    """Like ``no_grad`` (ferric has no separate inference tensors).
+
+    Example::
+
+        >>> import ferric
+        >>> with ferric.inference_mode():
+        ...     y = ferric.ones(2, requires_grad=True) * 2
+        >>> y.requires_grad
+        False
+    """
 
     def __new__(cls, mode=True):
         if callable(mode) and cls is inference_mode:

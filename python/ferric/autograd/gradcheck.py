@@ -97,6 +97,14 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     Inputs that require grad should be float64. Returns True, or raises GradcheckError
     (or returns False with ``raise_exception=False``) naming the input, output and the
     two Jacobians.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric.autograd import gradcheck
+        >>> x = ferric.tensor([0.5, -1.0, 2.0], dtype=ferric.float64, requires_grad=True)
+        >>> gradcheck(lambda t: (t.sin() * t).sum(), (x,))
+        True
     """
     inputs = _as_tuple(inputs)
     for x in inputs:

@@ -1,8 +1,8 @@
 """Loss functions of ``ferric.nn.functional`` (re-exported there).
 
-Each is a composite of differentiable ferric ops: cross entropy goes through
-``log_softmax`` and BCE-with-logits through ``logsigmoid``, so both stay finite for
-large logits.
+Cross entropy and nll_loss call the fused Rust ops (``_core._cross_entropy`` /
+``_core._nll_loss``); the others are composites of differentiable ferric ops
+(BCE-with-logits goes through ``logsigmoid``, so it stays finite for large logits).
 """
 
 from __future__ import annotations
@@ -73,7 +73,17 @@ def _warn_broadcast(input, target):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean squared error ``(x - y)^2`` (optionally weighted)."""
+    """Mean squared error ``(x - y)^2`` (optionally weighted).
+
+    Example::
+
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.mse_loss(ferric.tensor([1.0, 2.0, 3.0]), ferric.tensor([1.0, 0.0, 3.0]))
+        tensor(1.3333)
+        >>> F.mse_loss(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 0.0]), reduction="none")
+        tensor([1., 4.])
+    """
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     diff = input - target
@@ -81,7 +91,15 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean absolute error ``|x - y|`` (optionally weighted)."""
+    """Mean absolute error ``|x - y|`` (optionally weighted).
+
+    Example::
+
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.l1_loss(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 4.0]), reduction="sum")
+        tensor(3.)
+    """
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     return _weighted((input - target).abs(), weight, input, reduction)
@@ -138,7 +156,16 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
-    """BCE on logits in the stable form ``(1 - y) x - w_pos(y) logsigmoid(x)``."""
+    """BCE on logits in the stable form ``(1 - y) x - w_pos(y) logsigmoid(x)``.
+
+    Example::
+
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> logits, target = ferric.tensor([0.0, 100.0]), ferric.tensor([1.0, 1.0])
+        >>> F.binary_cross_entropy_with_logits(logits, target)
+        tensor(0.3466)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -185,80 +212,27 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
     return _reduce(loss, reduction)
 
 
-def _check_weight(weight, n_classes):
-    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
-        raise RuntimeError(
-            f"weight tensor should be defined either for all {n_classes} classes or no "
-            f"classes but got weight tensor of shape: {list(weight.shape)}"
-        )
-
-
-def _check_nll_shapes(input, target):
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if target.dtype != _core.int64:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{_dtype_name(target)}")
-    if input.dim() != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0] if target.dim() else 1})."
-        )
-    if input.dim() == 1:
-        if target.dim() != 0:
-            raise RuntimeError(
-                "0D or 1D target tensor expected, multi-target not supported"
-            )
-    elif input.dim() == 2:
-        if target.dim() != 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    else:
-        expect = [input.shape[0]] + list(input.shape[2:])
-        if list(target.shape) != expect:
-            raise RuntimeError(f"Expected target size {expect}, got {list(target.shape)}")
-
-
-def _dtype_name(t):
-    return {"ferric.float32": "Float", "ferric.float64": "Double", "ferric.bool": "Bool",
-            "ferric.int64": "Long"}.get(str(t.dtype), str(t.dtype))
-
-
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log likelihood of the target classes: ``-w[y] * input[n, y]``.
 
     ``input`` is ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)`` log-probabilities; targets
     equal to ``ignore_index`` contribute nothing (and are left out of the mean's
-    denominator, which is the sum of the selected class weights).
+    denominator, which is the sum of the selected class weights). One fused Rust op
+    (``NllLossBackward0``; ``NllLoss2DBackward0`` for inputs of 3+ dims).
+
+    Example::
+
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> logp = ferric.tensor([[0.0, 1.0], [2.0, 3.0]]).log_softmax(dim=1)
+        >>> F.nll_loss(logp, ferric.tensor([1, 0]))
+        tensor(0.8133)
+        >>> F.nll_loss(logp, ferric.tensor([1, -100]))  # ignore_index=-100 is skipped
+        tensor(0.3133)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    _check_nll_shapes(input, target)
-    n_classes = input.shape[0] if input.dim() == 1 else input.shape[1]
-    _check_weight(weight, n_classes)
-    # classes on the last dim so gather picks one entry per position
-    logp = input.unsqueeze(0) if input.dim() == 1 else input.movedim(1, -1)
-    tgt = target.reshape(1) if input.dim() == 1 else target
-    valid = tgt != ignore_index
-    bad = ((tgt < 0) | (tgt >= n_classes)) & valid
-    if bad.numel() and bool(bad.any()):
-        first = int(tgt.masked_select(bad)[0])
-        raise IndexError(f"Target {first} is out of bounds.")
-    safe = _core.where(valid, tgt, 0)
-    picked = logp.gather(-1, safe.unsqueeze(-1)).squeeze(-1)
-    if weight is not None:
-        w = weight.index_select(0, safe.reshape(-1)).reshape(tuple(safe.shape))
-        w = _core.where(valid, w, 0.0)
-    else:
-        w = valid.to(input.dtype)
-    loss = -picked * w
-    if input.dim() == 1:
-        loss = loss.reshape(())
-        w = w.reshape(())
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / w.sum()
+    return _core._nll_loss(input, target, weight, reduction, ignore_index)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -267,7 +241,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
     ``target`` holds class indices (int64, shape without the class dim) or class
     probabilities (float, same shape as ``input``). ``label_smoothing`` mixes the target
-    with the uniform distribution.
+    with the uniform distribution. Computed as PyTorch does: a fused ``log_softmax``
+    followed by a fused ``nll_loss`` for class indices, plus the smoothing term.
 
     Example:
         >>> import ferric
@@ -277,54 +252,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         tensor(0.1269)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    class_dim = 0 if input.dim() == 1 else 1
-    n_classes = input.shape[class_dim]
-    logp = input.log_softmax(class_dim)
-    wshape = [1] * input.dim()
-    wshape[class_dim] = n_classes
-    if target.shape == input.shape:
-        # class probabilities
-        if not target.is_floating_point():
-            raise RuntimeError(
-                "Expected floating point type for target with class probabilities, got "
-                f"{_dtype_name(target)}"
-            )
-        _check_weight(weight, n_classes)
-        t = target
-        if label_smoothing > 0:
-            t = t * (1 - label_smoothing) + label_smoothing / n_classes
-        prod = logp * t
-        if weight is not None:
-            prod = prod * weight.reshape(wshape)
-        loss = -prod.sum(class_dim)
-        if reduction == "mean":
-            if input.numel() == 0:
-                return loss.sum() * float("nan")
-            return loss.sum() / (input.numel() / n_classes)
-        return _reduce(loss, reduction)
-    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
-    if label_smoothing <= 0:
-        return nll
-    if weight is not None:
-        smooth = -(logp * weight.reshape(wshape)).sum(class_dim)
-    else:
-        smooth = -logp.sum(class_dim)
-    ignore = target == ignore_index
-    smooth = smooth.masked_fill(ignore, 0.0)
-    if reduction == "mean":
-        keep = ~ignore
-        if weight is not None:
-            denom = weight.index_select(0, target.masked_select(keep)).sum()
-        else:
-            denom = keep.sum()
-        smooth = smooth.sum() / denom
-    else:
-        smooth = _reduce(smooth, reduction)
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+    return _core._cross_entropy(input, target, weight, reduction, ignore_index,
+                                label_smoothing)
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,

@@ -1,9 +1,10 @@
 """``ferric.nn.functional``: the functional forms of the layers (``torch.nn.functional``).
 
-Everything here is composed of differentiable ferric ops, so gradients (and
-higher-order gradients) come from the core autograd; fused kernels can replace a
-composite later without changing these signatures. Convolution and pooling forward to
-the Rust kernels in ``ferric._core``. Losses live in ``_functional_loss`` and attention
+Dropout, embedding, layer norm and batch norm (and cross entropy / nll_loss in
+``_functional_loss``) are fused Rust ops with their own autograd nodes; the rest is
+composed of differentiable ferric ops, so gradients (and higher-order gradients) come
+from the core autograd. Convolution and pooling forward to the Rust kernels in
+``ferric._core``. Losses live in ``_functional_loss`` and attention
 in ``_functional_attention``; both are re-exported here.
 """
 
@@ -13,7 +14,6 @@ import warnings
 
 from .. import _core
 from .._core import Tensor
-from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from ._functional_loss import (
@@ -64,10 +64,8 @@ def linear(input, weight, bias=None):
         >>> F.linear(ferric.ones(1, 2), ferric.tensor([[1., 2.]]), ferric.tensor([0.5]))
         tensor([[3.5000]])
     """
-    if bias is not None and input.dim() == 2:
-        return _core.addmm(bias, input, weight.t())
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
+    # one core op: the bias is written into the output and the GEMM accumulates onto it
+    return _core._linear(input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -279,16 +277,12 @@ def _check_p(p):
 
 
 def _apply_noise(input, noise_shape, p, inplace):
-    # PyTorch's CPU path: noise = empty(...).bernoulli_(1 - p).div_(1 - p); input * noise.
-    # The same generator calls in the same order give the same mask as PyTorch.
-    if p == 1.0:
-        noise = _core.zeros((), dtype=input.dtype)
-    else:
-        noise = _core.empty(noise_shape, dtype=input.dtype).bernoulli_(1 - p)
-        noise.div_(1 - p)
+    # PyTorch's CPU path: input * (bernoulli(1 - p) / (1 - p)). The Rust kernel draws the
+    # noise with the same generator calls in the same order (p == 1 multiplies by a 0-d
+    # zero), so seeded runs give PyTorch's mask; the product records MulBackward0.
     if inplace:
-        return input.mul_(noise)
-    return input * noise
+        return input.mul_(_core._dropout_noise(list(noise_shape), p, input.dtype))
+    return _core._dropout(input, p, list(noise_shape))
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -338,55 +332,27 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 # ---------------------------------------------------------------------------- embedding
 
 
-class _ScaleGrad(Function):
-    """Identity forward; multiplies the incoming gradient by a constant tensor."""
-
-    @staticmethod
-    def forward(ctx, x, scale):
-        ctx.scale = scale
-        return x.view_as(x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * ctx.scale, None
-
-
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` selected by the integer ``input`` (shape ``(*, D)``).
 
     ``padding_idx`` rows get no gradient; ``max_norm`` renormalises the selected rows of
     ``weight`` in place; ``scale_grad_by_freq`` divides gradients by the index counts of
-    the mini-batch. ``sparse`` is accepted but gradients are always dense.
+    the mini-batch. ``sparse`` is accepted but gradients are always dense. The lookup and
+    its scatter-add backward (``EmbeddingBackward0``) are one Rust op.
     """
-    if not isinstance(input, Tensor) or input.dtype != _core.int64:
-        kind = _tensor_kind(input)
-        raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {kind} instead (while checking arguments for "
-            "embedding)"
-        )
-    n = weight.shape[0]
+    n = weight.shape[0] if weight.dim() >= 1 else 0
     if padding_idx is not None:
         if padding_idx >= n or padding_idx < -n:
             raise AssertionError("Padding_idx must be within num_embeddings")
         if padding_idx < 0:
             padding_idx = n + padding_idx
-    flat = input.reshape(-1)
-    if flat.numel() and (bool((flat < 0).any()) or bool((flat >= n).any())):
-        raise IndexError("index out of range in self")
-    if max_norm is not None:
+    if max_norm is not None and isinstance(input, Tensor) and input.dtype == _core.int64:
+        flat = input.reshape(-1)
+        if flat.numel() and (bool((flat < 0).any()) or bool((flat >= n).any())):
+            raise IndexError("index out of range in self")
         _embedding_renorm_(weight, flat, max_norm, norm_type)
-    out = weight.index_select(0, flat)
-    if scale_grad_by_freq and out.requires_grad:
-        counts = _core.zeros(n, dtype=weight.dtype).index_add(
-            0, flat, _core.ones(flat.shape[0], dtype=weight.dtype))
-        out = _ScaleGrad.apply(out, (1.0 / counts.index_select(0, flat)).unsqueeze(1))
-    if padding_idx is not None and out.requires_grad:
-        # forward values unchanged; the padding positions contribute no gradient
-        mask = (flat == padding_idx).unsqueeze(1)
-        out = _core.where(mask, out.detach(), out)
-    return out.reshape(tuple(input.shape) + (weight.shape[1],))
+    return _core._embedding(weight, input, padding_idx, scale_grad_by_freq)
 
 
 def _embedding_renorm_(weight, flat, max_norm, norm_type):
@@ -399,13 +365,6 @@ def _embedding_renorm_(weight, flat, max_norm, norm_type):
         norms = sel.norm(norm_type, 1, keepdim=True)
         scale = _core.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         weight.index_put_((idx,), sel * scale)
-
-
-def _tensor_kind(x):
-    if isinstance(x, Tensor):
-        return {"ferric.float32": "torch.FloatTensor", "ferric.float64": "torch.DoubleTensor",
-                "ferric.bool": "torch.BoolTensor"}.get(str(x.dtype), str(x.dtype))
-    return type(x).__name__
 
 
 def one_hot(tensor, num_classes=-1):
@@ -444,16 +403,11 @@ def _norm_dims(input, normalized_shape, name="normalized_shape"):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalizes over the trailing ``normalized_shape`` dims (biased variance)."""
-    dims = _norm_dims(input, normalized_shape)
-    mean = input.mean(dims, keepdim=True)
-    var = input.var(dims, unbiased=False, keepdim=True)
-    out = (input - mean) * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    """Normalizes over the trailing ``normalized_shape`` dims (biased variance), then
+    scales by ``weight`` and shifts by ``bias``: one fused Rust op
+    (``NativeLayerNormBackward0``)."""
+    ns = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    return _core._layer_norm(input, ns, weight, bias, eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -507,36 +461,14 @@ def _verify_batch_size(size):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalizes each channel (dim 1) with batch statistics (``training``, also updating
-    the running statistics in place) or with the running statistics."""
+    the running statistics in place) or with the running statistics: one fused Rust op
+    (``NativeBatchNormBackward0``)."""
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or more input (got {input.dim()}D input)")
-    shape = _channel_shape(input)
     if training:
         _verify_batch_size(input.size())
-        dims = (0,) + tuple(range(2, input.dim()))
-        mean = input.mean(dims)
-        var = input.var(dims, unbiased=False)
-        if running_mean is not None or running_var is not None:
-            n = input.numel() // input.shape[1]
-            with no_grad():
-                if running_mean is not None:
-                    running_mean.copy_(mean.detach() * momentum
-                                       + running_mean * (1 - momentum))
-                if running_var is not None:
-                    unbiased = var.detach() * (n / (n - 1))
-                    running_var.copy_(unbiased * momentum + running_var * (1 - momentum))
-    else:
-        if running_mean is None:
-            raise RuntimeError("running_mean must be defined in evaluation mode")
-        if running_var is None:
-            raise RuntimeError("running_var must be defined in evaluation mode")
-        mean, var = running_mean, running_var
-    out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _core._batch_norm(input, running_mean, running_var, weight, bias, training,
+                             momentum, eps)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -683,3 +615,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sums sliding blocks back: the adjoint of :func:`unfold`."""
     return _kernel("fold")(input, output_size, kernel_size, dilation, padding, stride)
 
+
+
+# ferric.nested: nested-tensor inputs of the row-wise functions above run on the packed
+# values, and scaled_dot_product_attention runs per item (see nested/_functional.py)
+from ..nested._functional import route_nested as _route_nested  # noqa: E402
+
+_route_nested(globals())

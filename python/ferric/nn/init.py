@@ -142,6 +142,16 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
+    """Fills ``tensor`` with ``val`` in place (outside the graph).
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.init.constant_(ferric.empty(2, 2), 0.5)
+        tensor([[0.5000, 0.5000],
+                [0.5000, 0.5000]])
+    """
     with no_grad():
         return tensor.fill_(val)
 
@@ -156,7 +166,16 @@ def zeros_(tensor):
 
 
 def eye_(tensor):
-    """Fills a 2-D tensor with the identity matrix."""
+    """Fills a 2-D tensor with the identity matrix.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.init.eye_(ferric.empty(2, 3))
+        tensor([[1., 0., 0.],
+                [0., 1., 0.]])
+    """
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
@@ -185,7 +204,16 @@ def dirac_(tensor, groups=1):
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
-    """U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))`` (Glorot)."""
+    """U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))`` (Glorot).
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> w = nn.init.xavier_uniform_(ferric.empty(30, 20))
+        >>> bool(w.abs().max() <= (6 / (30 + 20)) ** 0.5)
+        True
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std

@@ -9,64 +9,10 @@ exactly like ``torch.Tensor._make_subclass`` does, and every op accepts it becau
 
 from __future__ import annotations
 
-import copyreg
-
-import numpy as np
-
-from .. import _core
+from .. import _core, _pickle
 from .._core import Tensor
 
 __all__ = ["Buffer", "Parameter"]
-
-
-def _rebuild_tensor(array, requires_grad=False, grad=None):
-    """Inverse of ``_reduce_tensor``: a tensor (not sharing memory) from a NumPy copy."""
-    t = _core.from_numpy(np.array(array, copy=True))
-    if requires_grad:
-        t.requires_grad_(True)
-    if grad is not None:
-        t.grad = _rebuild_tensor(grad)
-    return t
-
-
-def _rebuild_parameter(array, requires_grad, grad=None, state=None):
-    p = Parameter(_rebuild_tensor(array), requires_grad)
-    if grad is not None:
-        p.grad = _rebuild_tensor(grad)
-    if state:
-        p.__dict__.update(state)
-    return p
-
-
-def _numpy_copy(t):
-    return np.array(t.detach().numpy(), copy=True)
-
-
-def _reduce_tensor(t):
-    """Pickle/deepcopy support for plain tensors via a NumPy round trip.
-
-    PyTorch only deep-copies graph leaves; so do we (a non-leaf would silently lose its
-    history otherwise).
-    """
-    if t.grad_fn is not None:
-        raise RuntimeError(
-            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-            "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
-            "because of a torch.nn.utils.weight_norm usage, see "
-            "https://github.com/pytorch/pytorch/pull/103001"
-        )
-    grad = t.grad
-    return (
-        _rebuild_tensor,
-        (_numpy_copy(t), t.requires_grad, None if grad is None else _numpy_copy(grad)),
-    )
-
-
-# The Rust tensor has no pickle support yet; teach pickle and copy.deepcopy (both consult
-# copyreg's dispatch table) to round-trip it through NumPy. Only installed when the class
-# lacks its own protocol, so a native implementation takes precedence once it exists.
-if not any(k in Tensor.__dict__ for k in ("__reduce__", "__reduce_ex__", "__deepcopy__")):
-    copyreg.pickle(Tensor, _reduce_tensor)
 
 
 class Parameter(Tensor):
@@ -118,11 +64,8 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, proto):
-        state = dict(self.__dict__)
-        return (
-            _rebuild_parameter,
-            (_numpy_copy(self), self.requires_grad, None, state or None),
-        )
+        # versioned format shared with plain tensors: see ferric/_pickle.py
+        return _pickle._reduce_parameter(self)
 
 
 class _BufferMeta(type):

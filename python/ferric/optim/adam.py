@@ -190,11 +190,20 @@ def adam(
     """Functional Adam/AdamW: updates ``params`` and the state tensors in place."""
     lr, beta1, beta2 = _to_scalar(lr), _to_scalar(beta1), _to_scalar(beta2)
     for i, param in enumerate(params):
-        grad = grads[i] if not maximize else -grads[i]
         exp_avg = exp_avgs[i]
         exp_avg_sq = exp_avg_sqs[i]
         step_t = state_steps[i]
         step_t.add_(1)
+        step = step_t.item()
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        # one fused pass over param, grad and state when their layouts allow
+        if _core._fused_adam(param, grads[i], exp_avg, exp_avg_sq,
+                             max_exp_avg_sqs[i] if amsgrad else None, lr, beta1, beta2, eps,
+                             weight_decay, decoupled_weight_decay, maximize,
+                             lr / bias_correction1, bias_correction2**0.5):
+            continue
+        grad = grads[i] if not maximize else -grads[i]
         if weight_decay != 0:
             if decoupled_weight_decay:
                 param.mul_(1 - lr * weight_decay)
@@ -203,9 +212,6 @@ def adam(
         _lerp_(exp_avg, grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
 
-        step = step_t.item()
-        bias_correction1 = 1 - beta1**step
-        bias_correction2 = 1 - beta2**step
         step_size = lr / bias_correction1
         bias_correction2_sqrt = bias_correction2**0.5
         if amsgrad:

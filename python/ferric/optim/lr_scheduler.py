@@ -34,6 +34,8 @@ __all__ = [
     "ChainedScheduler",
     "ReduceLROnPlateau",
     "OneCycleLR",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -177,6 +179,10 @@ class LRScheduler:
         return _group_values(self.optimizer, "lr")
 
 
+class _LRScheduler(LRScheduler):
+    """PyTorch's old name of ``LRScheduler``, still subclassed by custom schedulers."""
+
+
 class _LambdaStateMixin:
     """Lambdas are not saved; callable objects keep their ``__dict__``, as in PyTorch."""
 
@@ -249,7 +255,21 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """Multiplies the lr by ``gamma`` every ``step_size`` epochs."""
+    """Multiplies the lr by ``gamma`` every ``step_size`` epochs.
+
+    Example::
+
+        >>> import ferric
+        >>> opt = ferric.optim.SGD([ferric.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = ferric.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.1)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     sched.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 6))
+        >>> lrs
+        [1.0, 0.1, 0.1, 0.01, 0.01]
+    """
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
@@ -348,7 +368,17 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """Multiplies the lr by ``gamma`` every epoch."""
+    """Multiplies the lr by ``gamma`` every epoch.
+
+    Example::
+
+        >>> import ferric
+        >>> opt = ferric.optim.SGD([ferric.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = ferric.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> opt.step(); sched.step(); opt.step(); sched.step()
+        >>> opt.param_groups[0]["lr"]
+        0.25
+    """
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
@@ -753,3 +783,7 @@ class OneCycleLR(LRScheduler):
 def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum) -> dict:
     return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
             "start_momentum": start_momentum, "end_momentum": end_momentum}
+
+
+# defined in their own file (they build on the helpers above)
+from ._cyclic_lr import CosineAnnealingWarmRestarts, CyclicLR  # noqa: E402

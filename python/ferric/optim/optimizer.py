@@ -126,6 +126,11 @@ def _run_step(step, self, args, kwargs):
     return out
 
 
+_STATE_DICT_HOOKS = ("_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks")
+
+
 class Optimizer:
     """Base class for all optimizers.
 
@@ -146,6 +151,8 @@ class Optimizer:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        for name in _STATE_DICT_HOOKS:
+            setattr(self, name, OrderedDict())
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be "
@@ -180,6 +187,8 @@ class Optimizer:
         self.__dict__.update(state)
         self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        for name in _STATE_DICT_HOOKS:
+            self.__dict__.setdefault(name, OrderedDict())
         self.defaults.setdefault("differentiable", False)
 
     def __repr__(self) -> str:
@@ -203,6 +212,34 @@ class Optimizer:
         handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
+
+    def _add_hook(self, table: str, hook, prepend: bool) -> RemovableHandle:
+        hooks = getattr(self, table)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` runs before ``state_dict`` builds its result."""
+        return self._add_hook("_optimizer_state_dict_pre_hooks", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` runs on the result of ``state_dict``; a
+        non-None return replaces it."""
+        return self._add_hook("_optimizer_state_dict_post_hooks", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook,
+                                          prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` runs before ``load_state_dict``; a non-None
+        return is loaded instead."""
+        return self._add_hook("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook,
+                                           prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` runs after ``load_state_dict``."""
+        return self._add_hook("_optimizer_load_state_dict_post_hooks", hook, prepend)
 
     # -- groups --------------------------------------------------------------------
 
@@ -279,7 +316,20 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of all optimized tensors: to ``None`` (the default) or,
-        with ``set_to_none=False``, to zeros in place."""
+        with ``set_to_none=False``, to zeros in place.
+
+        Example::
+
+            >>> import ferric
+            >>> w = ferric.ones(2, requires_grad=True)
+            >>> opt = ferric.optim.SGD([w], lr=0.1)
+            >>> (w * 3).sum().backward()
+            >>> w.grad
+            tensor([3., 3.])
+            >>> opt.zero_grad()
+            >>> w.grad is None
+            True
+        """
         for group in self.param_groups:
             for p in group["params"]:
                 g = p.grad
@@ -308,6 +358,8 @@ class Optimizer:
         state dict can be loaded into an optimizer built over other tensors of the same
         layout. State tensors are returned by reference, as in PyTorch.
         """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         index: dict[int, int] = {}
         packed_groups = []
         start = 0
@@ -321,7 +373,12 @@ class Optimizer:
         packed_state = {
             (index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()
         }
-        return {"state": packed_state, "param_groups": packed_groups}
+        state_dict = {"state": packed_state, "param_groups": packed_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Loads a state dict made by :meth:`state_dict`.
@@ -329,6 +386,12 @@ class Optimizer:
         Per-parameter state tensors are cloned (and cast to the parameter's dtype when it
         is floating point, except ``step``) so the optimizer never aliases the dict.
         """
+        # a shallow copy, so the hooks can edit it
+        state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -357,6 +420,8 @@ class Optimizer:
                 saved["param_names"] = group["param_names"]
             new_groups.append(saved)
         self.__setstate__({"state": state, "param_groups": new_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
 
 def _cast_state(param: Tensor, value, key=None):

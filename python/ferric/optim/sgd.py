@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _core
 from .._core import Tensor
 from .optimizer import Optimizer, _run_closure, _to_scalar
 
@@ -127,6 +128,16 @@ def sgd(
     ``momentum_buffer_list`` with new buffers."""
     lr = _to_scalar(lr)
     for i, param in enumerate(params):
+        # one fused pass over param, grad and buffer when their layouts allow
+        buf = momentum_buffer_list[i] if momentum != 0 else None
+        first = momentum != 0 and buf is None
+        if first:
+            buf = _core.empty_like(param)
+        if _core._fused_sgd(param, d_p_list[i], buf, first, lr, momentum, dampening,
+                            weight_decay, nesterov, maximize):
+            if first:
+                momentum_buffer_list[i] = buf
+            continue
         grad = d_p_list[i] if not maximize else -d_p_list[i]
         if weight_decay != 0:
             grad = grad.add(param, alpha=weight_decay)

@@ -141,7 +141,9 @@ pub fn cummax(x: &Var, dim: i64, max: bool) -> Result<(Var, Tensor)> {
 }
 
 /// `x.softmax(dim, dtype=)` (`log` for log_softmax), with the fused forward kernel.
-/// Backward: `out * (g - sum(g * out))`, resp. `g - exp(out) * sum(g)`, in Var-level ops.
+/// Backward: `out * (g - sum(g * out))`, resp. `g - exp(out) * sum(g)`: a fused kernel,
+/// or Var-level ops when a graph is being built (`create_graph=True`), so double
+/// backward differentiates the rule.
 pub fn softmax(x: &Var, dim: i64, dtype: Option<DType>, log: bool) -> Result<Var> {
     // like PyTorch, dtype= converts the input first (a ToCopyBackward0 under the node)
     let x = &match dtype {
@@ -166,6 +168,11 @@ pub fn softmax(x: &Var, dim: i64, dtype: Option<DType>, log: bool) -> Result<Var
         true,
         Box::new(move |g, _| {
             let (g, out) = (&g[0], &so.get(name)?);
+            if !is_grad_enabled() || !(g.requires_grad() || out.requires_grad()) {
+                // no graph to build: one fused pass per line
+                let gi = r::softmax_backward(&g.t, &out.t, d[0] as usize, log)?;
+                return Ok(vec![Some(plain(gi))]);
+            }
             let r = if log {
                 let s = super::sum(g, Some(&d), true, None)?;
                 ab::sub(g, &ab::mul(&unary::unary(UnaryOp::Exp, out)?, &s)?)?

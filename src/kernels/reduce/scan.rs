@@ -1,9 +1,9 @@
-//! Work along one dim: scans (cumsum, cumprod, cummax) and fused softmax. Lines along
-//! the dim are visited one at a time when the dim is innermost in memory, or as tiles of
-//! adjacent lines processed side by side when it is not (e.g. `cumsum(dim=0)` of a
-//! matrix), using the reduction driver's geometry.
+//! Work along one dim: scans (cumsum, cumprod, cummax), and the line iteration softmax
+//! (`super::softmax`) shares. Lines along the dim are visited one at a time when the
+//! dim is innermost in memory, or as tiles of adjacent lines processed side by side when
+//! it is not (e.g. `cumsum(dim=0)` of a matrix), using the reduction driver's geometry.
 
-use super::{lanes, max_nan, pairwise, Float, Geometry, KeptDims, Num, TILE};
+use super::{Geometry, KeptDims, TILE};
 use crate::kernels::strided::for_each_run;
 use crate::shape::contiguous_strides;
 use smallvec::SmallVec;
@@ -149,114 +149,6 @@ pub fn scan<S: Copy, A: Copy>(
     });
 }
 
-/// Softmax of one contiguous line, in passes the compiler can vectorise (except exp).
-fn softmax_slice<T: Float>(x: &[T], o: &mut [T], log: bool) {
-    let m = lanes(x, T::LOWEST, &|v| v, &max_nan);
-    if log {
-        let s = pairwise(x, T::ZERO, &|v| (v - m).exp(), &<T as Num>::add);
-        let ls = s.ln();
-        for (o, &v) in o.iter_mut().zip(x) {
-            *o = v - m - ls;
-        }
-    } else {
-        for (o, &v) in o.iter_mut().zip(x) {
-            *o = (v - m).exp();
-        }
-        let inv = T::ONE / pairwise(o, T::ZERO, &|v| v, &<T as Num>::add);
-        for o in o.iter_mut() {
-            *o = *o * inv;
-        }
-    }
-}
-
-/// Softmax (or log-softmax) along `dim` into the contiguous `out`: subtract the line's
-/// max, exponentiate, normalise. A line uses `out` as its only scratch space; a tile
-/// keeps one max and one sum per line.
-pub fn softmax<T: Float>(
-    src: &[T],
-    shape: &[usize],
-    strides: &[isize],
-    offset: usize,
-    dim: usize,
-    out: &mut [T],
-    log: bool,
-) {
-    let n = shape.get(dim).copied().unwrap_or(1);
-    let (mut mx, mut sm): (Vec<T>, Vec<T>) = (Vec::new(), Vec::new());
-    for_each_line(shape, strides, offset, dim, |l| match l {
-        Lines::One {
-            src: si,
-            src_step,
-            dst,
-            dst_step,
-        } => {
-            if src_step == 1 && dst_step == 1 {
-                return softmax_slice(&src[si..si + n], &mut out[dst..dst + n], log);
-            }
-            let x = |k: usize| src[at(si, k, src_step)];
-            let o = |k: usize| at(dst, k, dst_step);
-            let m = (0..n).fold(T::LOWEST, |m, k| max_nan(m, x(k)));
-            let mut s = T::ZERO;
-            for k in 0..n {
-                let e = (x(k) - m).exp();
-                out[o(k)] = e;
-                s = s + e;
-            }
-            if log {
-                let ls = s.ln();
-                for k in 0..n {
-                    out[o(k)] = x(k) - m - ls;
-                }
-            } else {
-                let inv = T::ONE / s;
-                for k in 0..n {
-                    out[o(k)] = out[o(k)] * inv;
-                }
-            }
-        }
-        Lines::Tile {
-            src: si,
-            src_step,
-            src_next,
-            dst,
-            dst_step,
-            dst_next,
-            width,
-        } => {
-            let x = |k: usize, c: usize| src[at(at(si, k, src_step), c, src_next)];
-            let o = |k: usize, c: usize| at(at(dst, k, dst_step), c, dst_next);
-            mx.clear();
-            mx.resize(width, T::LOWEST);
-            sm.clear();
-            sm.resize(width, T::ZERO);
-            for k in 0..n {
-                for (c, m) in mx.iter_mut().enumerate() {
-                    *m = max_nan(*m, x(k, c));
-                }
-            }
-            for k in 0..n {
-                for c in 0..width {
-                    let e = (x(k, c) - mx[c]).exp();
-                    out[o(k, c)] = e;
-                    sm[c] = sm[c] + e;
-                }
-            }
-            for s in sm.iter_mut() {
-                *s = if log { s.ln() } else { T::ONE / *s };
-            }
-            for k in 0..n {
-                for c in 0..width {
-                    out[o(k, c)] = if log {
-                        x(k, c) - mx[c] - sm[c]
-                    } else {
-                        out[o(k, c)] * sm[c]
-                    };
-                }
-            }
-        }
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,49 +231,5 @@ mod tests {
             |o, a| got[o] = a,
         );
         assert_eq!(got, [7]);
-    }
-
-    #[test]
-    fn softmax_rows_and_columns() {
-        let src: Vec<f64> = (0..60)
-            .map(|i| ((i * 37 % 11) as f64 - 5.0) * 0.7)
-            .collect();
-        for (shape, strides) in [([6usize, 10usize], [10isize, 1isize]), ([6, 10], [1, 6])] {
-            for dim in 0..2 {
-                let mut sm = vec![0.0; 60];
-                let mut lsm = vec![0.0; 60];
-                softmax(&src, &shape, &strides, 0, dim, &mut sm, false);
-                softmax(&src, &shape, &strides, 0, dim, &mut lsm, true);
-                for i in 0..shape[0] {
-                    for j in 0..shape[1] {
-                        let x = |i: usize, j: usize| {
-                            src[i * strides[0] as usize + j * strides[1] as usize]
-                        };
-                        let line: Vec<f64> = if dim == 0 {
-                            (0..shape[0]).map(|k| x(k, j)).collect()
-                        } else {
-                            (0..shape[1]).map(|k| x(i, k)).collect()
-                        };
-                        let denom: f64 = line.iter().map(|v| v.exp()).sum();
-                        let want = x(i, j).exp() / denom;
-                        let o = i * shape[1] + j;
-                        assert!((sm[o] - want).abs() < 1e-12);
-                        assert!((lsm[o] - want.ln()).abs() < 1e-12);
-                    }
-                }
-            }
-        }
-        // large values do not overflow; -inf entries get probability 0
-        let mut out = [0.0f32; 3];
-        softmax(
-            &[1000.0f32, 1000.0, f32::NEG_INFINITY],
-            &[3],
-            &[1],
-            0,
-            0,
-            &mut out,
-            false,
-        );
-        assert_eq!(out, [0.5, 0.5, 0.0]);
     }
 }

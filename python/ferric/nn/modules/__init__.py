@@ -87,4 +87,24 @@ from .transformer import (
     TransformerEncoderLayer,
 )
 
-__all__ = [n for n in dir() if n[:1].isupper()]
+# A literal list, so type checkers see the names `ferric.nn` re-exports; a test
+# (tests/test_typing.py) fails when a layer imported above is missing here.
+__all__ = [
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AvgPool1d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BCELoss",
+    "BCEWithLogitsLoss", "Bilinear", "CELU", "ConstantPad1d", "ConstantPad2d", "Conv1d",
+    "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "CosineEmbeddingLoss", "CrossEntropyLoss",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "ELU", "Embedding", "Flatten", "Fold",
+    "GaussianNLLLoss", "GELU", "GLU", "GroupNorm", "GRU", "GRUCell", "Hardshrink",
+    "Hardsigmoid", "Hardswish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity",
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "KLDivLoss", "L1Loss", "LayerNorm",
+    "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "LSTM", "LSTMCell", "MarginRankingLoss",
+    "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict", "ModuleList", "MSELoss",
+    "MultiheadAttention", "NLLLoss", "ParameterDict", "ParameterList", "PoissonNLLLoss",
+    "PReLU", "ReflectionPad1d", "ReflectionPad2d", "ReLU", "ReLU6", "ReplicationPad1d",
+    "ReplicationPad2d", "RMSNorm", "RNN", "RNNBase", "RNNCell", "RNNCellBase", "SELU",
+    "Sequential", "Sigmoid", "SiLU", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmax2d",
+    "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
+    "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerEncoderLayer", "Unflatten", "Unfold", "ZeroPad1d", "ZeroPad2d",
+]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ... import _core
+from ...nested._functional import is_nested, mha_forward
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -43,7 +44,15 @@ class ReLU(_Inplace):
 
 
 class SiLU(_Inplace):
-    r"""``x * sigmoid(x)``."""
+    r"""``x * sigmoid(x)``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.SiLU()(ferric.tensor([-1.0, 0.0, 2.0]))
+        tensor([-0.2689,  0.0000,  1.7616])
+    """
 
     def forward(self, input):
         return F.silu(input, inplace=self.inplace)
@@ -118,11 +127,31 @@ class ReLU6(Hardtanh):
 
 
 class Sigmoid(Module):
+    r"""``1 / (1 + exp(-x))``, elementwise.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.Sigmoid()(ferric.tensor([0.0, 2.0]))
+        tensor([0.5000, 0.8808])
+    """
+
     def forward(self, input):
         return input.sigmoid()
 
 
 class Tanh(Module):
+    r"""Hyperbolic tangent, elementwise.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.Tanh()(ferric.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.7616])
+    """
+
     def forward(self, input):
         return input.tanh()
 
@@ -164,7 +193,17 @@ class CELU(ELU):
 
 
 class GELU(Module):
-    r"""Gaussian error linear unit (``approximate='tanh'`` for the tanh form)."""
+    r"""Gaussian error linear unit (``approximate='tanh'`` for the tanh form).
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.GELU()(ferric.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.1587,  0.0000,  0.8413])
+        >>> nn.GELU(approximate="tanh")
+        GELU(approximate='tanh')
+    """
 
     def __init__(self, approximate="none"):
         super().__init__()
@@ -178,7 +217,15 @@ class GELU(Module):
 
 
 class LeakyReLU(Module):
-    r"""``x`` for ``x >= 0``, ``negative_slope * x`` otherwise."""
+    r"""``x`` for ``x >= 0``, ``negative_slope * x`` otherwise.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LeakyReLU(0.1)(ferric.tensor([-2.0, 3.0]))
+        tensor([-0.2000,  3.0000])
+    """
 
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()
@@ -194,7 +241,15 @@ class LeakyReLU(Module):
 
 
 class Softplus(Module):
-    r"""``log(1 + exp(beta x)) / beta`` (linear above ``threshold``)."""
+    r"""``log(1 + exp(beta x)) / beta`` (linear above ``threshold``).
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.Softplus()(ferric.tensor([0.0, 30.0]))
+        tensor([ 0.6931, 30.0000])
+    """
 
     def __init__(self, beta=1.0, threshold=20.0):
         super().__init__()
@@ -269,6 +324,16 @@ class Softmax(_DimSoftmax):
 
 
 class LogSoftmax(_DimSoftmax):
+    r"""``log(softmax(x))`` along ``dim``, computed stably.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LogSoftmax(dim=1)(ferric.tensor([[0.0, 0.0]]))
+        tensor([[-0.6931, -0.6931]])
+    """
+
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
@@ -383,6 +448,9 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
+        if is_nested(query):  # ferric.nested: per-item attention, no padding
+            return mha_forward(self, query, key, value, key_padding_mask, need_weights,
+                               attn_mask, average_attn_weights, is_causal)
         batched = query.dim() == 3
         if self.batch_first and batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))

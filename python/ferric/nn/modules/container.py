@@ -256,7 +256,15 @@ class ModuleList(Module):
 
 
 class ModuleDict(Module):
-    r"""Holds submodules in an ordered dict (insertion order)."""
+    r"""Holds submodules in an ordered dict (insertion order).
+
+    Example::
+
+        >>> from ferric import nn
+        >>> d = nn.ModuleDict({"enc": nn.Linear(4, 2), "act": nn.ReLU()})
+        >>> list(d.keys()), len(list(d.parameters()))
+        (['enc', 'act'], 2)
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -331,7 +339,16 @@ def _param_line(k, p, type_str):
 
 
 class ParameterList(Module):
-    r"""Holds parameters in a list; plain tensors appended are wrapped in ``Parameter``."""
+    r"""Holds parameters in a list; plain tensors appended are wrapped in ``Parameter``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> ps = nn.ParameterList([ferric.zeros(2), ferric.ones(3)])
+        >>> [type(p).__name__ for p in ps], sum(p.numel() for p in ps.parameters())
+        (['Parameter', 'Parameter'], 5)
+    """
 
     def __init__(self, values=None):
         super().__init__()

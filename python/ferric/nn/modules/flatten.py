@@ -30,7 +30,15 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
-    r"""Expands dim ``dim`` into ``unflattened_size``."""
+    r"""Expands dim ``dim`` into ``unflattened_size``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.Unflatten(1, (2, 5))(ferric.zeros(3, 10)).shape
+        ferric.Size([3, 2, 5])
+    """
 
     def __init__(self, dim, unflattened_size):
         super().__init__()

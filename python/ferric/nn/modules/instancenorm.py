@@ -16,6 +16,30 @@ class _InstanceNorm(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs):
+        # unversioned (pre-0.4) checkpoints stored running stats that modules without
+        # track_running_stats no longer have: PyTorch reports them with this message
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            keys = [prefix + n for n in ("running_mean", "running_var")
+                    if prefix + n in state_dict]
+            if keys:
+                klass = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in keys)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with "
+                    "track_running_stats=False. If state_dict is a checkpoint saved before "
+                    f"0.4.0, this may be expected because {klass} does not track running "
+                    "stats by default since 0.4.0. Please remove these keys from "
+                    "state_dict. If the running stats are actually needed, instead set "
+                    f"track_running_stats=True in {klass} to enable them. See the "
+                    f"documentation of {klass} for details."
+                )
+                for key in keys:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                      missing_keys, unexpected_keys, error_msgs)
+
     def forward(self, input):
         batched_dim = self._spatial + 2
         if input.dim() not in (batched_dim - 1, batched_dim):

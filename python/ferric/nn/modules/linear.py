@@ -18,7 +18,16 @@ def _empty(*shape, dtype=None):
 
 
 class Identity(Module):
-    r"""Returns its input unchanged (arguments are accepted and ignored)."""
+    r"""Returns its input unchanged (arguments are accepted and ignored).
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.ones(2)
+        >>> nn.Identity(54, unused="argument")(x) is x
+        True
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__()

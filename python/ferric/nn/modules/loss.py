@@ -31,7 +31,15 @@ class _WeightedLoss(_Loss):
 
 
 class L1Loss(_Loss):
-    r"""Mean absolute error ``|x - y|``."""
+    r"""Mean absolute error ``|x - y|``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.L1Loss()(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 4.0]))
+        tensor(1.5000)
+    """
 
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
@@ -85,6 +93,16 @@ class BCELoss(_WeightedLoss):
 
 
 class BCEWithLogitsLoss(_Loss):
+    r"""Binary cross entropy on logits (a sigmoid fused with BCE, numerically stable).
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.BCEWithLogitsLoss()(ferric.tensor([0.0, 0.0]), ferric.tensor([0.0, 1.0]))
+        tensor(0.6931)
+    """
+
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
         super().__init__(size_average, reduce, reduction)
@@ -97,6 +115,17 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class NLLLoss(_WeightedLoss):
+    r"""Negative log likelihood of the target classes given log-probabilities.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> logp = ferric.tensor([[0.5, 0.5], [0.9, 0.1]]).log()
+        >>> nn.NLLLoss()(logp, ferric.tensor([0, 1]))
+        tensor(1.4979)
+    """
+
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):
         super().__init__(weight, size_average, reduce, reduction)

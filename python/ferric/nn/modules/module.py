@@ -3,16 +3,16 @@ state_dict, train/eval, conversion and hook semantics."""
 
 from __future__ import annotations
 
-import itertools
 import warnings
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 
 from ... import _core
 from ..._core import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
+from . import _state_dict as _sd
 from ._hooks import BackwardHook, RemovableHandle
+from ._state_dict import _IncompatibleKeys  # noqa: F401  (PyTorch's import location)
 
 __all__ = ["Module"]
 
@@ -31,17 +31,6 @@ def typename(obj) -> str:
     module = getattr(type(obj), "__module__", "")
     name = type(obj).__qualname__
     return name if module in ("builtins", "", None) else f"{module}.{name}"
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _addindent(s, num_spaces):
@@ -110,6 +99,8 @@ class Module:
         setattr_("_backward_hooks", OrderedDict())
         setattr_("_backward_pre_hooks", OrderedDict())
         setattr_("_state_dict_hooks", OrderedDict())
+        setattr_("_state_dict_pre_hooks", OrderedDict())
+        setattr_("_load_state_dict_pre_hooks", OrderedDict())
         setattr_("_load_state_dict_post_hooks", OrderedDict())
 
     def forward(self, *input):
@@ -280,6 +271,9 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        # modules pickled before these hook tables existed
+        for name in ("_state_dict_pre_hooks", "_load_state_dict_pre_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
 
     # ------------------------------------------------------------------ traversal
 
@@ -506,124 +500,94 @@ class Module:
 
     # ------------------------------------------------------------------ state dict
 
+    def get_extra_state(self):
+        """Extra (non-tensor) state for ``state_dict``; override together with
+        ``set_extra_state``."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called."
+        )
+
+    def set_extra_state(self, state):
+        """Restores what ``get_extra_state`` returned."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called."
+        )
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
+        """Saves this module's own entries (not its children's); overridable."""
+        _sd.save_own(self, destination, prefix, keep_vars, Module)
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An ``OrderedDict`` of parameters and persistent buffers keyed by dotted name
-        (tensors are detached and share memory with the module unless ``keep_vars``)."""
+        (tensors are detached and share memory with the module unless ``keep_vars``);
+        its ``_metadata`` holds each module's version, as in PyTorch."""
         if args:
-            # the deprecated positional form state_dict(destination, prefix, keep_vars)
-            names = ("destination", "prefix", "keep_vars")
-            vals = dict(zip(names, args, strict=False))
-            destination = vals.get("destination", destination)
-            prefix = vals.get("prefix", prefix)
-            keep_vars = vals.get("keep_vars", keep_vars)
-        if destination is None:
-            destination = OrderedDict()
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, {})
-            if res is not None:
-                destination = res
-        return destination
-
-    def _local_state(self):
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        return itertools.chain(self._parameters.items(), persistent.items())
-
-    def _check_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys,
-                          error_msgs, copies):
-        """Checks one module's entries; records pending ``(target, value)`` copies."""
-        local = {k: v for k, v in self._local_state() if v is not None}
-        for name, param in local.items():
-            key = prefix + name
-            if key not in state_dict:
-                missing_keys.append(key)
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                error_msgs.append(
-                    f'While copying the parameter named "{key}", expected torch.Tensor or '
-                    f"Tensor-like object from checkpoint but received {type(value)}"
-                )
-                continue
-            if value.shape != param.shape:
-                error_msgs.append(
-                    f"size mismatch for {key}: copying a param with shape {_size(value)} "
-                    f"from checkpoint, the shape in current model is {_size(param)}."
-                )
-                continue
-            copies.append((self, name, param, value))
-        for key in state_dict:
-            if not key.startswith(prefix):
-                continue
-            parts = key[len(prefix):].split(".", 1)
-            if len(parts) > 1:
-                if parts[0] not in self._modules:
-                    unexpected_keys.append(key)
-            elif parts[0] not in local:
-                unexpected_keys.append(key)
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                "#torch.nn.Module.state_dict for details.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        return _sd.state_dict(self, destination, prefix, keep_vars)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
                               missing_keys, unexpected_keys, error_msgs):
         """Loads this module's own entries (PyTorch's overridable per-module step)."""
-        copies = []
-        self._check_state_dict(state_dict, prefix, missing_keys, unexpected_keys,
-                               error_msgs, copies)
-        _apply_copies(copies, assign=False)
+        _sd.load_own(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                     unexpected_keys, error_msgs, Module)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copies parameters and buffers from ``state_dict``.
 
-        All keys and shapes are checked first; on any error nothing is modified and a
-        RuntimeError lists the missing/unexpected keys and size mismatches (``strict``
-        controls whether missing/unexpected keys are errors). Returns
-        ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
+        Keys and shapes are checked for the whole tree first; on any error nothing is
+        modified and a RuntimeError lists the missing/unexpected keys and size
+        mismatches (``strict`` controls whether missing/unexpected keys are errors).
+        Returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
         """
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors, copies = [], [], [], []
+        return _sd.load_state_dict(self, state_dict, strict, assign)
 
-        def walk(module, prefix):
-            module._check_state_dict(state_dict, prefix, missing, unexpected, errors, copies)
-            for name, child in module._modules.items():
-                if child is not None:
-                    walk(child, prefix + name + ".")
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before ``state_dict``."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
 
-        walk(self, "")
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(errors)))
-        _apply_copies(copies, assign)
-        result = _IncompatibleKeys(missing, unexpected)
-        for hook in self._load_state_dict_post_hooks.values():
-            hook(self, result)
-        return result
-
-    def register_state_dict_post_hook(self, hook):
+    def _register_state_dict_hook(self, hook):
+        """A post hook that may return a new state dict (honoured at the root)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was "
+                "previously registered via register_state_dict_post_hook"
+            )
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
-    _register_state_dict_hook = register_state_dict_post_hook
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _sd.WrappedHook(
+            hook, self if with_module else None)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before this module's entries are loaded."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after
+        ``state_dict`` and may edit it in place (it must return None)."""
+        hook._from_public_api = True
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
 
     def register_load_state_dict_post_hook(self, hook):
         handle = RemovableHandle(self._load_state_dict_post_hooks)
@@ -774,24 +738,6 @@ class Module:
             else:
                 main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
-
-
-def _size(t):
-    return repr(t.shape)
-
-
-def _apply_copies(copies, assign):
-    with no_grad():
-        for module, name, target, value in copies:
-            if assign:
-                if isinstance(target, Parameter):
-                    new = value if isinstance(value, Parameter) else Parameter(
-                        value, requires_grad=target.requires_grad)
-                    module._parameters[name] = new
-                else:
-                    module._buffers[name] = value
-            else:
-                target.copy_(value)
 
 
 # PyTorch exposes `Module.__call__` as `_wrapped_call_impl`; keep the name for code that

@@ -59,7 +59,17 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
-    r"""Normalizes groups of channels; per-channel affine ``weight``/``bias``."""
+    r"""Normalizes groups of channels; per-channel affine ``weight``/``bias``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> gn = nn.GroupNorm(2, 4)
+        >>> y = gn(ferric.arange(16.0).reshape(2, 4, 2))
+        >>> y[0, :2].flatten()
+        tensor([-1.3416, -0.4472,  0.4472,  1.3416], grad_fn=<ViewBackward0>)
+    """
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
                  dtype=None, *, bias=True):
@@ -98,7 +108,15 @@ class GroupNorm(Module):
 
 
 class RMSNorm(Module):
-    r"""``x / sqrt(mean(x^2) + eps) * weight`` over the trailing dims."""
+    r"""``x / sqrt(mean(x^2) + eps) * weight`` over the trailing dims.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.RMSNorm(2)(ferric.tensor([[3.0, 4.0]]))
+        tensor([[0.8485, 1.1314]], grad_fn=<MulBackward0>)
+    """
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):

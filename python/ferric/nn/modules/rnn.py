@@ -15,6 +15,7 @@ import numbers
 import warnings
 
 from ... import _core
+from ...nested._functional import is_nested, rnn_forward
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -222,6 +223,8 @@ class RNNBase(Module):
             raise RuntimeError(msg.format(tuple(expected), list(hx.shape)))
 
     def forward(self, input, hx=None):
+        if is_nested(input):  # ferric.nested: items run as one packed sequence
+            return rnn_forward(self, input, hx)
         name = type(self).__name__
         is_lstm = self.mode == "LSTM"
         dirs = 2 if self.bidirectional else 1
@@ -342,7 +345,17 @@ class RNN(RNNBase):
 
 class LSTM(RNNBase):
     r"""Long short-term memory (gates in PyTorch's order i, f, g, o; optional
-    ``proj_size`` projection). Returns ``(output, (h_n, c_n))``."""
+    ``proj_size`` projection). Returns ``(output, (h_n, c_n))``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> lstm = nn.LSTM(input_size=10, hidden_size=20, num_layers=2, batch_first=True)
+        >>> out, (h, c) = lstm(ferric.randn(3, 5, 10))
+        >>> out.shape, h.shape, c.shape
+        (ferric.Size([3, 5, 20]), ferric.Size([2, 3, 20]), ferric.Size([2, 3, 20]))
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
@@ -350,7 +363,17 @@ class LSTM(RNNBase):
 
 class GRU(RNNBase):
     r"""Gated recurrent unit (gates in PyTorch's order r, z, n). Returns
-    ``(output, h_n)``."""
+    ``(output, h_n)``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> gru = nn.GRU(8, 16, bidirectional=True)
+        >>> out, h = gru(ferric.randn(7, 2, 8))
+        >>> out.shape, h.shape
+        (ferric.Size([7, 2, 32]), ferric.Size([2, 2, 16]))
+    """
 
     def __init__(self, *args, **kwargs):
         if "proj_size" in kwargs:
@@ -388,17 +411,39 @@ class RNNCellBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def _prepare(self, input, hx, name):
+        """PyTorch's Python-level checks; unbatched inputs get a batch dim."""
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        for h in hx if isinstance(hx, tuple) else (hx,):
-            if h is not None and h.dim() not in (1, 2):
-                raise ValueError(
-                    f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D instead"
-                )
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         batched = input.dim() == 2
-        if not batched:
-            input = input.unsqueeze(0)
-        return input, batched
+        return (input if batched else input.unsqueeze(0)), batched
+
+    def _check_forward(self, input, hiddens):
+        """The checks of PyTorch's cell kernels, in their order (batched tensors)."""
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.shape[1]} expected "
+                f"{self.input_size}"
+            )
+        for i, h in enumerate(hiddens):
+            if h.dim() != 2:
+                raise RuntimeError(
+                    f"Expected 2D hidden{i} (batch x hidden_size), but got {h.dim()}D tensor"
+                )
+            if h.shape[0] != input.shape[0]:
+                raise RuntimeError(
+                    f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size "
+                    f"{h.shape[0]}"
+                )
+            if h.shape[1] != self.hidden_size:
+                raise RuntimeError(
+                    f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected "
+                    f"{self.hidden_size}"
+                )
+
+    def _zeros(self, input):
+        return _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
 
 
 class RNNCell(RNNCellBase):
@@ -412,11 +457,12 @@ class RNNCell(RNNCellBase):
     def forward(self, input, hx=None):
         input, batched = self._prepare(input, hx, "RNNCell")
         if hx is None:
-            hx = _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+            hx = self._zeros(input)
         elif not batched:
             hx = hx.unsqueeze(0)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        self._check_forward(input, (hx,))
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
         gi = _lin(input, self.weight_ih, self.bias_ih)
         h, _ = _rnn_step(mode, gi, hx, None, self.weight_hh, self.bias_hh, None)
@@ -424,18 +470,38 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    r"""One LSTM step; returns ``(h', c')``."""
+    r"""One LSTM step; returns ``(h', c')``.
+
+    Example::
+
+        >>> import ferric
+        >>> from ferric import nn
+        >>> cell = nn.LSTMCell(4, 6)
+        >>> h, c = cell(ferric.randn(3, 4))
+        >>> h.shape, c.shape
+        (ferric.Size([3, 6]), ferric.Size([3, 6]))
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input, hx=None):
-        input, batched = self._prepare(input, hx, "LSTMCell")
+        input, batched = self._prepare(input, None, "LSTMCell")
+        if hx is not None:
+            for idx, value in enumerate(hx):
+                if value.dim() not in (1, 2):
+                    raise ValueError(
+                        f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D "
+                        "instead"
+                    )
         if hx is None:
-            z = _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+            z = self._zeros(input)
             hx = (z, z)
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        if len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        self._check_forward(input, hx)
         gi = _lin(input, self.weight_ih, self.bias_ih)
         h, c = _rnn_step("LSTM", gi, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
         if not batched:
@@ -452,10 +518,10 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         input, batched = self._prepare(input, hx, "GRUCell")
         if hx is None:
-            hx = _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+            hx = self._zeros(input)
         elif not batched:
             hx = hx.unsqueeze(0)
+        self._check_forward(input, (hx,))
         gi = _lin(input, self.weight_ih, self.bias_ih)
         h, _ = _rnn_step("GRU", gi, hx, None, self.weight_hh, self.bias_hh, None)
         return h if batched else h.squeeze(0)
-

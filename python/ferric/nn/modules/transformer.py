@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import copy
+import warnings
 
 from ... import _core
 from .. import functional as F
 from .. import init
-from .activation import MultiheadAttention
+from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -58,6 +59,13 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
+        # PyTorch's flag for its fused inference path; TransformerEncoder reads it
+        if activation is F.relu or isinstance(activation, ReLU):
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or isinstance(activation, GELU):
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
         self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
@@ -80,9 +88,48 @@ class TransformerEncoderLayer(Module):
         return self.dropout2(x)
 
 
+def _why_not_nested(layer):
+    """Why PyTorch's TransformerEncoder would not use nested tensors for this layer
+    (the reasons and their order are PyTorch's; empty when it would)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not attn.batch_first:
+        return (f"{name}.self_attn.batch_first was not True"
+                "(use batch_first for better inference performance)")
+    if not attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
+def _left_aligned(keep):
+    """True when every row of the bool ``keep`` mask is a run of True then False."""
+    k = keep.to(_core.int64)
+    return bool((k[:, 1:] <= k[:, :-1]).all()) if k.shape[1] > 1 else True
+
+
 class TransformerEncoder(Module):
     r"""A stack of ``num_layers`` deep copies of ``encoder_layer`` (plus optional final
-    ``norm``)."""
+    ``norm``).
+
+    Inference with a ``src_key_padding_mask`` follows PyTorch's nested-tensor path:
+    when PyTorch would pack the batch into a nested tensor (``enable_nested_tensor``, a
+    batch-first post-norm layer with an even head count, eval mode, no gradient
+    recording, no ``mask``, left-aligned padding), the padded positions of the result
+    are zeros (before the final ``norm``), exactly as PyTorch returns them. The other
+    positions are the same either way.
+    """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
                  mask_check=True):
@@ -90,12 +137,42 @@ class TransformerEncoder(Module):
         self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(
+                "enable_nested_tensor is True, but self.use_nested_tensor is False because "
+                f"{why_not}",
+                stacklevel=2,
+            )
+            self.use_nested_tensor = False
+
+    def _padding_to_zero(self, src, mask, key_padding_mask):
+        """The positions PyTorch's nested path would return as zeros, or None when it
+        would not take that path."""
+        first = self.layers[0]
+        if (not getattr(self, "use_nested_tensor", False) or first.training
+                or src.dim() != 3 or key_padding_mask is None or mask is not None):
+            return None
+        keep = key_padding_mask.logical_not()
+        if getattr(self, "mask_check", True) and not _left_aligned(keep):
+            return None
+        if _core.is_grad_enabled() and (
+                src.requires_grad or any(p.requires_grad for p in first.parameters())):
+            return None
+        return key_padding_mask if key_padding_mask.dtype == _core.bool \
+            else key_padding_mask != 0
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        pad = self._padding_to_zero(src, mask, src_key_padding_mask)
         out = src
         for mod in self.layers:
             out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                       is_causal=bool(is_causal))
+        if pad is not None:
+            out = out.masked_fill(pad.unsqueeze(-1), 0.0)
         if self.norm is not None:
             out = self.norm(out)
         return out

@@ -10,7 +10,15 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters):
-    """Flattens and concatenates ``parameters`` into one (differentiable) vector."""
+    """Flattens and concatenates ``parameters`` into one (differentiable) vector.
+
+    Example::
+
+        >>> from ferric import nn
+        >>> from ferric.nn.utils import parameters_to_vector
+        >>> parameters_to_vector(nn.Linear(3, 2).parameters()).shape
+        ferric.Size([8])
+    """
     return _core.cat([p.reshape(-1) for p in parameters])
 
 

@@ -210,15 +210,47 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     seqs = list(sequences)
     if not seqs:
         raise RuntimeError("received an empty list of sequences")
+    if any(s.dim() == 0 for s in seqs):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    first = seqs[0]
+    # like PyTorch, every sequence is copied into a slot shaped like the first one:
+    # trailing dims broadcast, and the dtype is the first sequence's
+    trailing = tuple(first.shape[1:])
     max_len = max(s.shape[0] for s in seqs)
     rows = []
     for s in seqs:
+        slot = (s.shape[0], *trailing)
+        if tuple(s.shape) != slot:
+            _check_copy_broadcast(slot, tuple(s.shape))
+            s = s.expand(*slot)
+        if s.dtype != first.dtype:
+            s = s.to(first.dtype)
         missing = max_len - s.shape[0]
         if missing:
-            fill = _core.full((missing,) + tuple(s.shape[1:]), padding_value, dtype=s.dtype)
+            fill = _core.full((missing, *trailing), padding_value, dtype=s.dtype)
             s = _core.cat([s, fill] if padding_side == "right" else [fill, s], 0)
         rows.append(s)
     return _core.stack(rows, 0 if batch_first else 1)
+
+
+def _check_copy_broadcast(target, source):
+    """The error PyTorch's ``copy_`` raises when ``source`` cannot fill ``target``."""
+    nd = max(len(target), len(source))
+    shape = []
+    for i in range(nd - 1, -1, -1):
+        off = nd - 1 - i
+        a = target[len(target) - 1 - off] if len(target) - 1 - off >= 0 else 1
+        b = source[len(source) - 1 - off] if len(source) - 1 - off >= 0 else 1
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {i}"
+            )
+        shape.insert(0, max(a, b))
+    if tuple(shape) != tuple(target):
+        raise RuntimeError(
+            f"output with shape {list(target)} doesn't match the broadcast shape {shape}"
+        )
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):

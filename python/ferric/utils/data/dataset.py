@@ -100,7 +100,15 @@ class StackDataset(Dataset):
 
 
 class ConcatDataset(Dataset):
-    """The concatenation of map-style datasets."""
+    """The concatenation of map-style datasets.
+
+    Example::
+
+        >>> from ferric.utils.data import ConcatDataset
+        >>> ds = ConcatDataset([[1, 2, 3], [10, 20]])
+        >>> len(ds), ds[3], ds[-1]
+        (5, 10, 20)
+    """
 
     @staticmethod
     def cumsum(sequence) -> list[int]:
@@ -150,7 +158,15 @@ class ChainDataset(IterableDataset):
 
 
 class Subset(Dataset):
-    """The samples of ``dataset`` at ``indices``, in that order."""
+    """The samples of ``dataset`` at ``indices``, in that order.
+
+    Example::
+
+        >>> from ferric.utils.data import Subset
+        >>> s = Subset(["a", "b", "c", "d"], [3, 0])
+        >>> len(s), s[0], s[1]
+        (2, 'd', 'a')
+    """
 
     def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
         self.dataset = dataset

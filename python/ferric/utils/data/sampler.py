@@ -41,7 +41,14 @@ class Sampler(Generic[T_co]):
 
 
 class SequentialSampler(Sampler[int]):
-    """Yields ``0, 1, ..., len(data_source) - 1``."""
+    """Yields ``0, 1, ..., len(data_source) - 1``.
+
+    Example::
+
+        >>> from ferric.utils.data import SequentialSampler
+        >>> list(SequentialSampler(range(4)))
+        [0, 1, 2, 3]
+    """
 
     def __init__(self, data_source: Sized) -> None:
         self.data_source = data_source

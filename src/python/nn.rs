@@ -1,0 +1,199 @@
+//! Bindings for the fused nn ops (`autograd::nn`). They are private (`_core._nll_loss`,
+//! ...): `ferric.nn.functional` keeps PyTorch's public signatures, handles the legacy
+//! `size_average`/`reduce` arguments and Python-level checks, and calls these.
+//! Tensor-type errors name the ATen function, as PyTorch's do.
+
+use crate::autograd::nn as an;
+use crate::autograd::Var;
+use crate::ops::nn::Reduction;
+use crate::python::convert::{dtype_arg, type_name};
+use crate::python::tensor::{wrap_var, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+type Obj<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
+
+/// A tensor argument, or PyTorch's TypeError naming the function and parameter.
+fn var_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
+    match obj.cast::<PyTensor>() {
+        Ok(t) => t.borrow().var(),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{op}(): argument '{name}' (position {pos}) must be Tensor, not {}",
+            type_name(obj)
+        ))),
+    }
+}
+
+/// An optional tensor argument (None or absent is None).
+fn opt_var(op: &str, name: &str, pos: usize, obj: Obj) -> PyResult<Option<Var>> {
+    match obj {
+        Some(o) if !o.is_none() => Ok(Some(var_arg(op, name, pos, o)?)),
+        _ => Ok(None),
+    }
+}
+
+fn opt_tensor(op: &str, name: &str, pos: usize, obj: Obj) -> PyResult<Option<Tensor>> {
+    Ok(opt_var(op, name, pos, obj)?.map(|v| v.t))
+}
+
+/// `_nll_loss(input, target, weight, reduction, ignore_index)`.
+#[pyfunction(name = "_nll_loss")]
+#[pyo3(signature = (input, target, weight=None, reduction="mean", ignore_index=-100))]
+fn nll_loss(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    weight: Obj,
+    reduction: &str,
+    ignore_index: i64,
+) -> PyResult<Py<PyTensor>> {
+    let op = "nll_loss_nd";
+    let x = var_arg(op, "input", 1, input)?;
+    let t = var_arg(op, "target", 2, target)?;
+    let w = opt_var(op, "weight", 3, weight)?;
+    let r = Reduction::parse(reduction)?;
+    wrap_var(py, an::nll_loss(&x, &t.t, w.as_ref(), r, ignore_index)?)
+}
+
+/// `_cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)`.
+#[pyfunction(name = "_cross_entropy")]
+#[pyo3(signature = (input, target, weight=None, reduction="mean", ignore_index=-100,
+                    label_smoothing=0.0))]
+fn cross_entropy(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    weight: Obj,
+    reduction: &str,
+    ignore_index: i64,
+    label_smoothing: f64,
+) -> PyResult<Py<PyTensor>> {
+    let op = "cross_entropy_loss";
+    let x = var_arg(op, "input", 1, input)?;
+    let t = var_arg(op, "target", 2, target)?;
+    let w = opt_var(op, "weight", 3, weight)?;
+    let r = Reduction::parse(reduction)?;
+    let out = an::cross_entropy(&x, &t, w.as_ref(), r, ignore_index, label_smoothing)?;
+    wrap_var(py, out)
+}
+
+/// `_layer_norm(input, normalized_shape, weight, bias, eps)`.
+#[pyfunction(name = "_layer_norm")]
+#[pyo3(signature = (input, normalized_shape, weight=None, bias=None, eps=1e-5))]
+fn layer_norm(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    normalized_shape: Vec<i64>,
+    weight: Obj,
+    bias: Obj,
+    eps: f64,
+) -> PyResult<Py<PyTensor>> {
+    let op = "layer_norm";
+    let x = var_arg(op, "input", 1, input)?;
+    let w = opt_var(op, "weight", 3, weight)?;
+    let b = opt_var(op, "bias", 4, bias)?;
+    let out = an::layer_norm(&x, &normalized_shape, w.as_ref(), b.as_ref(), eps)?;
+    wrap_var(py, out)
+}
+
+/// `_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)`;
+/// the running statistics are updated in place in training.
+#[pyfunction(name = "_batch_norm")]
+#[pyo3(signature = (input, running_mean, running_var, weight=None, bias=None,
+                    training=false, momentum=None, eps=1e-5))]
+#[allow(clippy::too_many_arguments)]
+fn batch_norm(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    running_mean: Obj,
+    running_var: Obj,
+    weight: Obj,
+    bias: Obj,
+    training: bool,
+    momentum: Obj,
+    eps: f64,
+) -> PyResult<Py<PyTensor>> {
+    let op = "batch_norm";
+    // PyTorch's own message (the module passes None only through its own logic)
+    let momentum: f64 = match momentum {
+        Some(m) => m.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "batch_norm(): argument 'momentum' (position 7) must be float, not {}",
+                type_name(m)
+            ))
+        })?,
+        None => 0.1,
+    };
+    let x = var_arg(op, "input", 1, input)?;
+    let rm = opt_tensor(op, "running_mean", 4, running_mean)?;
+    let rv = opt_tensor(op, "running_var", 5, running_var)?;
+    let w = opt_var(op, "weight", 2, weight)?;
+    let b = opt_var(op, "bias", 3, bias)?;
+    let out = an::batch_norm(
+        &x,
+        rm.as_ref(),
+        rv.as_ref(),
+        w.as_ref(),
+        b.as_ref(),
+        training,
+        momentum,
+        eps,
+    )?;
+    wrap_var(py, out)
+}
+
+/// `_dropout(input, p, noise_shape)`: `input * noise` (a new tensor).
+#[pyfunction(name = "_dropout")]
+fn dropout(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    p: f64,
+    noise_shape: Vec<usize>,
+) -> PyResult<Py<PyTensor>> {
+    let x = var_arg("dropout", "input", 1, input)?;
+    wrap_var(py, an::dropout(&x, p, &noise_shape)?)
+}
+
+/// `_dropout_noise(shape, p, dtype)`: the scaled keep-mask alone (for in-place dropout).
+#[pyfunction(name = "_dropout_noise")]
+fn dropout_noise(
+    py: Python<'_>,
+    shape: Vec<usize>,
+    p: f64,
+    dtype: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyTensor>> {
+    let t = crate::ops::nn::embed::dropout_noise(&shape, p, dtype_arg(dtype)?)?;
+    wrap_var(py, Var::plain(t))
+}
+
+/// `_embedding(weight, indices, padding_idx, scale_grad_by_freq)`; `padding_idx` is
+/// already non-negative (or None).
+#[pyfunction(name = "_embedding")]
+#[pyo3(signature = (weight, indices, padding_idx=None, scale_grad_by_freq=false))]
+fn embedding(
+    py: Python<'_>,
+    weight: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    padding_idx: Option<usize>,
+    scale_grad_by_freq: bool,
+) -> PyResult<Py<PyTensor>> {
+    let op = "embedding";
+    let w = var_arg(op, "weight", 1, weight)?;
+    let i = var_arg(op, "indices", 2, indices)?;
+    wrap_var(
+        py,
+        an::embedding(&w, &i.t, padding_idx, scale_grad_by_freq)?,
+    )
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(cross_entropy, m)?)?;
+    m.add_function(wrap_pyfunction!(layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(dropout, m)?)?;
+    m.add_function(wrap_pyfunction!(dropout_noise, m)?)?;
+    m.add_function(wrap_pyfunction!(embedding, m)?)?;
+    Ok(())
+}
