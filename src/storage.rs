@@ -87,7 +87,7 @@ pub fn try_output_vec<T: Element>(op: &str, n: usize) -> Result<Vec<T>> {
 fn advise_huge_pages(p: *mut u8, bytes: usize) {
     const HUGE: usize = 2 << 20;
     const PAGE: usize = 4096;
-    if bytes < 2 * HUGE {
+    if bytes < 2 * HUGE || !huge_pages_enabled() {
         return;
     }
     // madvise wants page-aligned bounds; advise only whole pages inside the buffer
@@ -101,6 +101,13 @@ fn advise_huge_pages(p: *mut u8, bytes: usize) {
             libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
         }
     }
+}
+
+/// `FERRIC_HUGEPAGES=0` turns the advice off (read once).
+#[cfg(target_os = "linux")]
+fn huge_pages_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("FERRIC_HUGEPAGES").map_or(true, |v| v.trim() != "0"))
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -232,11 +232,14 @@ pub fn for_each_run_in<const K: usize>(
     end: usize,
     mut f: impl FnMut([usize; K], usize, usize),
 ) {
+    // a 0-d shape is one element: one run of length 1 with no outer dims
     let inner = *shape.last().unwrap_or(&1);
-    if inner == 0 || start >= end || shape.contains(&0) {
+    let total: usize = shape.iter().product();
+    let end = end.min(total);
+    if start >= end {
         return;
     }
-    let outer = shape.len() - 1;
+    let outer = shape.len().saturating_sub(1);
     let step: [isize; K] = std::array::from_fn(|k| *strides[k].last().unwrap_or(&0));
     // multi-index of `start` over the outer dims, and the offset of its run
     let mut idx: SmallVec<[usize; 6]> = SmallVec::from_elem(0, outer);
