@@ -617,6 +617,72 @@ mod tests {
     }
 
     #[test]
+    fn runs_in_a_range_handle_edge_shapes() {
+        // collects (offset, pos, len) of every piece
+        fn pieces(shape: &[usize], st: &[isize], start: usize, end: usize) -> Vec<[usize; 3]> {
+            let strides: [Strides; 1] = [SmallVec::from_slice(st)];
+            let mut v = Vec::new();
+            for_each_run_in(shape, &strides, [3], start, end, |[o], p, l| {
+                v.push([o, p, l])
+            });
+            v
+        }
+        // 0-d: one element at the base offset
+        assert_eq!(pieces(&[], &[], 0, 1), [[3, 0, 1]]);
+        assert!(pieces(&[], &[], 1, 1).is_empty());
+        // zero-size dims anywhere, empty and reversed ranges, ranges past the end
+        assert!(pieces(&[0, 4], &[4, 1], 0, 8).is_empty());
+        assert!(pieces(&[4, 0], &[0, 1], 0, 8).is_empty());
+        assert!(pieces(&[2, 3], &[3, 1], 4, 4).is_empty());
+        assert!(pieces(&[2, 3], &[3, 1], 5, 2).is_empty());
+        assert_eq!(pieces(&[2, 3], &[3, 1], 4, 100), [[7, 4, 2]]);
+        // stride 0 (expanded rows): every row starts at the same offset
+        assert_eq!(
+            pieces(&[3, 2], &[0, 1], 1, 6),
+            [[4, 1, 1], [3, 2, 2], [3, 4, 2]]
+        );
+        // 3-D with a range starting and ending inside runs, crossing two outer dims
+        let got = pieces(&[2, 2, 3], &[100, 10, 1], 2, 11);
+        assert_eq!(got, [[5, 2, 1], [13, 3, 3], [103, 6, 3], [113, 9, 2]]);
+    }
+
+    #[test]
+    fn par_chunks_cover_the_buffer_once_at_any_chunking() {
+        for n in [0usize, 1, 63, 64, 65, 1000] {
+            for chunk in [None, Some(1), Some(64), Some(999), Some(1000), Some(5000)] {
+                FORCE_CHUNK.with(|c| c.set(chunk));
+                let mut v = vec![0usize; n];
+                let calls = std::sync::atomic::AtomicUsize::new(0);
+                par_chunks(&mut v, 1, |start, c| {
+                    calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if let Some(k) = chunk {
+                        // every chunk but the last is exactly `k` long and starts at k*i
+                        assert!(start % k == 0 && (c.len() == k || start + c.len() == n));
+                    }
+                    for (j, x) in c.iter_mut().enumerate() {
+                        *x += start + j + 1;
+                    }
+                });
+                FORCE_CHUNK.with(|c| c.set(None));
+                assert!(
+                    v.iter().enumerate().all(|(i, &x)| x == i + 1),
+                    "n {n} {chunk:?}"
+                );
+                let want = match chunk {
+                    Some(k) => n.div_ceil(k),
+                    None => 1,
+                };
+                // an empty buffer is still one (empty) call without forced chunking
+                let got = calls.into_inner();
+                assert!(
+                    got == want || (n == 0 && got <= 1),
+                    "n {n} {chunk:?}: {got} calls"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn any_chunking_gives_bitwise_identical_results() {
         let n = 300_007;
         let a: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin()).collect();
