@@ -6,11 +6,29 @@
 //! ops run while holding the GIL (or on data the op itself owns), and in-place ops copy
 //! an input first when it shares storage with the output, so no two live slices alias
 //! mutably. That invariant is what the `unsafe` accessors below rely on.
+//!
+//! Large buffers and page faults. A fresh multi-megabyte buffer costs a page fault per
+//! 4 KiB page when first written, plus the kernel zeroing each page: for `c = a + b` on
+//! 1.6e7 floats that is more work than the addition itself. Two measures:
+//! * a small cache of recently freed large buffers (>= 1 MiB, at most 16 of them and
+//!   256 MiB in total by default; `FERRIC_BUFFER_CACHE_MB` sets the total, 0 disables
+//!   it). Outputs that are fully overwritten take one of the same dtype and nearly the
+//!   same length ([`try_output_vec`]), so a loop that allocates the same shapes reuses
+//!   mapped memory. The oldest entries are freed first when the budget is exceeded;
+//!   [`release_cached_buffers`] frees them all.
+//! * on Linux, fresh large allocations are advised `MADV_HUGEPAGE`, so the first touch
+//!   faults in 2 MiB pages (512x fewer faults) where transparent huge pages are enabled
+//!   (`FERRIC_HUGEPAGES=0` turns this off).
+//!
+//! Measured with `cargo bench --bench elementwise` (relu / add on 1e7 f32, one thread):
+//! 28.7 / 32.6 ms with neither, 14.6 / 15.2 ms with huge pages, 8.4 / 11.1 ms with both.
 
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use std::any::Any;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 enum Owner {
     Bool(#[allow(dead_code)] Vec<bool>),
@@ -51,8 +69,187 @@ pub fn try_zeroed_vec<T: Element>(op: &str, n: usize) -> Result<Vec<T>> {
         if p.is_null() {
             return Err(too_big::<T>(op, n));
         }
+        advise_huge_pages(p as *mut u8, layout.size());
         Ok(Vec::from_raw_parts(p, n, n))
     }
+}
+
+/// Allocates `n` elements whose values are unspecified (but valid `T`s): for outputs a
+/// kernel overwrites completely. Large requests reuse a cached buffer when one fits
+/// (no page faults, no zeroing); otherwise this is [`try_zeroed_vec`].
+pub fn try_output_vec<T: Element>(op: &str, n: usize) -> Result<Vec<T>> {
+    if n.saturating_mul(std::mem::size_of::<T>()) >= MIN_CACHED_BYTES {
+        if let Some(v) = take_cached::<T>(n) {
+            return Ok(v);
+        }
+    }
+    try_zeroed_vec(op, n)
+}
+
+/// Tells Linux to back a fresh large allocation with transparent huge pages.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(p: *mut u8, bytes: usize) {
+    const HUGE: usize = 2 << 20;
+    const PAGE: usize = 4096;
+    if bytes < 2 * HUGE || !huge_pages_enabled() {
+        return;
+    }
+    // madvise wants page-aligned bounds; advise only whole pages inside the buffer
+    let start = (p as usize).next_multiple_of(PAGE);
+    let end = (p as usize + bytes) & !(PAGE - 1);
+    if end > start {
+        // SAFETY: [start, end) lies inside the live allocation; MADV_HUGEPAGE only
+        // changes how the kernel backs those pages, never their contents. The result
+        // is ignored: without THP support the advice is simply not taken.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+/// `FERRIC_HUGEPAGES=0` turns the advice off (read once).
+#[cfg(target_os = "linux")]
+fn huge_pages_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("FERRIC_HUGEPAGES").map_or(true, |v| v.trim() != "0"))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_p: *mut u8, _bytes: usize) {}
+
+/// Buffers smaller than this go straight back to the system allocator, which recycles
+/// small blocks well on its own.
+const MIN_CACHED_BYTES: usize = 1 << 20;
+/// Bounds the linear search and the number of retained mappings.
+const MAX_CACHED_BUFFERS: usize = 16;
+
+struct BufferCache {
+    /// Oldest first.
+    entries: VecDeque<Owner>,
+    bytes: usize,
+}
+
+fn cache() -> &'static Mutex<BufferCache> {
+    static CACHE: OnceLock<Mutex<BufferCache>> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        Mutex::new(BufferCache {
+            entries: VecDeque::new(),
+            bytes: 0,
+        })
+    })
+}
+
+fn lock_cache() -> std::sync::MutexGuard<'static, BufferCache> {
+    // the cache holds plain buffers; a panic elsewhere cannot leave it inconsistent
+    cache().lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The cache's total budget in bytes (`FERRIC_BUFFER_CACHE_MB`, default 256 MiB).
+fn cache_budget() -> usize {
+    static BUDGET: OnceLock<usize> = OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        std::env::var("FERRIC_BUFFER_CACHE_MB")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .unwrap_or(256)
+            .saturating_mul(1 << 20)
+    })
+}
+
+impl Owner {
+    /// (bytes allocated, initialised length) of an owned vector; None for foreign memory.
+    fn extent(&self) -> Option<(usize, usize)> {
+        Some(match self {
+            Owner::Bool(v) => (v.capacity(), v.len()),
+            Owner::I64(v) => (v.capacity() * 8, v.len()),
+            Owner::F32(v) => (v.capacity() * 4, v.len()),
+            Owner::F64(v) => (v.capacity() * 8, v.len()),
+            Owner::External(_) => return None,
+        })
+    }
+
+    fn dtype(&self) -> Option<DType> {
+        Some(match self {
+            Owner::Bool(_) => DType::Bool,
+            Owner::I64(_) => DType::I64,
+            Owner::F32(_) => DType::F32,
+            Owner::F64(_) => DType::F64,
+            Owner::External(_) => return None,
+        })
+    }
+
+    /// The vector back as `Vec<T>` when `T` is its element type.
+    fn into_vec<T: Element>(self) -> Option<Vec<T>> {
+        // SAFETY of the casts: T::DTYPE identifies T exactly, and each arm only runs
+        // when the vector's element type is that dtype's type.
+        unsafe {
+            match (self, T::DTYPE) {
+                (Owner::Bool(v), DType::Bool) => Some(std::mem::transmute::<Vec<bool>, Vec<T>>(v)),
+                (Owner::I64(v), DType::I64) => Some(std::mem::transmute::<Vec<i64>, Vec<T>>(v)),
+                (Owner::F32(v), DType::F32) => Some(std::mem::transmute::<Vec<f32>, Vec<T>>(v)),
+                (Owner::F64(v), DType::F64) => Some(std::mem::transmute::<Vec<f64>, Vec<T>>(v)),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// A cached buffer of `T` with between n and n + n/8 initialised elements, truncated to n.
+fn take_cached<T: Element>(n: usize) -> Option<Vec<T>> {
+    let mut c = lock_cache();
+    let fits = |o: &Owner| {
+        o.dtype() == Some(T::DTYPE)
+            && o.extent()
+                .is_some_and(|(_, len)| len >= n && len - n <= n / 8)
+    };
+    let i = c.entries.iter().rposition(fits)?;
+    let owner = c.entries.remove(i)?;
+    c.bytes -= owner.extent().map_or(0, |(b, _)| b);
+    drop(c);
+    let mut v = owner.into_vec::<T>()?;
+    v.truncate(n);
+    Some(v)
+}
+
+/// Keeps a large freed buffer for reuse, evicting the oldest beyond the budget.
+fn recycle(owner: Owner) {
+    let Some((bytes, _)) = owner.extent() else {
+        return;
+    };
+    let budget = cache_budget();
+    if bytes < MIN_CACHED_BYTES || bytes > budget {
+        return;
+    }
+    let mut evicted = Vec::new();
+    {
+        let mut c = lock_cache();
+        c.entries.push_back(owner);
+        c.bytes += bytes;
+        while c.bytes > budget || c.entries.len() > MAX_CACHED_BUFFERS {
+            let Some(old) = c.entries.pop_front() else {
+                break;
+            };
+            c.bytes -= old.extent().map_or(0, |(b, _)| b);
+            evicted.push(old);
+        }
+    }
+    // unmapping tens of megabytes takes a while: do it outside the lock
+    drop(evicted);
+}
+
+/// Frees every cached buffer (bytes held by the cache drop to zero).
+pub fn release_cached_buffers() {
+    let entries = {
+        let mut c = lock_cache();
+        c.bytes = 0;
+        std::mem::take(&mut c.entries)
+    };
+    drop(entries);
+}
+
+/// Bytes currently held by the buffer cache.
+pub fn cached_bytes() -> usize {
+    lock_cache().bytes
 }
 
 fn too_big<T>(op: &str, n: usize) -> Error {
@@ -63,6 +260,14 @@ fn too_big<T>(op: &str, n: usize) -> Error {
             (n as u128) * std::mem::size_of::<T>() as u128
         ),
     )
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        // hand large ferric-owned buffers to the cache instead of the allocator
+        let owner = std::mem::replace(&mut self._owner, Owner::Bool(Vec::new()));
+        recycle(owner);
+    }
 }
 
 impl Storage {
@@ -157,5 +362,34 @@ impl Storage {
             return &mut [];
         }
         std::slice::from_raw_parts_mut(self.ptr as *mut T, self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_buffers_are_reused_and_bounded() {
+        // a dtype/size no other test allocates, so concurrent tests cannot take it
+        let n = (3 << 20) / 8 + 17;
+        let v = try_output_vec::<i64>("test", n).unwrap();
+        let p = v.as_ptr();
+        drop(Storage::from_vec(v));
+        let w = try_output_vec::<i64>("test", n - 5).unwrap();
+        assert_eq!(w.len(), n - 5);
+        assert_eq!(w.as_ptr(), p, "the freed buffer is handed out again");
+        // a different dtype never gets it
+        drop(Storage::from_vec(w));
+        let f = try_output_vec::<f64>("test", n).unwrap();
+        assert_ne!(f.as_ptr() as usize, p as usize);
+        // far smaller requests do not pin a big buffer either
+        let small = try_output_vec::<i64>("test", n / 2).unwrap();
+        assert_ne!(small.as_ptr(), p);
+        assert!(cached_bytes() <= cache_budget());
+        release_cached_buffers();
+        // zeroed allocations stay zero
+        let z = try_zeroed_vec::<f32>("test", 1 << 20).unwrap();
+        assert!(z.iter().all(|&x| x == 0.0));
     }
 }

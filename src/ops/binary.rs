@@ -1,10 +1,15 @@
 //! Elementwise binary ops with broadcasting and PyTorch's type promotion.
+//!
+//! All layouts go through the strided map (`kernels::strided::map2_par` and
+//! `zip_inplace_par`); float add/sub/mul/div hand each contiguous or broadcast run to
+//! the vector kernels (`kernels::simd`), and large outputs are split across threads.
 
 use crate::dtype::{DType, Element, ResultType, Scalar};
 use crate::error::{fmt_shape, Error, Result};
-use crate::kernels::strided;
+use crate::kernels::simd::{self, Arg};
+use crate::kernels::strided::{self, Zip2, ZipFn, ZipInPlace};
 use crate::shape::broadcast_shapes;
-use crate::storage::try_zeroed_vec;
+use crate::storage::try_output_vec;
 use crate::tensor::Tensor;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,14 +232,14 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
         let sa = (&la.strides[..], la.offset);
         let sb = (&lb.strides[..], lb.offset);
         if op.is_comparison() || op.is_logical() {
-            let mut dst = try_zeroed_vec::<bool>(op.name(), n)?;
-            let f = <T as Kernel>::predicate(op);
-            strided::map2(xa, sa, xb, sb, &shape, &mut dst, f);
+            let mut dst = try_output_vec::<bool>(op.name(), n)?;
+            let k = ZipFn(<T as Kernel>::predicate(op));
+            strided::map2_par(xa, sa, xb, sb, &shape, &mut dst, 1, &k);
             Tensor::from_vec(dst, &shape)?
         } else {
-            let mut dst = try_zeroed_vec::<T>(op.name(), n)?;
-            let f = <T as Kernel>::arith(op);
-            strided::map2(xa, sa, xb, sb, &shape, &mut dst, f);
+            let mut dst = try_output_vec::<T>(op.name(), n)?;
+            let k = Arith::<T>::new(op);
+            strided::map2_par(xa, sa, xb, sb, &shape, &mut dst, k.cost(), &k);
             Tensor::from_vec(dst, &shape)?
         }
     });
@@ -290,13 +295,15 @@ pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
             // SAFETY: `tb` has dtype T and its own storage; `a` has dtype T.
             let d = unsafe { a.data_mut::<T>() };
             let s = unsafe { tb.data::<T>() };
-            strided::zip_inplace(
+            let k = Arith::<T>::new(op);
+            strided::zip_inplace_par(
                 d,
                 (a.strides(), a.layout.offset),
                 s,
                 (&lb.strides, lb.offset),
                 &shape,
-                <T as Kernel>::arith(op),
+                k.cost(),
+                &k,
             );
         });
         a.storage.bump_version();
@@ -334,9 +341,90 @@ fn check_operands(op: BinaryOp, bo: &Operand, b: &Tensor, compute: DType) -> Res
     Ok(())
 }
 
+/// An arithmetic op on runs: the vector kernel where the dtype has one, else `f`.
+struct Arith<T> {
+    op: BinaryOp,
+    f: fn(T, T) -> T,
+}
+
+impl<T: Kernel> Arith<T> {
+    fn new(op: BinaryOp) -> Arith<T> {
+        Arith {
+            op,
+            f: T::arith(op),
+        }
+    }
+    /// Rough cost per element relative to an add (parallel-split threshold).
+    fn cost(&self) -> usize {
+        match self.op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => 1,
+            BinaryOp::Maximum | BinaryOp::Minimum => 1,
+            _ => 8,
+        }
+    }
+}
+
+impl<T: Kernel> Zip2<T, T, T> for Arith<T> {
+    #[inline]
+    fn one(&self, a: T, b: T) -> T {
+        (self.f)(a, b)
+    }
+    fn vv(&self, a: &[T], b: &[T], out: &mut [T]) {
+        if !T::vector(self.op, Arg::Slice(a), Arg::Slice(b), out) {
+            Zip2::vv(&ZipFn(self.f), a, b, out);
+        }
+    }
+    fn vs(&self, a: &[T], b: T, out: &mut [T]) {
+        if !T::vector(self.op, Arg::Slice(a), Arg::Scalar(b), out) {
+            Zip2::vs(&ZipFn(self.f), a, b, out);
+        }
+    }
+    fn sv(&self, a: T, b: &[T], out: &mut [T]) {
+        if !T::vector(self.op, Arg::Scalar(a), Arg::Slice(b), out) {
+            Zip2::sv(&ZipFn(self.f), a, b, out);
+        }
+    }
+}
+
+impl<T: Kernel> ZipInPlace<T, T> for Arith<T> {
+    #[inline]
+    fn one(&self, d: T, b: T) -> T {
+        (self.f)(d, b)
+    }
+    fn vv(&self, d: &mut [T], b: &[T]) {
+        if !T::vector_inplace(self.op, d, Arg::Slice(b)) {
+            ZipInPlace::vv(&ZipFn(self.f), d, b);
+        }
+    }
+    fn vs(&self, d: &mut [T], b: T) {
+        if !T::vector_inplace(self.op, d, Arg::Scalar(b)) {
+            ZipInPlace::vs(&ZipFn(self.f), d, b);
+        }
+    }
+}
+
+/// The vector kernel of a float op, if it has one.
+fn vector_op(op: BinaryOp) -> Option<simd::Binary> {
+    Some(match op {
+        BinaryOp::Add => simd::Binary::Add,
+        BinaryOp::Sub => simd::Binary::Sub,
+        BinaryOp::Mul => simd::Binary::Mul,
+        BinaryOp::Div => simd::Binary::Div,
+        _ => return None,
+    })
+}
+
 /// Per-dtype elementwise semantics (PyTorch's, which follow Python for `//` and `%`).
 pub trait Kernel: Element {
     fn arith(op: BinaryOp) -> fn(Self, Self) -> Self;
+    /// `out = a op b` with a vector kernel; false (nothing written) when there is none.
+    fn vector(_op: BinaryOp, _a: Arg<Self>, _b: Arg<Self>, _out: &mut [Self]) -> bool {
+        false
+    }
+    /// `d = d op b` with a vector kernel; false (nothing written) when there is none.
+    fn vector_inplace(_op: BinaryOp, _d: &mut [Self], _b: Arg<Self>) -> bool {
+        false
+    }
     fn predicate(op: BinaryOp) -> fn(Self, Self) -> bool {
         use BinaryOp::*;
         match op {
@@ -356,6 +444,12 @@ pub trait Kernel: Element {
 macro_rules! float_kernel {
     ($t:ty) => {
         impl Kernel for $t {
+            fn vector(op: BinaryOp, a: Arg<$t>, b: Arg<$t>, out: &mut [$t]) -> bool {
+                vector_op(op).is_some_and(|v| simd::binary(v, a, b, out))
+            }
+            fn vector_inplace(op: BinaryOp, d: &mut [$t], b: Arg<$t>) -> bool {
+                vector_op(op).is_some_and(|v| simd::binary_inplace(v, d, b))
+            }
             fn arith(op: BinaryOp) -> fn($t, $t) -> $t {
                 use BinaryOp::*;
                 match op {

@@ -1,10 +1,14 @@
 //! Elementwise unary ops. Each op is one row of `UnaryOp` plus its scalar function; the
-//! generic strided map does the rest.
+//! generic strided map does the rest. Float ops with a vector kernel (`kernels::simd`:
+//! exp, log, tanh, sigmoid, silu, erf, gelu, relu, neg, abs, sqrt, ...) run it on every
+//! contiguous run, whatever the input's layout, so a value's result never depends on
+//! the layout it was read from; large tensors are split across ferric's threads.
 
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
-use crate::kernels::strided;
-use crate::storage::try_zeroed_vec;
+use crate::kernels::simd::{self, SimdFloat};
+use crate::kernels::strided::{self, Map1, MapFn};
+use crate::storage::{try_output_vec, try_zeroed_vec};
 use crate::tensor::Tensor;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,10 +111,78 @@ impl UnaryOp {
     }
 }
 
-/// Floating-point math shared by f32 and f64 (computed in the type itself, except erf
-/// which goes through libm's f64/f32 versions).
-pub trait Float: Element + std::ops::Neg<Output = Self> {
+/// Floating-point math shared by f32 and f64: the scalar function of each op (used for
+/// ops without a vector kernel, and for parameterised variants).
+pub trait Float: Element + SimdFloat + std::ops::Neg<Output = Self> {
     fn f(op: UnaryOp) -> fn(Self) -> Self;
+}
+
+/// The vector kernel of `op`, if it has one (float64 lacks some; see `kernels::simd`).
+fn vector_op(op: UnaryOp) -> Option<simd::Unary> {
+    use simd::Unary as V;
+    Some(match op {
+        UnaryOp::Neg => V::Neg,
+        UnaryOp::Abs => V::Abs,
+        UnaryOp::Sqrt => V::Sqrt,
+        UnaryOp::Rsqrt => V::Rsqrt,
+        UnaryOp::Square => V::Square,
+        UnaryOp::Reciprocal => V::Reciprocal,
+        UnaryOp::Relu => V::Relu,
+        UnaryOp::Exp => V::Exp,
+        UnaryOp::Log => V::Log,
+        UnaryOp::Tanh => V::Tanh,
+        UnaryOp::Sigmoid => V::Sigmoid,
+        UnaryOp::Silu => V::Silu,
+        UnaryOp::Erf => V::Erf,
+        UnaryOp::Gelu => V::Gelu,
+        UnaryOp::GeluTanh => V::GeluTanh,
+        _ => return None,
+    })
+}
+
+/// Rough cost per element relative to an add, for the parallel-split threshold.
+fn cost(op: UnaryOp) -> usize {
+    use UnaryOp::*;
+    match op {
+        Neg | Abs | Relu | Square | Sign | Floor | Ceil | Round | Trunc | Frac => 1,
+        Sqrt | Rsqrt | Reciprocal => 2,
+        Exp | Log | Tanh | Sigmoid | Silu => 4,
+        Erf | Gelu | GeluTanh => 8,
+        _ => 16,
+    }
+}
+
+/// A unary float op on contiguous runs: the vector kernel when the type has one, else
+/// the scalar function.
+struct FloatRun<T> {
+    vector: Option<simd::Unary>,
+    scalar: fn(T) -> T,
+}
+
+impl<T: Float> Map1<T, T> for FloatRun<T> {
+    #[inline]
+    fn run(&self, src: &[T], dst: &mut [T]) {
+        if let Some(v) = self.vector {
+            if simd::unary(v, src, dst) {
+                return;
+            }
+        }
+        MapFn(self.scalar).run(src, dst);
+    }
+}
+
+/// `op(x)` for a float tensor of element type `T`, into a new contiguous tensor.
+fn float_unary<T: Float>(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    let mut out = try_output_vec::<T>(op.name(), x.numel())?;
+    // SAFETY: callers pass T = x.dtype(); `out` is a separate buffer.
+    let src = unsafe { x.data::<T>() };
+    let k = FloatRun {
+        vector: vector_op(op),
+        scalar: T::f(op),
+    };
+    let ls = (x.strides(), x.layout.offset);
+    strided::map1(src, ls, x.shape(), &mut out, cost(op), &k);
+    Tensor::from_vec(out, x.shape())
 }
 
 macro_rules! float_unary {
@@ -158,19 +230,14 @@ macro_rules! float_unary {
                     Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
                     // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable both ways
                     LogSigmoid => |x| x.min(0.0) - (-x.abs()).exp().ln_1p(),
-                    Relu => |x| {
-                        if x > 0.0 {
-                            x
-                        } else if x.is_nan() {
-                            x
-                        } else {
-                            0.0
-                        }
-                    },
-                    Gelu => |x| 0.5 * x * (1.0 + $erf(x * std::f64::consts::FRAC_1_SQRT_2 as $t)),
+                    // PyTorch's relu keeps NaN and -0
+                    Relu => |x| if x < 0.0 { 0.0 } else { x },
+                    // x Phi(x) through erfc: no cancellation for negative x
+                    Gelu => |x| 0.5 * x * $erfc(-x * std::f64::consts::FRAC_1_SQRT_2 as $t),
+                    // 0.5 x (1 + tanh(y)) = x sigmoid(2y), again without cancellation
                     GeluTanh => |x| {
                         let k = (2.0 / std::f64::consts::PI).sqrt() as $t;
-                        0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+                        x / (1.0 + (-2.0 * k * (x + 0.044715 * x * x * x)).exp())
                     },
                     Silu => |x| x / (1.0 + (-x).exp()),
                     Mish => |x| x * softplus_(x, 1.0, 20.0).tanh(),
@@ -296,12 +363,7 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         _ => {}
     }
     if dt.is_float() {
-        return crate::with_float_dtype!(
-            dt,
-            T,
-            map::<T, T>(op.name(), x, <T as Float>::f(op)),
-            unreachable!()
-        );
+        return crate::with_float_dtype!(dt, T, float_unary::<T>(op, x), unreachable!());
     }
     // integer and bool inputs
     match (op, dt) {
@@ -337,10 +399,7 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
                 i.wrapping_mul(i)
             })
         ),
-        _ => {
-            let xf = x.to_dtype(DType::F32)?;
-            map::<f32, f32>(op.name(), &xf, <f32 as Float>::f(op))
-        }
+        _ => float_unary::<f32>(op, &x.to_dtype(DType::F32)?),
     }
 }
 

@@ -19,6 +19,7 @@ mod optim;
 mod pickling;
 mod random;
 mod reduce;
+mod simd;
 pub mod tensor;
 mod threads;
 mod views;
@@ -42,5 +43,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     optim::register(m)?;
     dlpack::register(m)?;
     info::register(m)?;
+    simd::register(m)?;
     Ok(())
 }

@@ -6,14 +6,9 @@
 //! result never depends on where it sits in the slice: the same input gives the same
 //! output bits whatever the chunking (the thread-count independence relies on this).
 
-// The closures handed to `map1`/`map2` are not redundant: they carry `#[inline(always)]`.
-// A function item passed directly is called through its `Fn` shim, which is compiled
-// outside the `#[target_feature]` entry point and so runs every intrinsic as a call.
-#![allow(clippy::redundant_closure)]
-
 use super::math32;
 use super::math64;
-use super::vector::{Simd, Vf};
+use super::vector::{Simd, Vf, Vu};
 use super::{Binary, Unary};
 
 /// The widest vector has 16 lanes (AVX-512 f32).
@@ -106,23 +101,94 @@ pub unsafe fn map2<V: Vf>(
     }
 }
 
-/// `dst[i] = f(src[i])` for `n` elements; `src` may equal `dst`.
+/// A per-vector function, called statically (`F::apply`) so its `#[inline(always)]` is
+/// honoured. A closure or a function item passed as `impl Fn` is called through a shim
+/// that is compiled outside the `#[target_feature]` entry point; LLVM declines to inline
+/// a body as large as `exp`, and every intrinsic in it then becomes an out-of-line call
+/// (the vector exp ran 3x slower than scalar libm that way).
+pub trait Lanes<V: Vf> {
+    fn apply(x: V) -> V;
+}
+
+/// Declares zero-sized `Lanes` implementors: `Name<V: bounds> |x| body`.
+macro_rules! lanes {
+    ($($name:ident <$v:ident: $b:path $(, $u:ty)?> |$x:ident| $body:expr;)*) => {$(
+        pub struct $name;
+        impl<$v: $b> Lanes<$v> for $name $(where $v::U: Vu<E = $u>)? {
+            #[inline(always)]
+            fn apply($x: $v) -> $v {
+                $body
+            }
+        }
+    )*};
+}
+
+lanes! {
+    Neg<V: Vf> |x| -x;
+    Abs<V: Vf> |x| x.abs();
+    Sqrt<V: Vf> |x| x.sqrt();
+    Rsqrt<V: Vf> |x| x.splat(1.0f32.into()) / x.sqrt();
+    Square<V: Vf> |x| x * x;
+    Reciprocal<V: Vf> |x| x.splat(1.0f32.into()) / x;
+    // PyTorch's relu: negatives become +0; NaN and -0 pass through
+    Relu<V: Vf> |x| {
+        let zero = x.splat(0.0f32.into());
+        V::select(x.lt(zero), zero, x)
+    };
+    Exp32<V: Vf32, u32> |x| math32::exp(x);
+    Log32<V: Vf32, u32> |x| math32::log(x);
+    Tanh32<V: Vf32, u32> |x| math32::tanh(x);
+    Sigmoid32<V: Vf32, u32> |x| math32::sigmoid(x);
+    Silu32<V: Vf32, u32> |x| math32::silu(x);
+    Exp64<V: Vf64, u64> |x| math64::exp(x);
+    Log64<V: Vf64, u64> |x| math64::log(x);
+    Sigmoid64<V: Vf64, u64> |x| math64::sigmoid(x);
+    Silu64<V: Vf64, u64> |x| math64::silu(x);
+    ErfFor32<V: Vf64, u64> |x| math64::erf_for_f32(x);
+    GeluFor32<V: Vf64, u64> |x| math64::gelu_for_f32(x);
+    GeluTanhFor32<V: Vf64, u64> |x| math64::gelu_tanh_for_f32(x);
+}
+
+/// `Vf` with float32 / float64 lanes (a path for the `lanes!` bounds).
+pub trait Vf32: Vf<E = f32> {}
+impl<V: Vf<E = f32>> Vf32 for V {}
+pub trait Vf64: Vf<E = f64> {}
+impl<V: Vf<E = f64>> Vf64 for V {}
+
+/// `dst[i] = F(src[i])` for `n` elements; `src` may equal `dst`.
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `n` elements.
 #[inline(always)]
-pub unsafe fn map1<V: Vf>(z: V, src: *const V::E, dst: *mut V::E, n: usize, f: impl Fn(V) -> V) {
-    // SAFETY: forwarded; the second operand is an ignored splat.
+pub unsafe fn map1<V: Vf, F: Lanes<V>>(z: V, src: *const V::E, dst: *mut V::E, n: usize) {
+    let l = V::LANES;
+    let mut i = 0;
+    // SAFETY (whole body): every access stays below n, as the caller guarantees; each
+    // group of vectors is loaded before it is stored, so src == dst is fine.
     unsafe {
-        map2(
-            z,
-            Ptr(src),
-            Splat(V::E::default()),
-            dst,
-            n,
-            #[inline(always)]
-            |x, _| f(x),
-        )
+        while i + 4 * l <= n {
+            let r0 = F::apply(z.load(src.add(i)));
+            let r1 = F::apply(z.load(src.add(i + l)));
+            let r2 = F::apply(z.load(src.add(i + 2 * l)));
+            let r3 = F::apply(z.load(src.add(i + 3 * l)));
+            r0.store(dst.add(i));
+            r1.store(dst.add(i + l));
+            r2.store(dst.add(i + 2 * l));
+            r3.store(dst.add(i + 3 * l));
+            i += 4 * l;
+        }
+        while i + l <= n {
+            F::apply(z.load(src.add(i))).store(dst.add(i));
+            i += l;
+        }
+        if i < n {
+            // the same vector code on a padded copy: the tail's results match the body's
+            let rest = n - i;
+            let mut b = [V::E::default(); MAX_LANES];
+            std::ptr::copy_nonoverlapping(src.add(i), b.as_mut_ptr(), rest);
+            F::apply(z.load(b.as_ptr())).store(b.as_mut_ptr());
+            std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(i), rest);
+        }
     }
 }
 
@@ -131,12 +197,11 @@ pub unsafe fn map1<V: Vf>(z: V, src: *const V::E, dst: *mut V::E, n: usize, f: i
 /// # Safety
 /// As for `map1`.
 #[inline(always)]
-unsafe fn map1_via_f64<V: Vf<E = f64>>(
+unsafe fn map1_via_f64<V: Vf<E = f64>, F: Lanes<V>>(
     z: V,
     src: *const f32,
     dst: *mut f32,
     n: usize,
-    f: impl Fn(V) -> V,
 ) {
     const BLOCK: usize = 256;
     let mut buf = [0.0f64; BLOCK];
@@ -148,14 +213,7 @@ unsafe fn map1_via_f64<V: Vf<E = f64>>(
             for (j, b) in buf[..m].iter_mut().enumerate() {
                 *b = *src.add(i + j) as f64;
             }
-            map1(
-                z,
-                buf.as_ptr(),
-                buf.as_mut_ptr(),
-                m,
-                #[inline(always)]
-                |x| f(x),
-            );
+            map1::<V, F>(z, buf.as_ptr(), buf.as_mut_ptr(), m);
             for (j, b) in buf[..m].iter().enumerate() {
                 *dst.add(i + j) = *b as f32;
             }
@@ -170,68 +228,16 @@ unsafe fn map1_via_f64<V: Vf<E = f64>>(
 /// As for `map1`.
 #[inline(always)]
 unsafe fn unary_common<V: Vf>(z: V, op: Unary, src: *const V::E, dst: *mut V::E, n: usize) -> bool {
-    let one = z.splat(1.0f32.into());
-    let zero = z.splat(0.0f32.into());
     // SAFETY (all arms): forwarded from the caller.
     unsafe {
         match op {
-            Unary::Neg => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x: V| -x,
-            ),
-            Unary::Abs => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x: V| x.abs(),
-            ),
-            Unary::Sqrt => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x: V| x.sqrt(),
-            ),
-            Unary::Rsqrt => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x: V| one / x.sqrt(),
-            ),
-            Unary::Square => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x: V| x * x,
-            ),
-            Unary::Reciprocal => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x: V| one / x,
-            ),
-            // PyTorch's relu: negatives become +0; NaN and -0 pass through
-            Unary::Relu => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x: V| V::select(x.lt(zero), zero, x),
-            ),
+            Unary::Neg => map1::<V, Neg>(z, src, dst, n),
+            Unary::Abs => map1::<V, Abs>(z, src, dst, n),
+            Unary::Sqrt => map1::<V, Sqrt>(z, src, dst, n),
+            Unary::Rsqrt => map1::<V, Rsqrt>(z, src, dst, n),
+            Unary::Square => map1::<V, Square>(z, src, dst, n),
+            Unary::Reciprocal => map1::<V, Reciprocal>(z, src, dst, n),
+            Unary::Relu => map1::<V, Relu>(z, src, dst, n),
             _ => return false,
         }
     }
@@ -255,70 +261,14 @@ pub unsafe fn unary_f32<S: Simd>(
     // SAFETY (all arms): forwarded from the caller.
     unsafe {
         match op {
-            Unary::Exp => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math32::exp(x),
-            ),
-            Unary::Log => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math32::log(x),
-            ),
-            Unary::Tanh => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math32::tanh(x),
-            ),
-            Unary::Sigmoid => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math32::sigmoid(x),
-            ),
-            Unary::Silu => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math32::silu(x),
-            ),
-            Unary::Erf => map1_via_f64(
-                z64,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math64::erf_for_f32(x),
-            ),
-            Unary::Gelu => map1_via_f64(
-                z64,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math64::gelu_for_f32(x),
-            ),
-            Unary::GeluTanh => map1_via_f64(
-                z64,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math64::gelu_tanh_for_f32(x),
-            ),
+            Unary::Exp => map1::<_, Exp32>(z, src, dst, n),
+            Unary::Log => map1::<_, Log32>(z, src, dst, n),
+            Unary::Tanh => map1::<_, Tanh32>(z, src, dst, n),
+            Unary::Sigmoid => map1::<_, Sigmoid32>(z, src, dst, n),
+            Unary::Silu => map1::<_, Silu32>(z, src, dst, n),
+            Unary::Erf => map1_via_f64::<_, ErfFor32>(z64, src, dst, n),
+            Unary::Gelu => map1_via_f64::<_, GeluFor32>(z64, src, dst, n),
+            Unary::GeluTanh => map1_via_f64::<_, GeluTanhFor32>(z64, src, dst, n),
             _ => return unary_common(z, op, src, dst, n),
         }
     }
@@ -341,38 +291,10 @@ pub unsafe fn unary_f64<S: Simd>(
     // SAFETY (all arms): forwarded from the caller.
     unsafe {
         match op {
-            Unary::Exp => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math64::exp(x),
-            ),
-            Unary::Log => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math64::log(x),
-            ),
-            Unary::Sigmoid => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math64::sigmoid(x),
-            ),
-            Unary::Silu => map1(
-                z,
-                src,
-                dst,
-                n,
-                #[inline(always)]
-                |x| math64::silu(x),
-            ),
+            Unary::Exp => map1::<_, Exp64>(z, src, dst, n),
+            Unary::Log => map1::<_, Log64>(z, src, dst, n),
+            Unary::Sigmoid => map1::<_, Sigmoid64>(z, src, dst, n),
+            Unary::Silu => map1::<_, Silu64>(z, src, dst, n),
             _ => return unary_common(z, op, src, dst, n),
         }
     }
@@ -384,42 +306,10 @@ macro_rules! binary_body {
     ($z:expr, $op:expr, $a:expr, $b:expr, $dst:expr, $n:expr) => {{
         let (z, a, b, dst, n) = ($z, $a, $b, $dst, $n);
         match $op {
-            Binary::Add => map2(
-                z,
-                a,
-                b,
-                dst,
-                n,
-                #[inline(always)]
-                |x, y| x + y,
-            ),
-            Binary::Sub => map2(
-                z,
-                a,
-                b,
-                dst,
-                n,
-                #[inline(always)]
-                |x, y| x - y,
-            ),
-            Binary::Mul => map2(
-                z,
-                a,
-                b,
-                dst,
-                n,
-                #[inline(always)]
-                |x, y| x * y,
-            ),
-            Binary::Div => map2(
-                z,
-                a,
-                b,
-                dst,
-                n,
-                #[inline(always)]
-                |x, y| x / y,
-            ),
+            Binary::Add => map2(z, a, b, dst, n, |x, y| x + y),
+            Binary::Sub => map2(z, a, b, dst, n, |x, y| x - y),
+            Binary::Mul => map2(z, a, b, dst, n, |x, y| x * y),
+            Binary::Div => map2(z, a, b, dst, n, |x, y| x / y),
         }
     }};
 }

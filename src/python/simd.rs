@@ -1,0 +1,39 @@
+//! Introspection of the elementwise kernels: the SIMD level chosen at run time and the
+//! large-buffer cache (`ferric.show_config()` and tests use these).
+
+use pyo3::prelude::*;
+
+/// The instruction-set level the vector kernels run at, e.g. `"avx2+fma"`.
+#[pyfunction]
+fn _simd_level() -> &'static str {
+    crate::kernels::simd::level()
+}
+
+/// Every level this CPU supports, lowest first.
+#[pyfunction]
+fn _simd_levels() -> Vec<&'static str> {
+    crate::kernels::simd::supported()
+        .iter()
+        .map(|l| l.name())
+        .collect()
+}
+
+/// Bytes held by the cache of freed large buffers.
+#[pyfunction]
+fn _cached_buffer_bytes() -> usize {
+    crate::storage::cached_bytes()
+}
+
+/// Frees the cache of freed large buffers.
+#[pyfunction]
+fn _release_buffer_cache() {
+    crate::storage::release_cached_buffers()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_simd_level, m)?)?;
+    m.add_function(wrap_pyfunction!(_simd_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(_cached_buffer_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(_release_buffer_cache, m)?)?;
+    Ok(())
+}
