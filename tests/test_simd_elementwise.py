@@ -193,10 +193,10 @@ def _bits(t):
 
 @pytest.mark.parametrize("dt,np_dt", DTYPES, ids=["float32", "float64"])
 def test_bitwise_identical_across_threads_and_layouts(dt, np_dt, restore_threads):
-    # 1024 x 1031 > 1e6 elements: large enough to split across threads
-    base = _values((1024, 1031), "any", np_dt, seed=5)
+    # 1100 x 1031 > 1.1e6 elements: large enough to split across threads even for add
+    base = _values((1100, 1031), "any", np_dt, seed=5)
     pos = np.abs(base) + np_dt(0.5)
-    other = _values((1024, 1031), "any", np_dt, seed=6)
+    other = _values((1100, 1031), "any", np_dt, seed=6)
     cont, ocont = ferric.from_numpy(base.copy()), ferric.from_numpy(other.copy())
     trans = ferric.from_numpy(base.T.copy()).t()
     stepped = ferric.from_numpy(np.repeat(base, 2, axis=1))[:, ::2]
