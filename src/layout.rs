@@ -351,6 +351,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn dense_layouts_are_permutations_of_contiguous_ones() {
+        let c = Layout::contiguous(&[3, 4, 5]);
+        assert!(c.is_dense());
+        assert!(c.permute(&[2, 0, 1]).is_dense());
+        assert!(c.transpose(0, 2).is_dense());
+        // gaps (a step slice), repeats (an expanded dim) and narrowed rows are not dense
+        assert!(!c.slice(2, 0, 5, 2).unwrap().is_dense());
+        assert!(!Layout::contiguous(&[1, 4])
+            .expand(&[3, 4])
+            .unwrap()
+            .is_dense());
+        assert!(!c.narrow(2, 0, 3).is_dense());
+        // size-1 dims are ignored; empty tensors are trivially dense
+        assert!(Layout::contiguous(&[4, 1]).transpose(0, 1).is_dense());
+        assert!(Layout::contiguous(&[0, 3]).transpose(0, 1).is_dense());
+    }
+
+    #[test]
     fn contiguity() {
         let l = Layout::contiguous(&[2, 3, 4]);
         assert!(l.is_contiguous());

@@ -619,3 +619,26 @@ def test_inplace_on_view_of_leaf_raises():
     w = ferric.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="view of a leaf Variable that requires grad"):
         w[0].mul_(2)
+
+
+@pytest.mark.parametrize("dtype", [ferric.float32, ferric.float64])
+def test_weight_used_every_step_accumulates_in_its_own_layout(dtype):
+    # x @ w.t() at every step gives w gradients laid out like w.t(): the engine sums them
+    # in place (dense + dense, same strides); the result must equal the NumPy sum
+    rng = np.random.default_rng(3)
+    w_np = rng.standard_normal((5, 3))
+    xs = [rng.standard_normal((2, 3)) for _ in range(4)]
+    w = ferric.tensor(w_np, dtype=dtype, requires_grad=True)
+    h = None
+    for x in xs:
+        y = ferric.tensor(x, dtype=dtype).matmul(w.t())
+        h = y if h is None else h + y * 1.5
+    h.sum().backward()
+    want = xs[0].sum(0) + 1.5 * sum(x.sum(0) for x in xs[1:])
+    got = w.grad.numpy()
+    assert got.shape == (5, 3)
+    np.testing.assert_allclose(got, np.broadcast_to(want, (5, 3)), rtol=1e-5)
+    # a second backward adds into the existing .grad
+    g_before = got.copy()
+    (ferric.tensor(xs[0], dtype=dtype).matmul(w.t())).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), g_before + xs[0].sum(0), rtol=1e-5)
