@@ -484,3 +484,21 @@ def test_errors(call, exc, msg):
     with pytest.raises(exc) as info:
         call()
     assert msg in str(info.value)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_into_a_reused_large_buffer(dim, log):
+    # outputs >= 1 MiB may take a recycled buffer holding old values: every element
+    # must still be written, on the contiguous and the strided paths
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((600, 700)).astype(np.float32)
+    for _ in range(2):
+        junk = ferric.full((600, 700), 7.0) * 3.0  # leaves a freed buffer in the cache
+        del junk
+        for x in (ferric.tensor(a), ferric.tensor(np.ascontiguousarray(a.T)).t()):
+            got = (x.log_softmax(dim) if log else x.softmax(dim)).numpy()
+            m = a - a.max(axis=dim, keepdims=True)
+            want = m - np.log(np.exp(m).sum(axis=dim, keepdims=True))
+            want = want if log else np.exp(want)
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)

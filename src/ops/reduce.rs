@@ -13,7 +13,7 @@ use crate::kernels::reduce::{
 };
 use crate::kernels::reduce::{scan, softmax as sm};
 use crate::shape::{normalize_dim, normalize_dims, Dims};
-use crate::storage::try_zeroed_vec;
+use crate::storage::{try_output_vec, try_zeroed_vec};
 use crate::tensor::Tensor;
 use smallvec::SmallVec;
 
@@ -803,7 +803,8 @@ pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<
         x.dtype(),
         T,
         {
-            let mut out = try_zeroed_vec::<T>(name, x.numel())?;
+            // the kernel writes every element: no need to zero (and fault in) fresh pages
+            let mut out = try_output_vec::<T>(name, x.numel())?;
             // SAFETY: T is x's dtype.
             let src = unsafe { x.data::<T>() };
             let l = &x.layout;
