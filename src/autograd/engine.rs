@@ -8,8 +8,37 @@
 use super::{binary, views, GradMode, Meta, Node, NodeKind, Var};
 use crate::error::{fmt_shape, Error, Result};
 use crate::tensor::Tensor;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
+
+/// The engine's maps are keyed by node addresses (and small slot numbers), looked up a few
+/// times per node of every backward pass: a multiply-rotate hash is enough for such keys
+/// and much cheaper than the default SipHash, which showed up in profiles of unrolled
+/// loops. Nothing here is keyed by user-controlled data.
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        // addresses are aligned, so the low bits of the product carry little: move the
+        // well-mixed high bits down, where the table takes its bucket index from
+        self.0.rotate_left(26)
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<AddrHasher>>;
 
 fn key(n: &Rc<Node>) -> usize {
     Rc::as_ptr(n) as usize
@@ -199,8 +228,8 @@ pub fn run(
     let _grad_mode = GradMode::set(create_graph);
 
     // 1. root edges
-    let mut buffers: HashMap<usize, Vec<Option<Var>>> = HashMap::new();
-    let mut nodes: HashMap<usize, Rc<Node>> = HashMap::new();
+    let mut buffers: HashMap<usize, Vec<Option<Var>>> = HashMap::default();
+    let mut nodes: HashMap<usize, Rc<Node>> = HashMap::default();
     let mut root_nodes = Vec::new();
     for (i, (out, grad)) in roots.iter().enumerate() {
         let edge = out.gradient_edge().ok_or_else(|| {
@@ -223,8 +252,8 @@ pub fn run(
     }
 
     // 2. dependency counts over everything reachable
-    let mut deps: HashMap<usize, usize> = HashMap::new();
-    let mut seen: HashMap<usize, ()> = HashMap::new();
+    let mut deps: HashMap<usize, usize> = HashMap::default();
+    let mut seen: HashMap<usize, ()> = HashMap::default();
     let mut stack: Vec<Rc<Node>> = root_nodes.clone();
     for n in &root_nodes {
         seen.insert(key(n), ());
@@ -241,7 +270,7 @@ pub fn run(
     }
 
     // 3. capture targets: (node, slot) -> result index
-    let mut targets: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut targets: HashMap<(usize, usize), usize> = HashMap::default();
     let mut accumulate_only: Option<HashMap<usize, ()>> = None;
     let n_results = match &mode {
         Mode::Capture(inputs) => {
@@ -258,7 +287,7 @@ pub fn run(
             inputs.len()
         }
         Mode::Accumulate(Some(inputs)) => {
-            let mut only = HashMap::new();
+            let mut only = HashMap::default();
             for (i, v) in inputs.iter().enumerate() {
                 let e = v.gradient_edge().ok_or_else(|| {
                     Error::runtime(

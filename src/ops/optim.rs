@@ -146,21 +146,37 @@ pub fn sgd_step(
     Ok(true)
 }
 
-fn sgd_kernel<T: Real>(p: &mut [T], g: &[T], mut b: Option<&mut [T]>, first: bool, h: &Sgd) {
+fn sgd_kernel<T: Real>(p: &mut [T], g: &[T], b: Option<&mut [T]>, first: bool, h: &Sgd) {
     let (wd, mom) = (T::of(h.weight_decay), T::of(h.momentum));
     let damp = T::of(1.0 - h.dampening);
     let neg_lr = T::of(-h.lr);
-    for i in 0..p.len() {
-        let mut d = if h.maximize { -g[i] } else { g[i] };
-        if h.weight_decay != 0.0 {
-            d = d + wd * p[i];
+    let (maximize, decay, nesterov) = (h.maximize, h.weight_decay != 0.0, h.nesterov);
+    // PyTorch's order of operations, element by element: d = ±g (+ wd p); b = b mom +
+    // (1 - dampening) d; d = d + mom b (nesterov) or b; p = p - lr d. Zipped slices (no
+    // bounds checks) and loop-invariant flags let the compiler vectorise each variant.
+    let dir = |pi: T, gi: T| {
+        let d = if maximize { -gi } else { gi };
+        if decay {
+            d + wd * pi
+        } else {
+            d
         }
-        if let Some(b) = b.as_deref_mut() {
-            let v = if first { d } else { b[i] * mom + damp * d };
-            b[i] = v;
-            d = if h.nesterov { d + mom * v } else { v };
+    };
+    match b {
+        None => {
+            for (pi, &gi) in p.iter_mut().zip(g) {
+                *pi = *pi + neg_lr * dir(*pi, gi);
+            }
         }
-        p[i] = p[i] + neg_lr * d;
+        Some(b) => {
+            for ((pi, &gi), bi) in p.iter_mut().zip(g).zip(b.iter_mut()) {
+                let d = dir(*pi, gi);
+                let v = if first { d } else { *bi * mom + damp * d };
+                *bi = v;
+                let d = if nesterov { d + mom * v } else { v };
+                *pi = *pi + neg_lr * d;
+            }
+        }
     }
 }
 
