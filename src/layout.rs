@@ -49,29 +49,9 @@ impl Layout {
     }
 
     /// True if the elements fill `numel` consecutive storage slots from `offset` in some
-    /// order of the dims (a contiguous tensor, or a permutation of one such as `w.t()`).
-    /// Two dense layouts with the same shape and strides put the same logical element at
-    /// the same position of their blocks, so elementwise work can run over the blocks.
+    /// order of the dims (see [`is_dense`]).
     pub fn is_dense(&self) -> bool {
-        let mut dims: SmallVec<[(isize, usize); 6]> = self
-            .strides
-            .iter()
-            .zip(self.shape.iter())
-            .filter(|&(_, &d)| d != 1)
-            .map(|(&s, &d)| (s, d))
-            .collect();
-        if dims.iter().any(|&(_, d)| d == 0) {
-            return true;
-        }
-        dims.sort_unstable();
-        let mut expected: isize = 1;
-        for (s, d) in dims {
-            if s != expected {
-                return false;
-            }
-            expected *= d as isize;
-        }
-        true
+        is_dense(&self.shape, &self.strides)
     }
 
     /// One past the largest storage index this layout touches (0 when empty).
@@ -306,6 +286,32 @@ impl Layout {
         }
         o as usize
     }
+}
+
+/// True if elements of this shape and strides fill `numel` consecutive slots in some order
+/// of the dims (a contiguous tensor, or a permutation of one such as `w.t()`): all strides
+/// positive, so the block starts at the offset. Two dense layouts with the same shape and
+/// strides put the same logical element at the same position of their blocks, so
+/// elementwise work can run over the blocks as flat arrays.
+pub fn is_dense(shape: &[usize], strides: &[isize]) -> bool {
+    let mut dims: SmallVec<[(isize, usize); 6]> = strides
+        .iter()
+        .zip(shape.iter())
+        .filter(|&(_, &d)| d != 1)
+        .map(|(&s, &d)| (s, d))
+        .collect();
+    if dims.iter().any(|&(_, d)| d == 0) {
+        return true;
+    }
+    dims.sort_unstable();
+    let mut expected: isize = 1;
+    for (s, d) in dims {
+        if s != expected {
+            return false;
+        }
+        expected *= d as isize;
+    }
+    true
 }
 
 /// Wraps an element index along a dim of size `size` (negative counts from the end).

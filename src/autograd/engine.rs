@@ -101,41 +101,11 @@ fn owned_dense(t: &Tensor) -> bool {
     std::sync::Arc::strong_count(&t.storage) == 1 && t.layout.is_dense()
 }
 
-/// `dst += src` for gradients of the same shape. Gradient sums are the hottest in-place
-/// op of a backward pass (a weight used at every step of an unrolled loop receives one
-/// gradient per step), so two dense float buffers go straight to the vector kernel;
-/// anything else takes the general in-place add.
+/// `dst += src` for gradients of the same shape (the in-place add runs the vector kernel
+/// over dense buffers, including two laid out alike such as a weight's `w.t()`-shaped
+/// per-step gradients).
 fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
-    use crate::kernels::simd::{self, Arg, Binary};
     use crate::ops::binary::{binary_, BinaryOp, Operand};
-    // the same dense layout (contiguous, or e.g. both laid out like `w.t()`): the blocks
-    // of storage line up element for element
-    let dense = dst.dtype() == src.dtype()
-        && dst.shape() == src.shape()
-        && dst.strides() == src.strides()
-        && dst.layout.is_dense()
-        && !src.shares_storage(dst);
-    if dense {
-        let (n, od, os) = (dst.numel(), dst.layout.offset, src.layout.offset);
-        let done = match dst.dtype() {
-            // SAFETY: both tensors have dtype T and the same dense layout, so their
-            // elements are the n slots from their offsets, in the same order; the storages differ, so `d` and `s` do not
-            // alias, and nothing else borrows the storage while the GIL is held.
-            crate::dtype::DType::F32 => unsafe {
-                let d = &mut dst.data_mut::<f32>()[od..od + n];
-                simd::binary_inplace(Binary::Add, d, Arg::Slice(&src.data::<f32>()[os..os + n]))
-            },
-            crate::dtype::DType::F64 => unsafe {
-                let d = &mut dst.data_mut::<f64>()[od..od + n];
-                simd::binary_inplace(Binary::Add, d, Arg::Slice(&src.data::<f64>()[os..os + n]))
-            },
-            _ => false,
-        };
-        if done {
-            dst.storage.bump_version();
-            return Ok(());
-        }
-    }
     binary_(BinaryOp::Add, dst, Operand::T(src))
 }
 

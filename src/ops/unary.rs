@@ -171,6 +171,20 @@ impl<T: Float> Map1<T, T> for FloatRun<T> {
     }
 }
 
+/// `buf[i] = op(buf[i])` with the kernel the standalone op runs (the vector one where the
+/// type has it, else the scalar function), for fused ops activating their own buffers.
+pub fn apply_in_place<T: Float>(op: UnaryOp, buf: &mut [T]) {
+    if let Some(v) = vector_op(op) {
+        if simd::unary_inplace(v, buf) {
+            return;
+        }
+    }
+    let f = T::f(op);
+    for x in buf.iter_mut() {
+        *x = f(*x);
+    }
+}
+
 /// `op(x)` for a float tensor of element type `T`, into a new contiguous tensor.
 fn float_unary<T: Float>(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let mut out = try_output_vec::<T>(op.name(), x.numel())?;

@@ -9,31 +9,11 @@ use crate::ops::conv::fold::{plan_fold, plan_unfold};
 use crate::ops::conv::pool::{self as pops, plan_adaptive, plan_avg_pool2d, plan_max_pool2d};
 use crate::ops::conv::{ConvArgs, Padding};
 use crate::python::convert::{index_int, type_name};
-use crate::python::tensor::{wrap, wrap_var, PyTensor};
+use crate::python::tensor::{opt_var, var_arg, wrap, wrap_var, Obj, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PySequence, PyString, PyTuple};
-
-type Obj<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
-
-/// A tensor argument, or PyTorch's TypeError naming the op and parameter.
-fn var_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
-    match obj.cast::<PyTensor>() {
-        Ok(t) => t.borrow().var(),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{op}(): argument '{name}' (position {pos}) must be Tensor, not {}",
-            type_name(obj)
-        ))),
-    }
-}
-
-fn opt_var(op: &str, name: &str, pos: usize, obj: Obj) -> PyResult<Option<Var>> {
-    match obj {
-        Some(o) if !o.is_none() => Ok(Some(var_arg(op, name, pos, o)?)),
-        _ => Ok(None),
-    }
-}
 
 /// An int-list argument: one int (repeated `n` times, like PyTorch's `_pair`) or a
 /// sequence of ints. Bools and floats are TypeErrors, as in PyTorch.

@@ -12,7 +12,7 @@ use crate::autograd::matmul as ag;
 use crate::autograd::Var;
 use crate::dtype::Scalar;
 use crate::python::convert::{scalar_arg, type_name};
-use crate::python::tensor::{wrap_var, PyTensor};
+use crate::python::tensor::{var_arg, wrap_var, PyTensor};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -23,16 +23,6 @@ fn as_var(obj: &Bound<'_, PyAny>) -> PyResult<Option<Var>> {
         Ok(t) => Ok(Some(t.borrow().var()?)),
         Err(_) => Ok(None),
     }
-}
-
-/// A tensor argument, or PyTorch's TypeError naming the op and parameter.
-fn tensor_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
-    as_var(obj)?.ok_or_else(|| {
-        PyTypeError::new_err(format!(
-            "{op}(): argument '{name}' (position {pos}) must be Tensor, not {}",
-            type_name(obj)
-        ))
-    })
 }
 
 fn scale_arg(op: &str, name: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
@@ -64,43 +54,43 @@ impl PyTensor {
     }
 
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = tensor_arg("matmul", "other", 1, other)?;
+        let o = var_arg("matmul", "other", 1, other)?;
         wrap_var(py, ag::matmul(&self.var()?, &o)?)
     }
 
     fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = tensor_arg("mm", "mat2", 1, mat2)?;
+        let o = var_arg("mm", "mat2", 1, mat2)?;
         wrap_var(py, ag::mm(&self.var()?, &o)?)
     }
 
     fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = tensor_arg("bmm", "mat2", 1, mat2)?;
+        let o = var_arg("bmm", "mat2", 1, mat2)?;
         wrap_var(py, ag::bmm(&self.var()?, &o)?)
     }
 
     fn mv(&self, py: Python<'_>, vec: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = tensor_arg("mv", "vec", 1, vec)?;
+        let o = var_arg("mv", "vec", 1, vec)?;
         wrap_var(py, ag::mv(&self.var()?, &o)?)
     }
 
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = tensor_arg("dot", "tensor", 1, tensor)?;
+        let o = var_arg("dot", "tensor", 1, tensor)?;
         wrap_var(py, ag::dot(&self.var()?, &o)?)
     }
 
     /// `vdot` conjugates its first argument; for real dtypes it is `dot`.
     fn vdot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = tensor_arg("vdot", "other", 1, other)?;
+        let o = var_arg("vdot", "other", 1, other)?;
         wrap_var(py, ag::vdot(&self.var()?, &o)?)
     }
 
     fn outer(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = tensor_arg("outer", "vec2", 1, vec2)?;
+        let o = var_arg("outer", "vec2", 1, vec2)?;
         wrap_var(py, ag::outer(&self.var()?, &o)?)
     }
 
     fn ger(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = tensor_arg("ger", "vec2", 1, vec2)?;
+        let o = var_arg("ger", "vec2", 1, vec2)?;
         wrap_var(py, ag::outer(&self.var()?, &o)?)
     }
 
@@ -113,8 +103,8 @@ impl PyTensor {
         beta: Option<&Bound<'_, PyAny>>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        let m1 = tensor_arg("addmm", "mat1", 1, mat1)?;
-        let m2 = tensor_arg("addmm", "mat2", 2, mat2)?;
+        let m1 = var_arg("addmm", "mat1", 1, mat1)?;
+        let m2 = var_arg("addmm", "mat2", 2, mat2)?;
         let (b, a) = (
             scale_arg("addmm", "beta", beta)?,
             scale_arg("addmm", "alpha", alpha)?,
@@ -131,8 +121,8 @@ impl PyTensor {
         beta: Option<&Bound<'_, PyAny>>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        let b1 = tensor_arg("baddbmm", "batch1", 1, batch1)?;
-        let b2 = tensor_arg("baddbmm", "batch2", 2, batch2)?;
+        let b1 = var_arg("baddbmm", "batch1", 1, batch1)?;
+        let b2 = var_arg("baddbmm", "batch2", 2, batch2)?;
         let (b, a) = (
             scale_arg("baddbmm", "beta", beta)?,
             scale_arg("baddbmm", "alpha", alpha)?,
@@ -235,8 +225,8 @@ macro_rules! binary_functions {
                 input: &Bound<'_, PyAny>,
                 other: &Bound<'_, PyAny>,
             ) -> PyResult<Py<PyTensor>> {
-                let a = tensor_arg($op, "input", 1, input)?;
-                let b = tensor_arg($op, $arg, 2, other)?;
+                let a = var_arg($op, "input", 1, input)?;
+                let b = var_arg($op, $arg, 2, other)?;
                 wrap_var(py, ag::$method(&a, &b)?)
             }
         )*
@@ -270,9 +260,9 @@ fn fn_addmm(
     beta: Option<&Bound<'_, PyAny>>,
     alpha: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let i = tensor_arg("addmm", "input", 1, input)?;
-    let m1 = tensor_arg("addmm", "mat1", 2, mat1)?;
-    let m2 = tensor_arg("addmm", "mat2", 3, mat2)?;
+    let i = var_arg("addmm", "input", 1, input)?;
+    let m1 = var_arg("addmm", "mat1", 2, mat1)?;
+    let m2 = var_arg("addmm", "mat2", 3, mat2)?;
     let (b, a) = (
         scale_arg("addmm", "beta", beta)?,
         scale_arg("addmm", "alpha", alpha)?,
@@ -290,9 +280,9 @@ fn fn_baddbmm(
     beta: Option<&Bound<'_, PyAny>>,
     alpha: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let i = tensor_arg("baddbmm", "input", 1, input)?;
-    let b1 = tensor_arg("baddbmm", "batch1", 2, batch1)?;
-    let b2 = tensor_arg("baddbmm", "batch2", 3, batch2)?;
+    let i = var_arg("baddbmm", "input", 1, input)?;
+    let b1 = var_arg("baddbmm", "batch1", 2, batch1)?;
+    let b2 = var_arg("baddbmm", "batch2", 3, batch2)?;
     let (b, a) = (
         scale_arg("baddbmm", "beta", beta)?,
         scale_arg("baddbmm", "alpha", alpha)?,
@@ -310,10 +300,10 @@ fn fn_linear(
     weight: &Bound<'_, PyAny>,
     bias: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let x = tensor_arg("linear", "input", 1, input)?;
-    let w = tensor_arg("linear", "weight", 2, weight)?;
+    let x = var_arg("linear", "input", 1, input)?;
+    let w = var_arg("linear", "weight", 2, weight)?;
     let b = match bias {
-        Some(o) if !o.is_none() => Some(tensor_arg("linear", "bias", 3, o)?),
+        Some(o) if !o.is_none() => Some(var_arg("linear", "bias", 3, o)?),
         _ => None,
     };
     wrap_var(py, ag::linear(&x, &w, b.as_ref())?)

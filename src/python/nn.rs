@@ -7,31 +7,10 @@ use crate::autograd::nn as an;
 use crate::autograd::Var;
 use crate::ops::nn::Reduction;
 use crate::python::convert::{dtype_arg, type_name};
-use crate::python::tensor::{wrap_var, PyTensor};
+use crate::python::tensor::{opt_var, var_arg, wrap_var, Obj, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-
-type Obj<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
-
-/// A tensor argument, or PyTorch's TypeError naming the function and parameter.
-fn var_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
-    match obj.cast::<PyTensor>() {
-        Ok(t) => t.borrow().var(),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{op}(): argument '{name}' (position {pos}) must be Tensor, not {}",
-            type_name(obj)
-        ))),
-    }
-}
-
-/// An optional tensor argument (None or absent is None).
-fn opt_var(op: &str, name: &str, pos: usize, obj: Obj) -> PyResult<Option<Var>> {
-    match obj {
-        Some(o) if !o.is_none() => Ok(Some(var_arg(op, name, pos, o)?)),
-        _ => Ok(None),
-    }
-}
 
 fn opt_tensor(op: &str, name: &str, pos: usize, obj: Obj) -> PyResult<Option<Tensor>> {
     Ok(opt_var(op, name, pos, obj)?.map(|v| v.t))

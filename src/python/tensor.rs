@@ -108,6 +108,29 @@ pub fn wrap_var(py: Python<'_>, v: Var) -> PyResult<Py<PyTensor>> {
     Py::new(py, PyTensor::from_var(v))
 }
 
+/// An optional keyword or positional argument as the bindings receive it.
+pub type Obj<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
+
+/// A tensor argument (with its autograd state), or PyTorch's TypeError naming the
+/// function, the parameter and its position.
+pub fn var_arg(op: &str, name: &str, pos: usize, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
+    match obj.cast::<PyTensor>() {
+        Ok(t) => t.borrow().var(),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{op}(): argument '{name}' (position {pos}) must be Tensor, not {}",
+            convert::type_name(obj)
+        ))),
+    }
+}
+
+/// An optional tensor argument (None or absent is None).
+pub fn opt_var(op: &str, name: &str, pos: usize, obj: Obj) -> PyResult<Option<Var>> {
+    match obj {
+        Some(o) if !o.is_none() => Ok(Some(var_arg(op, name, pos, o)?)),
+        _ => Ok(None),
+    }
+}
+
 /// Python-side helpers the bindings call back into, installed by `ferric/__init__.py`
 /// (`ferric.Size` and the PyTorch-style printer live in Python).
 static SIZE_CLS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

@@ -19,58 +19,17 @@
 
 use crate::dtype::Element;
 use crate::error::{fmt_shape, Error, Result};
-use crate::kernels::simd::{self, SimdFloat, Unary};
+use crate::kernels::reduce::Float;
+use crate::ops::unary::{self, apply_in_place, UnaryOp};
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
 use std::borrow::Cow;
 
 const OP: &str = "_thnn_fused_lstm_cell";
 
-/// The float types the cell runs on, with the scalar activations used where a vector
-/// kernel is missing (the standalone ops fall back to the same functions).
-pub trait CellFloat:
-    Element
-    + SimdFloat
-    + Copy
-    + std::ops::Add<Output = Self>
-    + std::ops::Sub<Output = Self>
-    + std::ops::Mul<Output = Self>
-{
-    const ONE: Self;
-    fn sigmoid_scalar(self) -> Self;
-    fn tanh_scalar(self) -> Self;
-}
-
-macro_rules! cell_float {
-    ($t:ty) => {
-        impl CellFloat for $t {
-            const ONE: Self = 1.0;
-            #[inline]
-            fn sigmoid_scalar(self) -> Self {
-                1.0 / (1.0 + (-self).exp())
-            }
-            #[inline]
-            fn tanh_scalar(self) -> Self {
-                self.tanh()
-            }
-        }
-    };
-}
-cell_float!(f32);
-cell_float!(f64);
-
-/// `buf = act(buf)` with the vector kernel when there is one.
-fn activate<T: CellFloat>(op: Unary, buf: &mut [T]) {
-    if !simd::unary_inplace(op, buf) {
-        let f = match op {
-            Unary::Sigmoid => T::sigmoid_scalar,
-            _ => T::tanh_scalar,
-        };
-        for v in buf.iter_mut() {
-            *v = f(*v);
-        }
-    }
-}
+/// The float types the cell runs on: the unary ops' activations and plain arithmetic.
+pub trait CellFloat: unary::Float + Float {}
+impl<T: unary::Float + Float> CellFloat for T {}
 
 /// The elements of `t` as a contiguous slice (borrowed when already contiguous).
 fn flat<T: Element>(t: &Tensor) -> Result<Cow<'_, [T]>> {
@@ -192,16 +151,16 @@ fn forward_t<T: CellFloat>(
             *o = x + y;
         }
         // gate order i, f, g, o: sigmoid on i and f together, tanh on g, sigmoid on o
-        activate(Unary::Sigmoid, &mut w[..2 * h]);
-        activate(Unary::Tanh, &mut w[2 * h..3 * h]);
-        activate(Unary::Sigmoid, &mut w[3 * h..]);
+        apply_in_place(UnaryOp::Sigmoid, &mut w[..2 * h]);
+        apply_in_place(UnaryOp::Tanh, &mut w[2 * h..3 * h]);
+        apply_in_place(UnaryOp::Sigmoid, &mut w[3 * h..]);
         let (cr, hr) = (&mut cy[r * h..(r + 1) * h], &mut hy[r * h..(r + 1) * h]);
         let cxr = &c[r * h..(r + 1) * h];
         for j in 0..h {
             cr[j] = w[h + j] * cxr[j] + w[j] * w[2 * h + j];
         }
         hr.copy_from_slice(cr);
-        activate(Unary::Tanh, hr);
+        apply_in_place(UnaryOp::Tanh, hr);
         for j in 0..h {
             hr[j] = w[3 * h + j] * hr[j];
         }
@@ -277,7 +236,7 @@ fn backward_t<T: CellFloat>(
         let wr = &w[r * h4..(r + 1) * h4];
         let (i, f, g, o) = (&wr[..h], &wr[h..2 * h], &wr[2 * h..3 * h], &wr[3 * h..]);
         tc.copy_from_slice(&cyv[r * h..(r + 1) * h]);
-        activate(Unary::Tanh, &mut tc);
+        apply_in_place(UnaryOp::Tanh, &mut tc);
         let d = &mut dg[r * h4..(r + 1) * h4];
         for j in 0..h {
             let (ghj, tcj) = (ghy[r * h + j], tc[j]);
