@@ -398,3 +398,47 @@ fn overlapping_or_aliased_outputs_are_refused_or_serial() {
     assert!(ok);
     assert_eq!(c, reference(&spec, &a, &a, &vec![0.0; m * m], [0, 0, 0]));
 }
+
+#[test]
+fn single_products_cut_into_panels_match_one_thread_bitwise() {
+    let before = crate::threads::num_threads();
+    // (m, n, k, threads, A transposed, B transposed, read_c): panels along the columns
+    // (n >= m) and along the rows, 2 and 3 threads (uneven last panel), transposed
+    // operands, and C read back with alpha
+    for &(m, n, k, threads, a_t, b_t, read_c) in &[
+        (150, 400, 40, 2, false, false, false),
+        (300, 200, 40, 2, true, false, true),
+        (300, 260, 48, 3, false, true, false),
+        (100, 710, 50, 3, true, true, true),
+    ] {
+        let a = data(m * k, 3);
+        let b = data(k * n, 4);
+        let c0 = data(m * n, 5);
+        let spec = GemmSpec {
+            m,
+            n,
+            k,
+            a: if a_t { strides(1, m) } else { strides(k, 1) },
+            b: if b_t { strides(1, k) } else { strides(n, 1) },
+            c: strides(n, 1),
+            alpha: 0.5,
+            beta: 1.5,
+            read_c,
+        };
+        let mut run_with = |t| {
+            crate::threads::set_num_threads(t).unwrap();
+            let mut c = c0.clone();
+            assert!(gemm_batched(&spec, &a, &b, &mut c, &[[0, 0, 0]]));
+            c
+        };
+        let serial = run_with(1);
+        let par = run_with(threads);
+        crate::threads::set_num_threads(before).unwrap();
+        assert!(panels(&spec, threads).is_some_and(|p| p.count == threads));
+        assert_eq!(serial, par, "m={m} n={n} k={k} threads={threads}");
+        let want = reference(&spec, &a, &b, &c0, [0, 0, 0]);
+        for (x, y) in serial.iter().zip(&want) {
+            assert!((x - y).abs() <= 1e-9 * (1.0 + y.abs()), "{x} vs {y}");
+        }
+    }
+}
