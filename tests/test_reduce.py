@@ -316,6 +316,25 @@ def test_softmax_matches_numpy(dtype, layout, dim):
     check(ferric.log_softmax(t, dim, dtype=ferric.float64), want64)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_softmax_rows_with_nan_or_inf_are_nan_and_others_exact(dtype, transposed):
+    # the contiguous row kernel (max may skip a NaN; the NaN reaches the row through the
+    # sum) and the transposed path (narrow tiles of 64 lines: 150 rows = 64 + 64 + 22)
+    a = np.random.default_rng(2).standard_normal((150, 70)).astype(dtype)
+    a[1, 5], a[2, 69], a[3, :] = np.nan, np.inf, -np.inf
+    a[149, 0] = np.nan
+    t = ferric.tensor(np.ascontiguousarray(a.T)).T if transposed else ferric.tensor(a)
+    for fn, ref in ((ferric.softmax, np_softmax), (ferric.log_softmax, None)):
+        got = fn(t, 1).numpy()
+        bad = [1, 2, 3, 149]
+        assert np.isnan(got[bad]).all(), fn.__name__
+        good = np.delete(a, bad, axis=0)
+        want = np_softmax(good.astype(np.float64), 1)
+        want = want if ref is not None else np.log(want)
+        np.testing.assert_allclose(np.delete(got, bad, axis=0), want, rtol=1e-5, atol=1e-6)
+
+
 def test_softmax_is_stable_and_handles_wide_rows():
     x = ferric.tensor([[1000.0, 1000.0, -1000.0]])
     np.testing.assert_allclose(np.asarray(x.softmax(1)), [[0.5, 0.5, 0.0]])

@@ -230,6 +230,39 @@ pub fn lane_sum<T: Num, U: Copy>(xs: &[U], map: impl Fn(U) -> T) -> T {
             acc[k] = acc[k].add(map(c[k]));
         }
     }
+    let mut s = lane_total(acc);
+    for &x in rest {
+        s = s.add(map(x));
+    }
+    s
+}
+
+/// [`lane_sum`] that also stores each `map(x)` into `out` (same length as `xs`): one
+/// pass instead of a map pass and a sum pass, with the same bits as `lane_sum(out)`.
+#[inline(always)]
+pub fn lane_sum_store<T: Num, U: Copy>(xs: &[U], out: &mut [T], map: impl Fn(U) -> T) -> T {
+    let mut acc = [T::ZERO; ACC];
+    let (xc, mut oc) = (xs.chunks_exact(ACC), out.chunks_exact_mut(ACC));
+    let rest = xc.remainder();
+    for (c, o) in xc.zip(&mut oc) {
+        for k in 0..ACC {
+            let v = map(c[k]);
+            o[k] = v;
+            acc[k] = acc[k].add(v);
+        }
+    }
+    let mut s = lane_total(acc);
+    for (&x, o) in rest.iter().zip(oc.into_remainder()) {
+        let v = map(x);
+        *o = v;
+        s = s.add(v);
+    }
+    s
+}
+
+/// The lanes of a [`lane_sum`] added in a fixed tree.
+#[inline(always)]
+fn lane_total<T: Num>(mut acc: [T; ACC]) -> T {
     let mut w = ACC;
     while w > 1 {
         w /= 2;
@@ -237,11 +270,7 @@ pub fn lane_sum<T: Num, U: Copy>(xs: &[U], map: impl Fn(U) -> T) -> T {
             acc[k] = acc[k].add(acc[k + w]);
         }
     }
-    let mut s = acc[0];
-    for &x in rest {
-        s = s.add(map(x));
-    }
-    s
+    acc[0]
 }
 
 /// NaN-propagating max of `xs` (`T::LOWEST` for an empty slice).
@@ -259,6 +288,26 @@ pub fn lane_max<T: Num>(xs: &[T]) -> T {
     let mut m = acc.iter().fold(T::LOWEST, |m, &v| super::max_nan(m, v));
     for &x in rest {
         m = super::max_nan(m, x);
+    }
+    m
+}
+
+/// Max of `xs` ignoring NaN (`T::LOWEST` for an empty slice): one vector max per lane.
+/// For callers where a NaN reaches the result by another route (softmax: a NaN element
+/// makes its row's sum, hence every output of the row, NaN).
+#[inline(always)]
+pub fn lane_max_nonan<T: Num + PartialOrd>(xs: &[T]) -> T {
+    let mut acc = [T::LOWEST; ACC];
+    let chunks = xs.chunks_exact(ACC);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..ACC {
+            acc[k] = if c[k] > acc[k] { c[k] } else { acc[k] };
+        }
+    }
+    let mut m = T::LOWEST;
+    for &v in acc.iter().chain(rest) {
+        m = if v > m { v } else { m };
     }
     m
 }

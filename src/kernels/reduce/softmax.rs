@@ -8,7 +8,7 @@
 //!
 //! Rows are independent, so results never depend on the thread count.
 
-use super::fast::{dispatch, lane_max, lane_sum, FastFloat};
+use super::fast::{dispatch, lane_max_nonan, lane_sum, lane_sum_store, FastFloat};
 use super::max_nan;
 use super::scan::{for_each_line, Lines};
 use crate::shape::contiguous_strides;
@@ -19,20 +19,18 @@ fn at(base: usize, k: usize, step: isize) -> usize {
     base + k * step as usize
 }
 
-/// One contiguous row: `o = softmax(x)` (or log-softmax).
+/// One contiguous row: `o = softmax(x)` (or log-softmax). The max may skip a NaN: the
+/// NaN still makes the sum, hence every output of the row, NaN (PyTorch's result).
 #[inline(always)]
 fn row<T: FastFloat>(x: &[T], o: &mut [T], log: bool) {
-    let m = lane_max(x);
+    let m = lane_max_nonan(x);
     if log {
         let ls = lane_sum(x, |v| (v - m).exp_fast()).ln();
         for (o, &v) in o.iter_mut().zip(x) {
             *o = (v - m) - ls;
         }
     } else {
-        for (o, &v) in o.iter_mut().zip(x) {
-            *o = (v - m).exp_fast();
-        }
-        let inv = T::ONE / lane_sum(o, |v| v);
+        let inv = T::ONE / lane_sum_store(x, o, |v| (v - m).exp_fast());
         for o in o.iter_mut() {
             *o = *o * inv;
         }
@@ -121,7 +119,7 @@ pub fn softmax<T: FastFloat>(
         }
         return;
     }
-    let (mut mx, mut sm): (Vec<T>, Vec<T>) = (Vec::new(), Vec::new());
+    let (mut mx, mut sm, mut scratch): (Vec<T>, Vec<T>, Vec<T>) = Default::default();
     for_each_line(shape, strides, offset, dim, |l| match l {
         Lines::One {
             src: si,
@@ -155,10 +153,32 @@ pub fn softmax<T: FastFloat>(
             dst_next,
             width,
         } => {
-            mx.clear();
-            mx.resize(width, T::LOWEST);
-            sm.clear();
-            sm.resize(width, T::ZERO);
+            if src_next == 1 && dst_next != 1 {
+                // adjacent input lines, output lines apart (softmax over the last dim
+                // of a transposed tensor): narrow tiles (a few cache lines of each input
+                // row) computed into a scratch laid out like the input, then each line
+                // written out in one run
+                const NARROW: usize = 64;
+                for c0 in (0..width).step_by(NARROW) {
+                    let w = NARROW.min(width - c0);
+                    scratch.clear();
+                    scratch.resize(n * w, T::ZERO);
+                    let g = TileGeom {
+                        n,
+                        width: w,
+                        src: (si + c0, src_step, 1),
+                        dst: (0, w as isize, 1),
+                    };
+                    tile(src, &mut scratch, &g, &mut mx, &mut sm, log);
+                    for c in 0..w {
+                        let o = at(dst, c0 + c, dst_next);
+                        for (k, v) in scratch[c..].iter().step_by(w).enumerate() {
+                            out[at(o, k, dst_step)] = *v;
+                        }
+                    }
+                }
+                return;
+            }
             let g = TileGeom {
                 n,
                 width,
@@ -186,13 +206,17 @@ dispatch! {
         src: &[T],
         out: &mut [T],
         g: &TileGeom,
-        mx: &mut [T],
-        sm: &mut [T],
+        mx: &mut Vec<T>,
+        sm: &mut Vec<T>,
         log: bool,
     ) {
         let (si, ss, sn) = g.src;
         let (di, ds, dn) = g.dst;
         let w = g.width;
+        mx.clear();
+        mx.resize(w, T::LOWEST);
+        sm.clear();
+        sm.resize(w, T::ZERO);
         let unit = sn == 1 && dn == 1;
         for k in 0..g.n {
             let b = at(si, k, ss);
