@@ -425,7 +425,7 @@ fn single_products_cut_into_panels_match_one_thread_bitwise() {
             beta: 1.5,
             read_c,
         };
-        let mut run_with = |t| {
+        let run_with = |t| {
             crate::threads::set_num_threads(t).unwrap();
             let mut c = c0.clone();
             assert!(gemm_batched(&spec, &a, &b, &mut c, &[[0, 0, 0]]));
