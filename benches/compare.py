@@ -259,7 +259,7 @@ def main(argv=None, sources=None, description=None):
             else:
                 entry["status"] = "unsupported" if status[lib] == "-" else "error"
             results.append(entry)
-        del fns
+        del fns  # frees this workload's inputs before the next one's are built
     if args.json:
         meta = {"threads": args.threads, "clock": "process_time" if args.cpu else "wall",
                 "min_time": args.min_time, "scale": args.scale,
