@@ -1,66 +1,36 @@
 """Reduction, softmax and fused-nn workloads for the ferric / PyTorch / NumPy comparison.
 
-``WORKLOADS`` is a list of ``Workload(name, setup, bytes, flops)``: ``setup(T)`` takes the
-library module (``ferric``, ``torch`` or ``numpy``), builds the inputs (not timed) and
-returns the closure to time; ``bytes`` (memory traffic) or ``flops`` turns a time into a
-rate. A setup raises ``NotImplementedError`` when the library cannot run the workload
-(NumPy has no autograd). The shared driver ``benches/compare.py`` consumes this list; the
-file also runs on its own::
+``workloads(scale=1.0)`` returns a list of ``Workload(name, setup, bytes, flops)`` (see
+``workload.py``); ``bytes`` (memory traffic) turns a time into GB/s. NumPy has no
+autograd: its setups of the forward + backward workloads raise ``NotImplementedError``.
+The shared driver ``benches/compare.py`` times this list with every other ``cmp_*`` list;
+this file runs it alone, with the driver's options::
 
     python benches/cmp_reduce.py [--libs ferric,torch,numpy] [--threads 1] [--only sum]
-
-which prints the median time per library and the ratio to PyTorch.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import os
-import statistics
-import sys
-import time
-from collections import namedtuple
-
-Workload = namedtuple("Workload", "name setup bytes flops")
+from workload import Workload, inputs, is_numpy, needs, scaled
 
 
-def _randn(T, *shape):
-    if T.__name__ == "numpy":
-        return T.random.default_rng(0).standard_normal(shape, dtype=T.float32)
-    return T.randn(*shape)
-
-
-def _grad_lib(T):
-    if T.__name__ == "numpy":
-        raise NotImplementedError("numpy has no autograd")
-    return T
-
-
-def _sum_all(T):
-    x = _randn(T, 16_000_000)
-    return lambda: x.sum()
-
-
-def _sum_lastdim(T):
-    x = _randn(T, 4096, 4096)
-    return lambda: x.sum(-1)
-
-
-def _sum_lastdim_transposed(T):
-    x = _randn(T, 4096, 4096).T
-    return lambda: x.sum(-1)
-
-
-def _sum_dim0(T):
-    x = _randn(T, 4096, 4096)
-    return lambda: x.sum(0)
-
-
-def _softmax(dim, log=False, transposed=False):
+def _sum(shape, dim=None, transposed=False):
     def setup(T):
-        x = _randn(T, 1024, 4096).T if transposed else _randn(T, 4096, 1024)
-        if T.__name__ == "numpy":
+        (x,) = inputs(T, shape)
+        if transposed:
+            x = x.T
+        if dim is None:
+            return lambda: x.sum()
+        return lambda: x.sum(dim)
+    return setup
+
+
+def _softmax(shape, dim, log=False, transposed=False):
+    def setup(T):
+        (x,) = inputs(T, shape[::-1] if transposed else shape)
+        if transposed:
+            x = x.T
+        if is_numpy(T):
             np = T
 
             def fn():
@@ -76,8 +46,10 @@ def _softmax(dim, log=False, transposed=False):
 
 def _cross_entropy(n, c):
     def setup(T):
-        T = _grad_lib(T)
-        x = T.randn(n, c, requires_grad=True)
+        T = needs(T, "autograd")
+        (x,) = inputs(T, (n, c))
+        x.requires_grad_(True)
+        T.manual_seed(0)
         y = T.randint(0, c, (n,))
         F = T.nn.functional
 
@@ -90,100 +62,80 @@ def _cross_entropy(n, c):
     return setup
 
 
-def _layer_norm(T):
-    T = _grad_lib(T)
-    x = T.randn(4096, 1024, requires_grad=True)
-    w = T.ones(1024, requires_grad=True)
-    b = T.zeros(1024, requires_grad=True)
-    F = T.nn.functional
+def _layer_norm(n, d):
+    def setup(T):
+        T = needs(T, "autograd")
+        (x,) = inputs(T, (n, d))
+        x.requires_grad_(True)
+        w = T.ones(d, requires_grad=True)
+        b = T.zeros(d, requires_grad=True)
+        F = T.nn.functional
 
-    def fn():
-        y = F.layer_norm(x, (1024,), w, b)
-        y.sum().backward()
-        x.grad = w.grad = b.grad = None
-        return y
-    return fn
-
-
-def _batch_norm(T):
-    T = _grad_lib(T)
-    x = T.randn(32, 64, 28, 28, requires_grad=True)
-    rm, rv = T.zeros(64), T.ones(64)
-    F = T.nn.functional
-
-    def fn():
-        y = F.batch_norm(x, rm, rv, training=True)
-        y.sum().backward()
-        x.grad = None
-        return y
-    return fn
+        def fn():
+            y = F.layer_norm(x, (d,), w, b)
+            y.sum().backward()
+            x.grad = w.grad = b.grad = None
+            return y
+        return fn
+    return setup
 
 
-MB = 4096 * 4096 * 4
-WORKLOADS = [
-    Workload("sum_all_16e6", _sum_all, 16_000_000 * 4, None),
-    Workload("sum_lastdim_4096x4096", _sum_lastdim, MB, None),
-    Workload("sum_lastdim_4096x4096_transposed", _sum_lastdim_transposed, MB, None),
-    Workload("sum_dim0_4096x4096", _sum_dim0, MB, None),
-    Workload("softmax_lastdim_4096x1024", _softmax(-1), 2 * 4096 * 1024 * 4, None),
-    Workload("log_softmax_lastdim_4096x1024", _softmax(-1, log=True), 2 * 4096 * 1024 * 4, None),
-    Workload("softmax_dim0_4096x1024", _softmax(0), 2 * 4096 * 1024 * 4, None),
-    Workload("softmax_lastdim_transposed", _softmax(-1, transposed=True), 2 * 4096 * 1024 * 4,
-             None),
-    Workload("cross_entropy_fwd_bwd_128x10", _cross_entropy(128, 10), 4 * 128 * 10 * 4, None),
-    Workload("cross_entropy_fwd_bwd_4096x1000", _cross_entropy(4096, 1000), 4 * 4096 * 1000 * 4,
-             None),
-    Workload("layer_norm_fwd_bwd_4096x1024", _layer_norm, 5 * 4096 * 1024 * 4, None),
-    Workload("batch_norm_train_fwd_bwd_32x64x28x28", _batch_norm, 5 * 32 * 64 * 784 * 4, None),
-]
+def _batch_norm(shape):
+    def setup(T):
+        T = needs(T, "autograd")
+        (x,) = inputs(T, shape)
+        x.requires_grad_(True)
+        rm, rv = T.zeros(shape[1]), T.ones(shape[1])
+        F = T.nn.functional
+
+        def fn():
+            y = F.batch_norm(x, rm, rv, training=True)
+            y.sum().backward()
+            x.grad = None
+            return y
+        return fn
+    return setup
 
 
-def _time(fn, min_time=0.3):
-    for _ in range(2):
-        fn()
-    times = []
-    start = time.perf_counter()
-    while time.perf_counter() - start < min_time or len(times) < 5:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        if len(times) > 1000:
-            break
-    return statistics.median(times)
+def workloads(scale=1.0):
+    def s(n):
+        return scaled(n, scale)
+
+    big, side, rows, cols = s(16_000_000), s(4096), s(4096), s(1024)
+    square, sm = side * side * 4, 2 * rows * cols * 4
+    ce_small, ce_big = (s(128), s(10)), (s(4096), s(1000))
+    bn = (s(32), s(64), s(28), s(28))
+    bn_elems = bn[0] * bn[1] * bn[2] * bn[3]
+    return [
+        Workload("sum_all_16e6", _sum((big,)), big * 4, None),
+        Workload("sum_lastdim_4096x4096", _sum((side, side), -1), square, None),
+        Workload("sum_lastdim_4096x4096_transposed", _sum((side, side), -1, True), square,
+                 None),
+        Workload("sum_dim0_4096x4096", _sum((side, side), 0), square, None),
+        Workload("softmax_lastdim_4096x1024", _softmax((rows, cols), -1), sm, None),
+        Workload("log_softmax_lastdim_4096x1024", _softmax((rows, cols), -1, log=True), sm,
+                 None),
+        Workload("softmax_dim0_4096x1024", _softmax((rows, cols), 0), sm, None),
+        Workload("softmax_lastdim_transposed", _softmax((rows, cols), -1, transposed=True),
+                 sm, None),
+        Workload("cross_entropy_fwd_bwd_128x10", _cross_entropy(*ce_small),
+                 4 * ce_small[0] * ce_small[1] * 4, None),
+        Workload("cross_entropy_fwd_bwd_4096x1000", _cross_entropy(*ce_big),
+                 4 * ce_big[0] * ce_big[1] * 4, None),
+        Workload("layer_norm_fwd_bwd_4096x1024", _layer_norm(rows, cols), 5 * rows * cols * 4,
+                 None),
+        Workload("batch_norm_train_fwd_bwd_32x64x28x28", _batch_norm(bn), 5 * bn_elems * 4,
+                 None),
+    ]
+
+
+WORKLOADS = workloads()
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--libs", default="ferric,torch,numpy")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--only", default="", help="substring filter on workload names")
-    args = ap.parse_args(argv)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "FERRIC_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
-    libs = {}
-    for name in args.libs.split(","):
-        try:
-            libs[name] = importlib.import_module(name)
-        except ImportError:
-            print(f"({name} not importable, skipped)", file=sys.stderr)
-            continue
-        if hasattr(libs[name], "set_num_threads"):
-            libs[name].set_num_threads(args.threads)
-    print(f"{'workload':40s}" + "".join(f"{n:>14s}" for n in libs) + "   ferric/torch")
-    for w in WORKLOADS:
-        if args.only and args.only not in w.name:
-            continue
-        row = {}
-        for name, T in libs.items():
-            try:
-                row[name] = _time(w.setup(T))
-            except (NotImplementedError, AttributeError, TypeError):
-                row[name] = None
-        cells = "".join(f"{row[n] * 1e3:12.3f}ms" if row[n] else f"{'-':>14s}" for n in libs)
-        ratio = ""
-        if row.get("ferric") and row.get("torch"):
-            ratio = f"   {row['ferric'] / row['torch']:.2f}x"
-        print(f"{w.name:40s}{cells}{ratio}", flush=True)
+    import compare
+
+    return compare.main(argv, [workloads], __doc__.split("\n")[0])
 
 
 if __name__ == "__main__":
