@@ -8,6 +8,9 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use ferric::ops::conv::{plan, ConvArgs, Padding};
 use ferric::Tensor;
 
+mod common;
+use common::thread_counts;
+
 fn tensor(shape: &[usize], seed: u64) -> Tensor {
     let n: usize = shape.iter().product();
     let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
@@ -20,15 +23,6 @@ fn tensor(shape: &[usize], seed: u64) -> Tensor {
         })
         .collect();
     Tensor::from_vec(v, shape).expect("bench tensor")
-}
-
-fn thread_counts() -> Vec<usize> {
-    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if all > 1 {
-        vec![1, all]
-    } else {
-        vec![1]
-    }
 }
 
 /// (name, input shape, weight shape, padding)

@@ -11,31 +11,11 @@ use ferric::ops::unary::{unary, UnaryOp};
 use ferric::{threads, Scalar, Tensor};
 use std::time::Duration;
 
-/// Deterministic values in [-1, 1) (an xorshift stream; no RNG dependency).
-fn data(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
-}
+mod common;
+use common::{data, thread_counts};
 
 fn vector(n: usize, seed: u64) -> Tensor {
     Tensor::from_vec(data(n, seed), &[n]).expect("bench input")
-}
-
-/// Thread settings to compare: 1 and the machine's default.
-fn thread_counts() -> Vec<usize> {
-    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if all > 1 {
-        vec![1, all]
-    } else {
-        vec![1]
-    }
 }
 
 const SIZES: [usize; 3] = [1_000, 100_000, 10_000_000];

@@ -8,6 +8,9 @@
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ferric::Tensor;
 
+mod common;
+use common::thread_counts;
+
 /// Deterministic values in [-1, 1) (the benches need no real randomness).
 fn tensor(shape: &[usize], seed: u64) -> Tensor {
     let n: usize = shape.iter().product();
@@ -24,15 +27,6 @@ fn tensor(shape: &[usize], seed: u64) -> Tensor {
 }
 
 /// One thread, then every thread the machine offers.
-fn thread_counts() -> Vec<usize> {
-    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if all > 1 {
-        vec![1, all]
-    } else {
-        vec![1]
-    }
-}
-
 fn square(c: &mut Criterion) {
     let mut g = c.benchmark_group("square");
     for &n in &[64usize, 128, 256, 512, 1024] {

@@ -12,30 +12,12 @@ use ferric::ops::reduce as r;
 use ferric::threads;
 use ferric::{DType, Tensor};
 
-fn data(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
-}
+mod common;
+use common::{data, thread_counts};
 
 fn tensor(shape: &[usize], seed: u64) -> Tensor {
     let n = shape.iter().product();
     Tensor::from_vec(data(n, seed), shape).expect("bench input")
-}
-
-fn thread_counts() -> Vec<usize> {
-    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if all > 1 {
-        vec![1, all]
-    } else {
-        vec![1]
-    }
 }
 
 fn cross_entropy(c: &mut Criterion) {
