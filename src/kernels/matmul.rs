@@ -151,11 +151,10 @@ macro_rules! float_mat_elem {
                     }
                 };
                 let (a, b, c) = (a as usize, b as usize, c as usize);
-                if !par {
-                    run(s.m, s.n, a, b, c, gemm::Parallelism::None);
-                    return true;
-                }
-                let Some(p) = panels(s, crate::threads::num_threads()) else {
+                let Some(p) = par
+                    .then(|| panels(s, crate::threads::num_threads()))
+                    .flatten()
+                else {
                     run(s.m, s.n, a, b, c, gemm::Parallelism::None);
                     return true;
                 };

@@ -503,7 +503,8 @@ pub fn zip_inplace_par<D: Copy + Send, B: Copy + Sync>(
     k: &impl ZipInPlace<D, B>,
 ) {
     let n: usize = shape.iter().product();
-    if ld.0 == lb.0 && shape.len() > 1 && crate::layout::is_dense(shape, ld.0) {
+    let contiguous = ld.0 == crate::shape::contiguous_strides(shape).as_slice();
+    if !contiguous && ld.0 == lb.0 && crate::layout::is_dense(shape, ld.0) {
         // both laid out alike and densely (say both like `w.t()`, as a weight's per-step
         // gradients are): order does not matter elementwise, so run over the two storage
         // blocks as flat arrays and keep the vector kernel and the thread split
@@ -511,7 +512,6 @@ pub fn zip_inplace_par<D: Copy + Send, B: Copy + Sync>(
     }
     let (cs, st) = coalesce(shape, [ld.0, lb.0]);
     let (sd, sb) = (*st[0].last().unwrap_or(&0), *st[1].last().unwrap_or(&0));
-    let contiguous = ld.0 == crate::shape::contiguous_strides(shape).as_slice();
     if contiguous && ld.1 + n <= d.len() {
         let whole = &mut d[ld.1..ld.1 + n];
         par_chunks(whole, cost, |start, chunk| {

@@ -159,20 +159,20 @@ pub fn softmax<T: FastFloat>(
                 // row) computed into a scratch laid out like the input, then each line
                 // written out in one run
                 const NARROW: usize = 64;
+                // every slot is written by `tile` before it is read; sized once
+                scratch.resize(n * NARROW.min(width), T::ZERO);
                 for c0 in (0..width).step_by(NARROW) {
                     let w = NARROW.min(width - c0);
-                    scratch.clear();
-                    scratch.resize(n * w, T::ZERO);
                     let g = TileGeom {
                         n,
                         width: w,
                         src: (si + c0, src_step, 1),
                         dst: (0, w as isize, 1),
                     };
-                    tile(src, &mut scratch, &g, &mut mx, &mut sm, log);
+                    tile(src, &mut scratch[..n * w], &g, &mut mx, &mut sm, log);
                     for c in 0..w {
                         let o = at(dst, c0 + c, dst_next);
-                        for (k, v) in scratch[c..].iter().step_by(w).enumerate() {
+                        for (k, v) in scratch[c..n * w].iter().step_by(w).enumerate() {
                             out[at(o, k, dst_step)] = *v;
                         }
                     }
