@@ -7,6 +7,7 @@ pub mod dtype;
 pub mod error;
 pub mod kernels;
 pub mod layout;
+pub mod memory_order;
 pub mod ops;
 pub mod shape;
 pub mod storage;

@@ -5,6 +5,7 @@ use crate::dtype::{DType, Element, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::strided;
 use crate::layout::Layout;
+use crate::memory_order::Order;
 use crate::shape::checked_numel;
 use crate::storage::{try_zeroed_vec, Storage};
 use std::sync::Arc;
@@ -33,6 +34,13 @@ impl Tensor {
             storage: Arc::new(Storage::from_vec(data)),
             layout: Layout::contiguous(shape),
         })
+    }
+
+    /// A tensor owning `data`, written in `order`'s walk (see [`Order`]).
+    pub fn from_vec_in<T: Element>(data: Vec<T>, shape: &[usize], order: &Order) -> Result<Tensor> {
+        let mut t = Tensor::from_vec(data, shape)?;
+        t.layout = order.layout(shape);
+        Ok(t)
     }
 
     pub fn zeros(op: &str, shape: &[usize], dtype: DType) -> Result<Tensor> {
@@ -138,6 +146,37 @@ impl Tensor {
         )
     }
 
+    /// A copy with element type `dtype` in the same memory order (PyTorch's
+    /// `preserve_format`: `clone()`, `.to(dtype)`); always copies.
+    pub fn copy_preserving(&self, dtype: DType) -> Result<Tensor> {
+        self.copy_in(&Order::preserve(&self.layout), dtype)
+    }
+
+    /// A copy with element type `dtype` laid out as `order` says.
+    pub fn copy_in(&self, order: &Order, dtype: DType) -> Result<Tensor> {
+        if order.is_row_major() {
+            return self.copy_as(dtype);
+        }
+        let shape = order.walk(self.shape());
+        let strides = order.walk(self.strides());
+        crate::with_dtype!(dtype, T, {
+            let mut out = try_zeroed_vec::<T>("clone", self.numel())?;
+            crate::with_dtype!(self.dtype(), S, {
+                // SAFETY: S is this tensor's dtype; `out` is a separate buffer.
+                let src = unsafe { self.data::<S>() };
+                strided::copy_to_contiguous(
+                    src,
+                    &shape,
+                    &strides,
+                    self.layout.offset,
+                    &mut out,
+                    T::cast::<S>,
+                );
+            });
+            Tensor::from_vec_in(out, self.shape(), order)
+        })
+    }
+
     /// `self` if already contiguous, else a contiguous copy.
     pub fn contiguous(&self) -> Result<Tensor> {
         if self.is_contiguous() {
@@ -147,12 +186,13 @@ impl Tensor {
         }
     }
 
-    /// `self` if it already has `dtype`, else a converted copy (`Tensor.to(dtype)`).
+    /// `self` if it already has `dtype`, else a converted copy in the same memory order
+    /// (`Tensor.to(dtype)`).
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
         if dtype == self.dtype() {
             Ok(self.clone())
         } else {
-            self.copy_as(dtype)
+            self.copy_preserving(dtype)
         }
     }
 

@@ -7,6 +7,7 @@
 
 use super::{binary, views, GradMode, Meta, Node, NodeKind, Var};
 use crate::error::{fmt_shape, Error, Result};
+use crate::memory_order::Order;
 use crate::tensor::Tensor;
 use std::collections::BinaryHeap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -135,8 +136,35 @@ fn zeros_like_meta(m: &super::TensorMeta) -> Result<Var> {
     Ok(Var::plain(Tensor::zeros("backward", &m.shape, m.dtype)?))
 }
 
+/// PyTorch's gradient layout contract: a leaf's `.grad` has the leaf's strides when the
+/// leaf is dense (a permutation of contiguous, e.g. `w.t()`), else it is row-major.
+fn obeys_layout_contract(g: &Tensor, leaf: &Tensor) -> bool {
+    if !leaf.layout.is_dense() {
+        return g.is_contiguous();
+    }
+    leaf.shape()
+        .iter()
+        .zip(leaf.strides().iter().zip(g.strides()))
+        .all(|(&d, (&ls, &gs))| if d == 1 { gs != 0 } else { gs == ls })
+}
+
+/// A copy of `g` laid out as the contract asks for `leaf`.
+fn copy_for_leaf(g: &Tensor, leaf: &Tensor) -> Result<Tensor> {
+    let order = if leaf.layout.is_dense() {
+        Order::preserve(&leaf.layout)
+    } else {
+        Order::row_major(leaf.shape())
+    };
+    g.copy_in(&order, g.dtype())
+}
+
 /// Adds `g` into a leaf's `.grad`, running its hooks.
-fn accumulate_leaf(meta: &Rc<Meta>, g: Var, create_graph: bool) -> Result<()> {
+fn accumulate_leaf(
+    meta: &Rc<Meta>,
+    leaf: Option<&Tensor>,
+    g: Var,
+    create_graph: bool,
+) -> Result<()> {
     let mut g = g;
     let hooks: Vec<_> = meta.hooks.borrow().iter().map(|(_, h)| h.clone()).collect();
     for h in hooks {
@@ -151,12 +179,16 @@ fn accumulate_leaf(meta: &Rc<Meta>, g: Var, create_graph: bool) -> Result<()> {
                 // Keep the incoming buffer only if nothing else references it; otherwise
                 // two leaves (or the caller) would share one `.grad` storage.
                 let owned = std::sync::Arc::strong_count(&g.t.storage) == 1;
+                let fits = leaf.is_none_or(|l| obeys_layout_contract(&g.t, l));
                 let g = if create_graph {
                     g
-                } else if owned && g.t.is_contiguous() {
+                } else if owned && fits {
                     g.detach()
                 } else {
-                    Var::plain(g.t.copy_as(g.t.dtype())?)
+                    Var::plain(match leaf {
+                        Some(l) => copy_for_leaf(&g.t, l)?,
+                        None => g.t.copy_as(g.t.dtype())?,
+                    })
                 };
                 *slot = Some(g);
             }
@@ -339,7 +371,7 @@ pub fn run(
                 };
                 if run_it {
                     if let Some(Some(g)) = grads.into_iter().next() {
-                        accumulate_leaf(meta, g, create_graph)?;
+                        accumulate_leaf(meta, node.variable.as_ref(), g, create_graph)?;
                     }
                 }
                 Vec::new()

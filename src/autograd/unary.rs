@@ -299,8 +299,8 @@ pub fn masked_zero(x: &Var, cond: &Tensor) -> Result<Var> {
 fn masked_zero_raw(x: &Tensor, cond: &Tensor) -> Result<Tensor> {
     let shape = broadcast_shapes(x.shape(), cond.shape())?;
     let lx = x.layout.broadcast_to(&shape)?;
-    let lc = cond.layout.broadcast_to(&shape)?;
     let c = cond.to_dtype(DType::Bool)?;
+    let lc = c.layout.broadcast_to(&shape)?;
     let n = crate::shape::checked_numel("masked_fill", &shape)?;
     crate::with_dtype!(x.dtype(), T, {
         let mut dst = try_zeroed_vec::<T>("masked_fill", n)?;
@@ -324,7 +324,7 @@ pub fn to_dtype(x: &Var, d: DType) -> Result<Var> {
     if x.t.dtype() == d {
         return Ok(x.clone());
     }
-    let out = x.t.copy_as(d)?;
+    let out = x.t.to_dtype(d)?;
     if !d.is_float() || !needs_grad(&[x]) {
         return Ok(Var::plain(out));
     }
@@ -496,8 +496,17 @@ pub fn clamp(x: &Var, min: Option<Arg>, max: Option<Arg>) -> Result<Var> {
 }
 
 /// A copy with the same autograd identity downstream (`clone()`, `contiguous()`).
+/// `x.clone()`: a copy in `x`'s memory order (PyTorch's `preserve_format`).
 pub fn clone(x: &Var) -> Result<Var> {
-    let out = x.t.copy_as(x.t.dtype())?;
+    copy(x, x.t.copy_preserving(x.t.dtype())?)
+}
+
+/// `x.contiguous()` when `x` is not: a row-major copy.
+pub fn contiguous(x: &Var) -> Result<Var> {
+    copy(x, x.t.copy_as(x.t.dtype())?)
+}
+
+fn copy(x: &Var, out: Tensor) -> Result<Var> {
     if !needs_grad(&[x]) {
         return Ok(Var::plain(out));
     }

@@ -8,6 +8,7 @@ use crate::dtype::{DType, Element, ResultType, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::simd::{self, Arg};
 use crate::kernels::strided::{self, Zip2, ZipFn, ZipInPlace};
+use crate::memory_order::Order;
 use crate::shape::broadcast_shapes;
 use crate::storage::try_output_vec;
 use crate::tensor::Tensor;
@@ -226,21 +227,25 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
     let la = ta.layout.broadcast_to(&shape)?;
     let lb = tb.layout.broadcast_to(&shape)?;
     let n = crate::shape::checked_numel(op.name(), &shape)?;
+    // the result takes the operands' memory order; the kernel walks the dims in it
+    let order = Order::of(&shape, &[&ta.layout, &tb.layout]);
+    let walk_shape = order.walk(&shape);
+    let (wa, wb) = (order.walk(&la.strides), order.walk(&lb.strides));
     let result = crate::with_dtype!(compute, T, {
         // SAFETY: both operands were converted to dtype `compute` = T.
         let (xa, xb) = unsafe { (ta.data::<T>(), tb.data::<T>()) };
-        let sa = (&la.strides[..], la.offset);
-        let sb = (&lb.strides[..], lb.offset);
+        let sa = (&wa[..], la.offset);
+        let sb = (&wb[..], lb.offset);
         if op.is_comparison() || op.is_logical() {
             let mut dst = try_output_vec::<bool>(op.name(), n)?;
             let k = ZipFn(<T as Kernel>::predicate(op));
-            strided::map2_par(xa, sa, xb, sb, &shape, &mut dst, 1, &k);
-            Tensor::from_vec(dst, &shape)?
+            strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, 1, &k);
+            Tensor::from_vec_in(dst, &shape, &order)?
         } else {
             let mut dst = try_output_vec::<T>(op.name(), n)?;
             let k = Arith::<T>::new(op);
-            strided::map2_par(xa, sa, xb, sb, &shape, &mut dst, k.cost(), &k);
-            Tensor::from_vec(dst, &shape)?
+            strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, k.cost(), &k);
+            Tensor::from_vec_in(dst, &shape, &order)?
         }
     });
     if result.dtype() != out {

@@ -8,6 +8,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::simd::{self, SimdFloat};
 use crate::kernels::strided::{self, Map1, MapFn};
+use crate::memory_order::Order;
 use crate::storage::{try_output_vec, try_zeroed_vec};
 use crate::tensor::Tensor;
 
@@ -185,7 +186,8 @@ pub fn apply_in_place<T: Float>(op: UnaryOp, buf: &mut [T]) {
     }
 }
 
-/// `op(x)` for a float tensor of element type `T`, into a new contiguous tensor.
+/// `op(x)` for a float tensor of element type `T`, into a new tensor in `x`'s memory
+/// order.
 fn float_unary<T: Float>(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let mut out = try_output_vec::<T>(op.name(), x.numel())?;
     // SAFETY: callers pass T = x.dtype(); `out` is a separate buffer.
@@ -194,9 +196,17 @@ fn float_unary<T: Float>(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
         vector: vector_op(op),
         scalar: T::f(op),
     };
-    let ls = (x.strides(), x.layout.offset);
-    strided::map1(src, ls, x.shape(), &mut out, cost(op), &k);
-    Tensor::from_vec(out, x.shape())
+    let order = Order::of(x.shape(), &[&x.layout]);
+    let ws = order.walk(x.strides());
+    strided::map1(
+        src,
+        (&ws, x.layout.offset),
+        &order.walk(x.shape()),
+        &mut out,
+        cost(op),
+        &k,
+    );
+    Tensor::from_vec_in(out, x.shape(), &order)
 }
 
 macro_rules! float_unary {
@@ -314,13 +324,16 @@ pub mod num_like {
     real!(f64);
 }
 
-/// Maps `f` over `x` (any layout) into a new contiguous tensor of element type `O`.
+/// Maps `f` over `x` (any layout) into a new tensor of element type `O` in `x`'s memory
+/// order (PyTorch's rule for elementwise results, see [`Order`]).
 pub fn map<S: Element, O: Element>(op: &str, x: &Tensor, f: impl Fn(S) -> O) -> Result<Tensor> {
     let mut out = try_zeroed_vec::<O>(op, x.numel())?;
     // SAFETY: callers pass S = x.dtype(); `out` is a separate buffer.
     let src = unsafe { x.data::<S>() };
-    strided::copy_to_contiguous(src, x.shape(), x.strides(), x.layout.offset, &mut out, f);
-    Tensor::from_vec(out, x.shape())
+    let order = Order::of(x.shape(), &[&x.layout]);
+    let (shape, strides) = (order.walk(x.shape()), order.walk(x.strides()));
+    strided::copy_to_contiguous(src, &shape, &strides, x.layout.offset, &mut out, f);
+    Tensor::from_vec_in(out, x.shape(), &order)
 }
 
 fn type_name(d: DType) -> &'static str {

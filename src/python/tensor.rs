@@ -334,7 +334,7 @@ impl PyTensor {
         if v.t.is_contiguous() {
             return Ok(slf.into_any().unbind());
         }
-        Ok(wrap_var(slf.py(), crate::autograd::unary::clone(&v)?)?.into_any())
+        Ok(wrap_var(slf.py(), crate::autograd::unary::contiguous(&v)?)?.into_any())
     }
 
     #[pyo3(signature = (memory_format=None))]

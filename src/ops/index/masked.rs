@@ -5,8 +5,9 @@ use super::visit;
 use crate::dtype::{DType, Element, ResultType, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::strided;
+use crate::memory_order::Order;
 use crate::ops::binary::Operand;
-use crate::shape::{broadcast_shapes, checked_numel, contiguous_strides};
+use crate::shape::{broadcast_shapes, checked_numel};
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
 
@@ -264,7 +265,7 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
         tb.layout.broadcast_to(&shape)?,
     );
     let n = checked_numel("where", &shape)?;
-    let rowmajor = contiguous_strides(&shape);
+    let order = Order::of(&shape, &[&cond.layout, &ta.layout, &tb.layout]);
     crate::with_dtype!(dtype, T, {
         let mut out = try_zeroed_vec::<T>("where", n)?;
         // SAFETY: both operands were converted to dtype T; the condition is bool.
@@ -275,11 +276,11 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
                 &lc.strides[..],
                 &la.strides[..],
                 &lb.strides[..],
-                &rowmajor[..],
+                &order.strides[..],
             ],
             [lc.offset, la.offset, lb.offset, 0],
             |[pc, pa, pb, po]| out[po] = if c[pc] { x[pa] } else { y[pb] },
         );
-        Tensor::from_vec(out, &shape)
+        Tensor::from_vec_in(out, &shape, &order)
     })
 }

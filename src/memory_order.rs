@@ -1,0 +1,235 @@
+//! The memory order of a fresh elementwise result.
+//!
+//! PyTorch's TensorIterator gives the output of an elementwise op the memory order of
+//! its inputs rather than always row-major: `(a.t() + b.t()).stride()` is `(1, n)`, a
+//! unary op or dtype conversion of a transposed tensor is transposed too. Besides being
+//! visible (`stride()`, `is_contiguous()`), it is what lets such ops run as one flat
+//! pass over both storages instead of a cache-hostile transpose. [`Order`] computes the
+//! same strides PyTorch does and hands the kernels the dims in memory order, so they
+//! write the output buffer front to back.
+
+use crate::layout::Layout;
+use crate::shape::{contiguous_strides, Dims, Strides};
+use smallvec::{smallvec, SmallVec};
+
+/// Output strides of an elementwise op, and the order (outermost dim first) in which the
+/// kernel walks the dims so that it writes the output sequentially.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Order {
+    /// `None` when the output is row-major (the walk is the dims' own order).
+    walk: Option<Dims>,
+    pub strides: Strides,
+}
+
+impl Order {
+    pub fn row_major(shape: &[usize]) -> Order {
+        Order {
+            walk: None,
+            strides: contiguous_strides(shape),
+        }
+    }
+
+    /// The layout of `shape`'s result computed from `inputs` (already type-converted, not
+    /// yet broadcast; Python numbers count as 0-d tensors, as they do in PyTorch):
+    /// - all inputs row-major and of the result's shape: row-major;
+    /// - all of the result's shape, dense (a permutation of contiguous) with equal
+    ///   strides: exactly those strides (4-d inputs all in channels-last order get
+    ///   channels-last strides first);
+    /// - otherwise the dims sorted by the inputs' strides, first input first, ignoring
+    ///   broadcast dims, ties going to the smaller dim, with TensorIterator's insertion
+    ///   sort (which skips over pairs no input orders), then laid out densely.
+    pub fn of(shape: &[usize], inputs: &[&Layout]) -> Order {
+        let n = shape.len();
+        if n < 2 || shape.contains(&0) {
+            return Order::row_major(shape);
+        }
+        if inputs.iter().all(|l| l.shape.as_slice() == shape) {
+            if inputs.iter().all(|l| l.is_contiguous()) {
+                return Order::row_major(shape);
+            }
+            if n == 4 && inputs.iter().all(|l| is_channels_last(l)) {
+                let [_, c, h, w] = [shape[0], shape[1], shape[2], shape[3]].map(|d| d as isize);
+                return Order::dense(shape, &[c * h * w, 1, c * w, c]);
+            }
+            let first = &inputs[0].strides;
+            if inputs.iter().all(|l| l.is_dense() && l.strides == *first) {
+                return Order::dense(shape, first);
+            }
+        }
+        let strides: SmallVec<[Strides; 3]> =
+            inputs.iter().map(|l| broadcast_strides(l, shape)).collect();
+        // 1: d0 belongs after (outside) d1; -1: before; 0: no input says
+        let compare = |d0: usize, d1: usize| -> i8 {
+            for s in &strides {
+                let (s0, s1) = (s[d0], s[d1]);
+                if s0 == 0 || s1 == 0 {
+                    continue;
+                }
+                if s0 != s1 {
+                    return if s0 < s1 { -1 } else { 1 };
+                }
+                if shape[d0] > shape[d1] {
+                    return 1;
+                }
+            }
+            0
+        };
+        // innermost first, starting from row-major's order
+        let mut perm: Dims = (0..n).rev().collect();
+        for i in 1..n {
+            let mut d1 = i;
+            for d0 in (0..i).rev() {
+                match compare(perm[d0], perm[d1]) {
+                    1 => {
+                        perm.swap(d0, d1);
+                        d1 = d0;
+                    }
+                    -1 => break,
+                    _ => {}
+                }
+            }
+        }
+        if perm.iter().enumerate().all(|(j, &d)| d == n - 1 - j) {
+            return Order::row_major(shape);
+        }
+        let mut out: Strides = smallvec![0; n];
+        let mut next: isize = 1;
+        for &d in &perm {
+            out[d] = next;
+            next *= shape[d] as isize;
+        }
+        perm.reverse();
+        Order {
+            walk: Some(perm),
+            strides: out,
+        }
+    }
+
+    /// The layout of a copy that keeps `l`'s memory format (`clone()`, `.to(dtype)`,
+    /// PyTorch's `preserve_format`): a dense layout's exact strides, else the order
+    /// [`Order::of`] gives a single input.
+    pub fn preserve(l: &Layout) -> Order {
+        if l.strides == contiguous_strides(&l.shape) {
+            Order::row_major(&l.shape)
+        } else if l.is_dense() {
+            Order::dense(&l.shape, &l.strides)
+        } else {
+            Order::of(&l.shape, &[l])
+        }
+    }
+
+    /// Keeps the dense `strides` as they are; the walk goes by decreasing stride.
+    fn dense(shape: &[usize], strides: &[isize]) -> Order {
+        let mut walk: Dims = (0..shape.len()).collect();
+        // size-1 dims may carry any stride; they do not move the write position
+        walk.sort_by_key(|&d| std::cmp::Reverse(if shape[d] == 1 { 0 } else { strides[d] }));
+        Order {
+            walk: Some(walk),
+            strides: strides.into(),
+        }
+    }
+
+    pub fn is_row_major(&self) -> bool {
+        self.walk.is_none()
+    }
+
+    /// `v` (one entry per dim: a shape or an input's broadcast strides) in walk order.
+    pub fn walk<T: Copy>(&self, v: &[T]) -> SmallVec<[T; 6]> {
+        match &self.walk {
+            None => v.into(),
+            Some(w) => w.iter().map(|&d| v[d]).collect(),
+        }
+    }
+
+    /// The output's layout (offset 0 in a fresh buffer).
+    pub fn layout(&self, shape: &[usize]) -> Layout {
+        Layout {
+            shape: shape.into(),
+            strides: self.strides.clone(),
+            offset: 0,
+        }
+    }
+}
+
+/// PyTorch's `is_contiguous(memory_format=torch.channels_last)` for a 4-d layout: dims
+/// C, W, H, N innermost first, size-1 dims skipped.
+fn is_channels_last(l: &Layout) -> bool {
+    let mut expected: isize = 1;
+    for d in [1, 3, 2, 0] {
+        if l.shape[d] != 1 {
+            if l.strides[d] != expected {
+                return false;
+            }
+            expected *= l.shape[d] as isize;
+        }
+    }
+    true
+}
+
+/// `l`'s strides against the broadcast `shape`: 0 for leading dims it lacks and for its
+/// size-1 dims that broadcast; size-1 dims of the result keep their stride.
+fn broadcast_strides(l: &Layout, shape: &[usize]) -> Strides {
+    let n = shape.len();
+    let lead = n - l.ndim();
+    let mut s: Strides = smallvec![0; n];
+    for (j, (&d, &st)) in l.shape.iter().zip(l.strides.iter()).enumerate() {
+        s[lead + j] = if d == 1 && shape[lead + j] != 1 {
+            0
+        } else {
+            st
+        };
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(shape: &[usize], inputs: &[Layout]) -> Vec<isize> {
+        let refs: Vec<&Layout> = inputs.iter().collect();
+        Order::of(shape, &refs).strides.to_vec()
+    }
+
+    #[test]
+    fn strides_follow_pytorch() {
+        let c = |s: &[usize]| Layout::contiguous(s);
+        // (expected strides taken from PyTorch 2.x)
+        assert_eq!(of(&[3, 4], &[c(&[3, 4]), c(&[3, 4])]), [4, 1]);
+        let t = c(&[4, 3]).transpose(0, 1);
+        assert_eq!(of(&[3, 4], &[t.clone(), t.clone()]), [1, 3]);
+        // the first input decides when they disagree
+        assert_eq!(of(&[3, 4], &[t.clone(), c(&[3, 4])]), [1, 3]);
+        assert_eq!(of(&[3, 4], &[c(&[3, 4]), t.clone()]), [4, 1]);
+        // broadcast inputs and numbers do not vote
+        assert_eq!(of(&[3, 4], &[t.clone(), c(&[4])]), [1, 3]);
+        assert_eq!(of(&[3, 4], &[c(&[]), t.clone()]), [1, 3]);
+        // (2, 3, 4) permuted to (4, 2, 3) memory order
+        let p = c(&[4, 2, 3]).permute(&[1, 2, 0]);
+        assert_eq!(of(&[2, 3, 4], std::slice::from_ref(&p)), [3, 1, 6]);
+        // a step slice is not dense but keeps its order
+        let s = c(&[4, 6]).transpose(0, 1).slice(0, 0, 6, 2).unwrap();
+        assert_eq!(of(&[3, 4], std::slice::from_ref(&s)), [1, 3]);
+        // row-major when nothing says otherwise
+        assert_eq!(of(&[3, 4], &[c(&[1, 4]), c(&[3, 1])]), [4, 1]);
+        assert!(Order::of(&[2, 0], &[&t]).is_row_major());
+        // channels-last inputs give channels-last strides, even where the size-1 dims
+        // of the input carried others
+        let cl = Layout {
+            shape: [1, 2, 1, 4].as_slice().into(),
+            strides: [2, 1, 1, 2].as_slice().into(),
+            offset: 0,
+        };
+        assert_eq!(of(&[1, 2, 1, 4], &[cl.clone(), cl.clone()]), [8, 1, 8, 2]);
+        // ... but with a number in the mix the sort decides
+        assert_eq!(of(&[1, 2, 1, 4], &[cl, c(&[])]), [2, 1, 1, 2]);
+    }
+
+    #[test]
+    fn dense_inputs_keep_their_exact_strides() {
+        let t = Layout::contiguous(&[4, 1, 3]).permute(&[2, 1, 0]);
+        let o = Order::preserve(&t);
+        assert_eq!(o.strides.as_slice(), t.strides.as_slice());
+        assert_eq!(o.walk(&[10, 20, 30]).as_slice(), &[30, 10, 20]);
+    }
+}
