@@ -48,8 +48,7 @@ impl Order {
                 return Order::row_major(shape);
             }
             if n == 4 && inputs.iter().all(|l| is_channels_last(l)) {
-                let [_, c, h, w] = [shape[0], shape[1], shape[2], shape[3]].map(|d| d as isize);
-                return Order::dense(shape, &[c * h * w, 1, c * w, c]);
+                return Order::channels_last(shape);
             }
             let first = &inputs[0].strides;
             if inputs.iter().all(|l| l.is_dense() && l.strides == *first) {
@@ -118,6 +117,22 @@ impl Order {
         }
     }
 
+    /// Channels-last strides for a 4-d (N, C, H, W) or 5-d (N, C, D, H, W) shape: C
+    /// innermost, then the spatial dims from the last, N outermost (PyTorch's
+    /// `channels_last` / `channels_last_3d`). Other ranks get row-major.
+    pub fn channels_last(shape: &[usize]) -> Order {
+        let Some(walk) = channels_last_walk(shape.len()) else {
+            return Order::row_major(shape);
+        };
+        let mut strides: Strides = smallvec![0; shape.len()];
+        let mut next: isize = 1;
+        for &d in walk.iter().rev() {
+            strides[d] = next;
+            next *= shape[d] as isize;
+        }
+        Order::dense(shape, &strides)
+    }
+
     /// Keeps the dense `strides` as they are; the walk goes by decreasing stride.
     fn dense(shape: &[usize], strides: &[isize]) -> Order {
         let mut walk: Dims = (0..shape.len()).collect();
@@ -151,11 +166,24 @@ impl Order {
     }
 }
 
-/// PyTorch's `is_contiguous(memory_format=torch.channels_last)` for a 4-d layout: dims
-/// C, W, H, N innermost first, size-1 dims skipped.
-fn is_channels_last(l: &Layout) -> bool {
+/// The dims of a channels-last layout, outermost first (4-d and 5-d only).
+fn channels_last_walk(ndim: usize) -> Option<&'static [usize]> {
+    match ndim {
+        4 => Some(&[0, 2, 3, 1]),
+        5 => Some(&[0, 2, 3, 4, 1]),
+        _ => None,
+    }
+}
+
+/// PyTorch's `is_contiguous(memory_format=torch.channels_last)` (4-d) or
+/// `channels_last_3d` (5-d): C innermost, then the spatial dims from the last, N
+/// outermost, size-1 dims skipped. False for other ranks.
+pub fn is_channels_last(l: &Layout) -> bool {
+    let Some(walk) = channels_last_walk(l.ndim()) else {
+        return false;
+    };
     let mut expected: isize = 1;
-    for d in [1, 3, 2, 0] {
+    for &d in walk.iter().rev() {
         if l.shape[d] != 1 {
             if l.strides[d] != expected {
                 return false;

@@ -43,6 +43,14 @@ impl Tensor {
         Ok(t)
     }
 
+    /// This fresh row-major tensor (values uniform, or about to be filled in memory order)
+    /// relaid in `order` (the `*_like` factories' `memory_format`).
+    pub fn in_order(mut self, order: &Order) -> Tensor {
+        debug_assert!(self.is_contiguous() && self.layout.offset == 0);
+        self.layout = order.layout(&self.layout.shape);
+        self
+    }
+
     pub fn zeros(op: &str, shape: &[usize], dtype: DType) -> Result<Tensor> {
         let n = checked_numel(op, shape)?;
         Ok(Tensor {

@@ -202,3 +202,98 @@ def test_leaf_grad_follows_the_layout_contract(make, strides, x_layout):
         (x * w).sum().backward()
         assert w.grad.stride() == strides
     np.testing.assert_allclose(w.grad.numpy(), 2 * x.numpy(), rtol=1e-6)
+
+
+LIKE = ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"]
+
+
+@pytest.mark.parametrize("fn", LIKE)
+def test_like_factories_preserve_the_memory_order(fn):
+    x = t2(3, 4)
+    assert getattr(ferric, fn)(x).stride() == (1, 3)
+    assert getattr(ferric, fn)(x, memory_format=ferric.contiguous_format).stride() == (4, 1)
+    y = getattr(ferric, fn)(nchw_cl(2, 3, 4, 5).contiguous())
+    assert y.stride() == (60, 20, 5, 1)
+    z = getattr(ferric, fn)(c(2, 3, 4, 5), memory_format=ferric.channels_last)
+    assert z.stride() == (60, 1, 15, 3)
+
+
+def test_rand_like_fills_in_memory_order():
+    # the generator fills memory front to back, so a transposed rand_like holds the
+    # transpose of the row-major draw, as in PyTorch
+    ferric.manual_seed(7)
+    ref = ferric.rand(4, 3).numpy()
+    ferric.manual_seed(7)
+    r = ferric.rand_like(t2(3, 4))
+    np.testing.assert_array_equal(r.numpy(), ref.T)
+
+
+def test_memory_format_objects():
+    cl = ferric.channels_last
+    assert repr(cl) == "torch.channels_last"
+    assert cl == ferric.channels_last and cl != ferric.contiguous_format
+    assert {ferric.contiguous_format, ferric.preserve_format, cl, ferric.channels_last_3d}
+    import pickle
+
+    assert pickle.loads(pickle.dumps(cl)) is cl
+
+
+def test_channels_last_clone_contiguous_and_is_contiguous():
+    x = c(2, 3, 4, 5)
+    assert x.is_contiguous() and not x.is_contiguous(memory_format=ferric.channels_last)
+    y = x.contiguous(memory_format=ferric.channels_last)
+    assert y.stride() == (60, 1, 15, 3)
+    assert y.is_contiguous(memory_format=ferric.channels_last) and not y.is_contiguous()
+    assert y.contiguous(memory_format=ferric.channels_last) is y
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    assert x.clone(memory_format=ferric.channels_last).stride() == (60, 1, 15, 3)
+    assert y.clone().stride() == (60, 1, 15, 3)
+    assert y.clone(memory_format=ferric.contiguous_format).stride() == (60, 20, 5, 1)
+    assert (y + 1).stride() == (60, 1, 15, 3)
+    assert y.relu().is_contiguous(memory_format=ferric.channels_last)
+    v = ferric.empty(2, 3, 4, 5, 6, memory_format=ferric.channels_last_3d)
+    assert v.stride() == (360, 1, 90, 18, 3)
+    assert v.is_contiguous(memory_format=ferric.channels_last_3d)
+    assert ferric.empty(2, 3, 4, 5, memory_format=ferric.channels_last).stride() == (60, 1, 15, 3)
+
+
+def test_channels_last_gradient_flows_back():
+    x = c(2, 3, 4, 5).double().requires_grad_()
+    y = x.contiguous(memory_format=ferric.channels_last)
+    (y * y).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy())
+
+
+def test_memory_format_errors():
+    x = c(2, 3)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        x.clone(memory_format=ferric.channels_last)
+    with pytest.raises(RuntimeError, match="required rank 5 tensor to use channels_last_3d"):
+        ferric.zeros_like(x, memory_format=ferric.channels_last_3d)
+    with pytest.raises(RuntimeError, match="preserve memory format is unsupported"):
+        t2(2, 3).contiguous(memory_format=ferric.preserve_format)
+    assert x.contiguous(memory_format=ferric.preserve_format) is x
+    with pytest.raises(TypeError, match="argument 'memory_format' must be torch.memory_format"):
+        x.clone(memory_format=3)
+    assert not x.is_contiguous(memory_format=ferric.channels_last)
+
+
+def test_to_memory_format_and_module_to():
+    x = c(2, 3, 4, 5)
+    y = x.to(memory_format=ferric.channels_last)
+    assert y.stride() == (60, 1, 15, 3)
+    assert y.to(memory_format=ferric.channels_last) is y
+    assert x.to(ferric.float64, memory_format=ferric.channels_last).stride() == (60, 1, 15, 3)
+    assert y.double().stride() == (60, 1, 15, 3)  # preserve_format by default
+    conv = ferric.nn.Conv2d(3, 4, 3, padding=1)
+    w = conv.weight.detach().clone()
+    conv.to(memory_format=ferric.channels_last)
+    assert conv.weight.is_contiguous(memory_format=ferric.channels_last)
+    assert conv.bias.stride() == (1,)
+    np.testing.assert_array_equal(conv.weight.detach().numpy(), w.numpy())
+    inp = x.contiguous(memory_format=ferric.channels_last)
+    out = conv(inp)
+    ref = ferric.nn.functional.conv2d(x, w, conv.bias.detach(), padding=1)
+    np.testing.assert_allclose(out.detach().numpy(), ref.numpy(), rtol=1e-5, atol=1e-5)
+    out.sum().backward()
+    assert conv.weight.grad.stride() == conv.weight.stride()

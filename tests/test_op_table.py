@@ -374,6 +374,7 @@ def test_forms_agree(spec, dtypes):
 # Public names of ferric._core that are not ops, each with the reason it has no row.
 NOT_OPS = {
     "dtype",  # the dtype class (dtype objects are not callable and are not collected)
+    "memory_format",  # the memory_format class: tests/test_memory_order.py
     "Tensor.storage_offset",  # checked against NumPy in test_views_hypothesis
     # Autograd API, not ops: graph nodes, hook handles, backward/hooks/retain_grad and the
     # grad/anomaly mode queries are covered by tests/test_autograd.py. (The underscored

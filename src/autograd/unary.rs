@@ -506,6 +506,11 @@ pub fn contiguous(x: &Var) -> Result<Var> {
     copy(x, x.t.copy_as(x.t.dtype())?)
 }
 
+/// `x.clone(memory_format=...)`: a copy laid out as `order` says.
+pub fn clone_in(x: &Var, order: &crate::memory_order::Order) -> Result<Var> {
+    copy(x, x.t.copy_in(order, x.t.dtype())?)
+}
+
 fn copy(x: &Var, out: Tensor) -> Result<Var> {
     if !needs_grad(&[x]) {
         return Ok(Var::plain(out));

@@ -173,9 +173,13 @@ fn empty(
     pin_memory: bool,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, out, pin_memory, memory_format);
+    use super::memory_format::{memory_format_arg, MemoryFormat};
+    let _ = (layout, out, pin_memory);
     let dims = to_dims("empty", &size_args(size)?)?;
-    let t = Tensor::zeros("empty", &dims, opt_dtype(dtype)?.unwrap_or(DType::F32))?;
+    let f = memory_format_arg("empty", memory_format, MemoryFormat::Contiguous)?;
+    let order = f.order(&crate::layout::Layout::contiguous(&dims))?;
+    let t =
+        Tensor::zeros("empty", &dims, opt_dtype(dtype)?.unwrap_or(DType::F32))?.in_order(&order);
     finish(py, t, requires_grad, device)
 }
 
@@ -219,6 +223,16 @@ fn full(
     )
 }
 
+/// The layout of a `*_like` result: `memory_format` (default `preserve_format`).
+pub fn like_order(
+    op: &str,
+    input: &Tensor,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<crate::memory_order::Order> {
+    use super::memory_format::{memory_format_arg, MemoryFormat};
+    memory_format_arg(op, memory_format, MemoryFormat::Preserve)?.order(&input.layout)
+}
+
 fn like_dtype(t: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
     Ok(opt_dtype(dtype)?.unwrap_or(t.dtype()))
 }
@@ -234,11 +248,15 @@ fn zeros_like(
     layout: Option<&Bound<'_, PyAny>>,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, memory_format);
+    let _ = layout;
     let d = like_dtype(&input.t, dtype)?;
     finish(
         py,
-        Tensor::zeros("zeros_like", input.t.shape(), d)?,
+        Tensor::zeros("zeros_like", input.t.shape(), d)?.in_order(&like_order(
+            "zeros_like",
+            &input.t,
+            memory_format,
+        )?),
         requires_grad,
         device,
     )
@@ -255,11 +273,15 @@ fn empty_like(
     layout: Option<&Bound<'_, PyAny>>,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, memory_format);
+    let _ = layout;
     let d = like_dtype(&input.t, dtype)?;
     finish(
         py,
-        Tensor::zeros("empty_like", input.t.shape(), d)?,
+        Tensor::zeros("empty_like", input.t.shape(), d)?.in_order(&like_order(
+            "empty_like",
+            &input.t,
+            memory_format,
+        )?),
         requires_grad,
         device,
     )
@@ -276,11 +298,15 @@ fn ones_like(
     layout: Option<&Bound<'_, PyAny>>,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, memory_format);
+    let _ = layout;
     let d = like_dtype(&input.t, dtype)?;
     finish(
         py,
-        Tensor::full("ones_like", input.t.shape(), Scalar::Int(1), d)?,
+        Tensor::full("ones_like", input.t.shape(), Scalar::Int(1), d)?.in_order(&like_order(
+            "ones_like",
+            &input.t,
+            memory_format,
+        )?),
         requires_grad,
         device,
     )
@@ -299,11 +325,12 @@ fn full_like(
     layout: Option<&Bound<'_, PyAny>>,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, memory_format);
+    let _ = layout;
     let d = like_dtype(&input.t, dtype)?;
     finish(
         py,
-        Tensor::full("full_like", input.t.shape(), fill_scalar(fill_value)?, d)?,
+        Tensor::full("full_like", input.t.shape(), fill_scalar(fill_value)?, d)?
+            .in_order(&like_order("full_like", &input.t, memory_format)?),
         requires_grad,
         device,
     )

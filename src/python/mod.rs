@@ -14,6 +14,7 @@ mod index;
 mod info;
 mod join;
 mod matmul;
+mod memory_format;
 mod nn;
 mod optim;
 mod pickling;
@@ -27,6 +28,7 @@ mod views;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     convert::register(m)?;
+    memory_format::register(m)?;
     tensor::register(m)?;
     autograd::register(m)?;
     arith::register(m)?;

@@ -426,9 +426,15 @@ fn sample_inplace(
     })
 }
 
-fn like(input: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
+fn like(
+    op: &str,
+    input: &Tensor,
+    dtype: Option<&Bound<'_, PyAny>>,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Tensor> {
     let d = opt_dtype(dtype)?.unwrap_or(input.dtype());
-    Ok(Tensor::zeros("like", input.shape(), d)?)
+    let order = super::creation::like_order(op, input, memory_format)?;
+    Ok(Tensor::zeros("like", input.shape(), d)?.in_order(&order))
 }
 
 #[pyfunction]
@@ -444,8 +450,8 @@ fn rand_like(
     requires_grad: bool,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, memory_format);
-    let t = like(&input.t, dtype)?;
+    let _ = layout;
+    let t = like("rand_like", &input.t, dtype, memory_format)?;
     rnd::uniform_(&t, 0.0, 1.0, &gen_arg("rand_like", generator)?)?;
     finish(py, t, requires_grad, device)
 }
@@ -463,8 +469,8 @@ fn randn_like(
     requires_grad: bool,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, memory_format);
-    let t = like(&input.t, dtype)?;
+    let _ = layout;
+    let t = like("randn_like", &input.t, dtype, memory_format)?;
     rnd::normal_(&t, 0.0, 1.0, &gen_arg("randn_like", generator)?)?;
     finish(py, t, requires_grad, device)
 }
@@ -486,7 +492,7 @@ fn randint_like(
     requires_grad: bool,
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, memory_format);
+    let _ = layout;
     let (lo, hi) = match (low_or_high, high, low) {
         (Some(h), None, None) => (0, int_arg("randint_like", "high", h)?),
         (Some(l), Some(h), None) => (
@@ -505,7 +511,7 @@ fn randint_like(
             ))
         }
     };
-    let t = like(&input.t, dtype)?;
+    let t = like("randint_like", &input.t, dtype, memory_format)?;
     rnd::random_from_to_(&t, lo, Some(hi), &gen_arg("randint_like", generator)?)?;
     finish(py, t, requires_grad, device)
 }

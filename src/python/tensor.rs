@@ -1,6 +1,7 @@
 //! `ferric.Tensor`: the Python class wrapping a core `Tensor`, with its basic
 //! properties, conversions and Python protocol methods.
 
+use super::memory_format::{memory_format_arg, MemoryFormat};
 use crate::autograd::{Meta, Var};
 use crate::dtype::{DType, Scalar};
 use crate::python::convert::{self, dtype_arg, PyDType};
@@ -305,9 +306,11 @@ impl PyTensor {
         false
     }
     #[pyo3(signature = (memory_format=None))]
-    fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> bool {
-        let _ = memory_format;
-        self.t.is_contiguous()
+    fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+        Ok(
+            memory_format_arg("is_contiguous", memory_format, MemoryFormat::Contiguous)?
+                .holds(&self.t.layout),
+        )
     }
     fn data_ptr(&self) -> usize {
         self.t.storage.as_ptr() as usize + self.t.layout.offset * self.t.dtype().size_of()
@@ -329,12 +332,22 @@ impl PyTensor {
         slf: Bound<'_, Self>,
         memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let _ = memory_format;
+        let f = memory_format_arg("contiguous", memory_format, MemoryFormat::Contiguous)?;
         let v = slf.borrow().var()?;
-        if v.t.is_contiguous() {
+        if f.holds(&v.t.layout) {
             return Ok(slf.into_any().unbind());
         }
-        Ok(wrap_var(slf.py(), crate::autograd::unary::contiguous(&v)?)?.into_any())
+        if f == MemoryFormat::Preserve {
+            return Err(PyRuntimeError::new_err(
+                "preserve memory format is unsupported by the contiguous operator",
+            ));
+        }
+        let r = if f == MemoryFormat::Contiguous {
+            crate::autograd::unary::contiguous(&v)?
+        } else {
+            crate::autograd::unary::clone_in(&v, &f.order(&v.t.layout)?)?
+        };
+        Ok(wrap_var(slf.py(), r)?.into_any())
     }
 
     #[pyo3(signature = (memory_format=None))]
@@ -343,12 +356,20 @@ impl PyTensor {
         py: Python<'_>,
         memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        let _ = memory_format;
-        wrap_var(py, crate::autograd::unary::clone(&self.var()?)?)
+        let f = memory_format_arg("clone", memory_format, MemoryFormat::Preserve)?;
+        let v = self.var()?;
+        if f == MemoryFormat::Preserve {
+            return wrap_var(py, crate::autograd::unary::clone(&v)?);
+        }
+        wrap_var(
+            py,
+            crate::autograd::unary::clone_in(&v, &f.order(&v.t.layout)?)?,
+        )
     }
 
     /// `to(dtype)`, `to(other)`, `to("cpu")`, `to("cpu", dtype)`; `copy=True` forces a copy.
-    #[pyo3(signature = (*args, dtype=None, copy=false, non_blocking=false, device=None))]
+    #[pyo3(signature = (*args, dtype=None, copy=false, non_blocking=false, device=None, memory_format=None))]
+    #[allow(clippy::too_many_arguments)]
     fn to(
         slf: Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,
@@ -356,7 +377,9 @@ impl PyTensor {
         copy: bool,
         non_blocking: bool,
         device: Option<&Bound<'_, PyAny>>,
+        memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
+        let format = memory_format_arg("to", memory_format, MemoryFormat::Preserve)?;
         let _ = non_blocking;
         let mut target: Option<DType> = dtype.map(dtype_arg).transpose()?;
         let mut dev = device.map(|d| d.str().map(|s| s.to_string())).transpose()?;
@@ -378,13 +401,22 @@ impl PyTensor {
         }
         let v = slf.borrow().var()?;
         let d = target.unwrap_or(v.t.dtype());
-        if d == v.t.dtype() {
-            if !copy {
-                return Ok(slf.into_any().unbind());
-            }
-            return Ok(wrap_var(slf.py(), crate::autograd::unary::clone(&v)?)?.into_any());
+        // a copy is needed for a new dtype, a layout the tensor lacks, or copy=True
+        let relayout = format != MemoryFormat::Preserve && !format.holds(&v.t.layout);
+        if d == v.t.dtype() && !copy && !relayout {
+            return Ok(slf.into_any().unbind());
         }
-        Ok(wrap_var(slf.py(), crate::autograd::unary::to_dtype(&v, d)?)?.into_any())
+        let r = if d == v.t.dtype() {
+            crate::autograd::unary::clone_in(&v, &format.order(&v.t.layout)?)?
+        } else {
+            let r = crate::autograd::unary::to_dtype(&v, d)?;
+            if relayout {
+                crate::autograd::unary::clone_in(&r, &format.order(&r.t.layout)?)?
+            } else {
+                r
+            }
+        };
+        Ok(wrap_var(slf.py(), r)?.into_any())
     }
 
     fn float(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {

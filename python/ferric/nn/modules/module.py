@@ -454,11 +454,12 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Casts floating-point parameters and buffers: ``to(dtype)``, ``to(tensor)``,
-        ``to('cpu')`` or ``to('cpu', dtype)``."""
+        ``to('cpu')`` or ``to('cpu', dtype)``; ``memory_format=`` relays the 4-d and 5-d
+        ones (``channels_last`` for convolution weights)."""
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() received an invalid combination of arguments: {kwargs}")
         for a in args:
@@ -474,14 +475,21 @@ class Module:
             dev = str(device)
             if dev != "cpu" and not dev.startswith("cpu:"):
                 raise RuntimeError(f"to: ferric only supports the 'cpu' device, got '{dev}'")
-        if dtype is None:
-            return self
-        if not _is_float_dtype(dtype):
+        if dtype is not None and not _is_float_dtype(dtype):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
                 f"dtype={dtype}"
             )
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        if dtype is None and memory_format is None:
+            return self
+
+        def convert(t):
+            d = dtype if dtype is not None and t.is_floating_point() else t.dtype
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(d, memory_format=memory_format)
+            return t.to(d)
+
+        return self._apply(convert)
 
     def float(self):
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
