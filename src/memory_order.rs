@@ -55,6 +55,11 @@ impl Order {
                 return Order::dense(shape, first);
             }
         }
+        if inputs.iter().all(|l| has_row_major_strides(l)) {
+            // (`x * 2`, `x + bias`: row-major strides never order two dims against
+            // row-major's own order, so the sort below would leave it as it is)
+            return Order::row_major(shape);
+        }
         let strides: SmallVec<[Strides; 3]> =
             inputs.iter().map(|l| broadcast_strides(l, shape)).collect();
         // 1: d0 belongs after (outside) d1; -1: before; 0: no input says
@@ -108,7 +113,7 @@ impl Order {
     /// PyTorch's `preserve_format`): a dense layout's exact strides, else the order
     /// [`Order::of`] gives a single input.
     pub fn preserve(l: &Layout) -> Order {
-        if l.strides == contiguous_strides(&l.shape) {
+        if has_row_major_strides(l) {
             Order::row_major(&l.shape)
         } else if l.is_dense() {
             Order::dense(&l.shape, &l.strides)
@@ -164,6 +169,19 @@ impl Order {
             offset: 0,
         }
     }
+}
+
+/// Exactly the strides `Layout::contiguous` gives (size-1 dims included, unlike
+/// `is_contiguous`).
+fn has_row_major_strides(l: &Layout) -> bool {
+    let mut expected: isize = 1;
+    for (&d, &s) in l.shape.iter().zip(l.strides.iter()).rev() {
+        if s != expected {
+            return false;
+        }
+        expected *= d as isize;
+    }
+    true
 }
 
 /// The dims of a channels-last layout, outermost first (4-d and 5-d only).

@@ -60,6 +60,15 @@ impl Tensor {
     }
 
     pub fn full(op: &str, shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
+        let zero = match value {
+            Scalar::Float(f) => f.to_bits() == 0, // not -0.0
+            Scalar::Int(i) => i == 0,
+            Scalar::Bool(b) => !b,
+        };
+        if zero {
+            // zeroed storage is every dtype's zero, and fresh pages need no writing
+            return Tensor::zeros(op, shape, dtype);
+        }
         let n = checked_numel(op, shape)?;
         crate::with_dtype!(dtype, T, {
             let mut v = try_zeroed_vec::<T>(op, n)?;
@@ -147,24 +156,11 @@ impl Tensor {
 
     /// A contiguous copy with element type `dtype` (always copies).
     pub fn copy_as(&self, dtype: DType) -> Result<Tensor> {
-        crate::with_dtype!(
-            dtype,
-            T,
-            Tensor::from_vec(self.to_vec::<T>()?, self.shape())
-        )
-    }
-
-    /// A copy with element type `dtype` in the same memory order (PyTorch's
-    /// `preserve_format`: `clone()`, `.to(dtype)`); always copies.
-    pub fn copy_preserving(&self, dtype: DType) -> Result<Tensor> {
-        self.copy_in(&Order::preserve(&self.layout), dtype)
+        self.copy_in(&Order::row_major(self.shape()), dtype)
     }
 
     /// A copy with element type `dtype` laid out as `order` says.
     pub fn copy_in(&self, order: &Order, dtype: DType) -> Result<Tensor> {
-        if order.is_row_major() {
-            return self.copy_as(dtype);
-        }
         let shape = order.walk(self.shape());
         let strides = order.walk(self.strides());
         crate::with_dtype!(dtype, T, {
@@ -200,7 +196,7 @@ impl Tensor {
         if dtype == self.dtype() {
             Ok(self.clone())
         } else {
-            self.copy_preserving(dtype)
+            self.copy_in(&Order::preserve(&self.layout), dtype)
         }
     }
 

@@ -5,6 +5,7 @@ use super::{needs_grad, record, Saved, Var};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::kernels::strided;
+use crate::memory_order::Order;
 use crate::ops::binary::BinaryOp;
 use crate::ops::unary::{map_float, unary as raw, UnaryOp};
 use crate::shape::broadcast_shapes;
@@ -319,12 +320,19 @@ fn masked_zero_raw(x: &Tensor, cond: &Tensor) -> Result<Tensor> {
     })
 }
 
-/// Element type conversion (`x.to(dtype)`); the gradient is converted back.
+/// Element type conversion (`x.to(dtype)`, keeping `x`'s memory order); the gradient
+/// is converted back.
 pub fn to_dtype(x: &Var, d: DType) -> Result<Var> {
     if x.t.dtype() == d {
         return Ok(x.clone());
     }
-    let out = x.t.to_dtype(d)?;
+    to_dtype_in(x, d, &Order::preserve(&x.t.layout))
+}
+
+/// `x.to(d, memory_format=...)` for a new dtype `d`: one copy, converted and laid out as
+/// `order` says.
+pub fn to_dtype_in(x: &Var, d: DType, order: &Order) -> Result<Var> {
+    let out = x.t.copy_in(order, d)?;
     if !d.is_float() || !needs_grad(&[x]) {
         return Ok(Var::plain(out));
     }
@@ -495,23 +503,15 @@ pub fn clamp(x: &Var, min: Option<Arg>, max: Option<Arg>) -> Result<Var> {
     ))
 }
 
-/// A copy with the same autograd identity downstream (`clone()`, `contiguous()`).
 /// `x.clone()`: a copy in `x`'s memory order (PyTorch's `preserve_format`).
 pub fn clone(x: &Var) -> Result<Var> {
-    copy(x, x.t.copy_preserving(x.t.dtype())?)
+    clone_in(x, &Order::preserve(&x.t.layout))
 }
 
-/// `x.contiguous()` when `x` is not: a row-major copy.
-pub fn contiguous(x: &Var) -> Result<Var> {
-    copy(x, x.t.copy_as(x.t.dtype())?)
-}
-
-/// `x.clone(memory_format=...)`: a copy laid out as `order` says.
-pub fn clone_in(x: &Var, order: &crate::memory_order::Order) -> Result<Var> {
-    copy(x, x.t.copy_in(order, x.t.dtype())?)
-}
-
-fn copy(x: &Var, out: Tensor) -> Result<Var> {
+/// A copy laid out as `order` says, with the same autograd identity downstream
+/// (`clone(memory_format=...)`, `contiguous()`).
+pub fn clone_in(x: &Var, order: &Order) -> Result<Var> {
+    let out = x.t.copy_in(order, x.t.dtype())?;
     if !needs_grad(&[x]) {
         return Ok(Var::plain(out));
     }

@@ -223,18 +223,21 @@ fn full(
     )
 }
 
-/// The layout of a `*_like` result: `memory_format` (default `preserve_format`).
-pub fn like_order(
+/// A fresh tensor shaped like `input`, filled with `value`, of `dtype` (default the
+/// input's) and laid out as `memory_format` says (default `preserve_format`): the
+/// `*_like` factories, and the random ones before they fill it in memory order.
+pub fn like(
     op: &str,
     input: &Tensor,
+    value: Scalar,
+    dtype: Option<&Bound<'_, PyAny>>,
     memory_format: Option<&Bound<'_, PyAny>>,
-) -> PyResult<crate::memory_order::Order> {
+) -> PyResult<Tensor> {
     use super::memory_format::{memory_format_arg, MemoryFormat};
-    memory_format_arg(op, memory_format, MemoryFormat::Preserve)?.order(&input.layout)
-}
-
-fn like_dtype(t: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<DType> {
-    Ok(opt_dtype(dtype)?.unwrap_or(t.dtype()))
+    let d = opt_dtype(dtype)?.unwrap_or(input.dtype());
+    let order =
+        memory_format_arg(op, memory_format, MemoryFormat::Preserve)?.order(&input.layout)?;
+    Ok(Tensor::full(op, input.shape(), value, d)?.in_order(&order))
 }
 
 #[pyfunction]
@@ -249,14 +252,9 @@ fn zeros_like(
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
     let _ = layout;
-    let d = like_dtype(&input.t, dtype)?;
     finish(
         py,
-        Tensor::zeros("zeros_like", input.t.shape(), d)?.in_order(&like_order(
-            "zeros_like",
-            &input.t,
-            memory_format,
-        )?),
+        like("zeros_like", &input.t, Scalar::Int(0), dtype, memory_format)?,
         requires_grad,
         device,
     )
@@ -274,14 +272,9 @@ fn empty_like(
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
     let _ = layout;
-    let d = like_dtype(&input.t, dtype)?;
     finish(
         py,
-        Tensor::zeros("empty_like", input.t.shape(), d)?.in_order(&like_order(
-            "empty_like",
-            &input.t,
-            memory_format,
-        )?),
+        like("empty_like", &input.t, Scalar::Int(0), dtype, memory_format)?,
         requires_grad,
         device,
     )
@@ -299,14 +292,9 @@ fn ones_like(
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
     let _ = layout;
-    let d = like_dtype(&input.t, dtype)?;
     finish(
         py,
-        Tensor::full("ones_like", input.t.shape(), Scalar::Int(1), d)?.in_order(&like_order(
-            "ones_like",
-            &input.t,
-            memory_format,
-        )?),
+        like("ones_like", &input.t, Scalar::Int(1), dtype, memory_format)?,
         requires_grad,
         device,
     )
@@ -326,11 +314,15 @@ fn full_like(
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
     let _ = layout;
-    let d = like_dtype(&input.t, dtype)?;
     finish(
         py,
-        Tensor::full("full_like", input.t.shape(), fill_scalar(fill_value)?, d)?
-            .in_order(&like_order("full_like", &input.t, memory_format)?),
+        like(
+            "full_like",
+            &input.t,
+            fill_scalar(fill_value)?,
+            dtype,
+            memory_format,
+        )?,
         requires_grad,
         device,
     )

@@ -14,7 +14,7 @@ use crate::python::arith::inplace_with;
 use crate::python::convert::{
     dtype_arg, index_int, int_list, is_ndarray, scalar_arg, size_args, type_name,
 };
-use crate::python::creation::{check_device, finish};
+use crate::python::creation::{check_device, finish, like};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::shape::to_dims;
 use crate::tensor::Tensor;
@@ -426,17 +426,6 @@ fn sample_inplace(
     })
 }
 
-fn like(
-    op: &str,
-    input: &Tensor,
-    dtype: Option<&Bound<'_, PyAny>>,
-    memory_format: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Tensor> {
-    let d = opt_dtype(dtype)?.unwrap_or(input.dtype());
-    let order = super::creation::like_order(op, input, memory_format)?;
-    Ok(Tensor::zeros("like", input.shape(), d)?.in_order(&order))
-}
-
 #[pyfunction]
 #[pyo3(signature = (input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
 #[allow(clippy::too_many_arguments)]
@@ -451,7 +440,7 @@ fn rand_like(
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
     let _ = layout;
-    let t = like("rand_like", &input.t, dtype, memory_format)?;
+    let t = like("rand_like", &input.t, Scalar::Int(0), dtype, memory_format)?;
     rnd::uniform_(&t, 0.0, 1.0, &gen_arg("rand_like", generator)?)?;
     finish(py, t, requires_grad, device)
 }
@@ -470,7 +459,7 @@ fn randn_like(
     memory_format: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyTensor>> {
     let _ = layout;
-    let t = like("randn_like", &input.t, dtype, memory_format)?;
+    let t = like("randn_like", &input.t, Scalar::Int(0), dtype, memory_format)?;
     rnd::normal_(&t, 0.0, 1.0, &gen_arg("randn_like", generator)?)?;
     finish(py, t, requires_grad, device)
 }
@@ -511,7 +500,13 @@ fn randint_like(
             ))
         }
     };
-    let t = like("randint_like", &input.t, dtype, memory_format)?;
+    let t = like(
+        "randint_like",
+        &input.t,
+        Scalar::Int(0),
+        dtype,
+        memory_format,
+    )?;
     rnd::random_from_to_(&t, lo, Some(hi), &gen_arg("randint_like", generator)?)?;
     finish(py, t, requires_grad, device)
 }

@@ -342,11 +342,7 @@ impl PyTensor {
                 "preserve memory format is unsupported by the contiguous operator",
             ));
         }
-        let r = if f == MemoryFormat::Contiguous {
-            crate::autograd::unary::contiguous(&v)?
-        } else {
-            crate::autograd::unary::clone_in(&v, &f.order(&v.t.layout)?)?
-        };
+        let r = crate::autograd::unary::clone_in(&v, &f.order(&v.t.layout)?)?;
         Ok(wrap_var(slf.py(), r)?.into_any())
     }
 
@@ -358,9 +354,6 @@ impl PyTensor {
     ) -> PyResult<Py<PyTensor>> {
         let f = memory_format_arg("clone", memory_format, MemoryFormat::Preserve)?;
         let v = self.var()?;
-        if f == MemoryFormat::Preserve {
-            return wrap_var(py, crate::autograd::unary::clone(&v)?);
-        }
         wrap_var(
             py,
             crate::autograd::unary::clone_in(&v, &f.order(&v.t.layout)?)?,
@@ -406,15 +399,11 @@ impl PyTensor {
         if d == v.t.dtype() && !copy && !relayout {
             return Ok(slf.into_any().unbind());
         }
+        let order = format.order(&v.t.layout)?;
         let r = if d == v.t.dtype() {
-            crate::autograd::unary::clone_in(&v, &format.order(&v.t.layout)?)?
+            crate::autograd::unary::clone_in(&v, &order)?
         } else {
-            let r = crate::autograd::unary::to_dtype(&v, d)?;
-            if relayout {
-                crate::autograd::unary::clone_in(&r, &format.order(&r.t.layout)?)?
-            } else {
-                r
-            }
+            crate::autograd::unary::to_dtype_in(&v, d, &order)?
         };
         Ok(wrap_var(slf.py(), r)?.into_any())
     }
