@@ -3,7 +3,8 @@
 ``workloads(scale=1.0)`` returns a list of ``Workload(name, setup, bytes, flops)`` (see
 ``workload.py``) on 1.6e7 float32 elements: ``c = a + b`` and ``a += b`` (GB/s counts three
 arrays: two read, one written), ``exp``, ``tanh`` and ``relu`` (two arrays), the same add
-on a transposed pair and a ``(4096, 4096) + (4096,)`` row broadcast. The names follow the
+on a transposed pair and a ``(4096, 4096) + (4096,)`` row broadcast, and two copies into
+a new layout (``x.T.contiguous()``, NCHW -> channels-last). The names follow the
 shared yardstick's (``ew_*``, ``unary_*``). NumPy runs all of them: ``relu`` is
 ``np.maximum(x, 0)`` and ``a += b`` is ``np.add(a, b, out=a)``. The shared driver
 ``benches/compare.py`` times this list with every other ``cmp_*`` list; this file runs it
@@ -51,6 +52,22 @@ def _unary(name, n):
     return setup
 
 
+def _copy_transposed(shape, perm):
+    """The copy of a permuted view into a fresh row-major (or, for a 4-d ``perm`` of
+    ``None``, channels-last) array: ``x.T.contiguous()`` and NCHW -> NHWC."""
+    def setup(T):
+        (x,) = inputs(T, shape)
+        if is_numpy(T):
+            np = T
+            p = perm if perm is not None else (0, 2, 3, 1)
+            return lambda: np.ascontiguousarray(x.transpose(p))
+        if perm is None:
+            return lambda: x.contiguous(memory_format=T.channels_last)
+        xp = x.permute(*perm)
+        return lambda: xp.contiguous()
+    return setup
+
+
 def workloads(scale=1.0):
     n, side, rows = scaled(N, scale), scaled(4000, scale), scaled(4096, scale)
     return [
@@ -62,6 +79,11 @@ def workloads(scale=1.0):
                  3 * 4 * side * side, None),
         Workload("ew_add_row_broadcast_4096x4096", _add((rows, rows), (rows,)),
                  4 * (2 * rows * rows + rows), None),
+        Workload("copy_transposed_4096x4096", _copy_transposed((rows, rows), (1, 0)),
+                 2 * 4 * rows * rows, None),
+        Workload("copy_to_channels_last_32x64x56x56",
+                 _copy_transposed((32, 64, scaled(56, scale), scaled(56, scale)), None),
+                 2 * 4 * 32 * 64 * scaled(56, scale) ** 2, None),
     ]
 
 

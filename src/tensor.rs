@@ -7,7 +7,7 @@ use crate::kernels::strided;
 use crate::layout::Layout;
 use crate::memory_order::Order;
 use crate::shape::checked_numel;
-use crate::storage::{try_zeroed_vec, Storage};
+use crate::storage::{try_output_vec, try_zeroed_vec, Storage};
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -164,7 +164,8 @@ impl Tensor {
         let shape = order.walk(self.shape());
         let strides = order.walk(self.strides());
         crate::with_dtype!(dtype, T, {
-            let mut out = try_zeroed_vec::<T>("clone", self.numel())?;
+            // every element is written: a recycled buffer needs no zeroing
+            let mut out = try_output_vec::<T>("clone", self.numel())?;
             crate::with_dtype!(self.dtype(), S, {
                 // SAFETY: S is this tensor's dtype; `out` is a separate buffer.
                 let src = unsafe { self.data::<S>() };

@@ -320,7 +320,7 @@ def test_softmax_matches_numpy(dtype, layout, dim):
 @pytest.mark.parametrize("transposed", [False, True])
 def test_softmax_rows_with_nan_or_inf_are_nan_and_others_exact(dtype, transposed):
     # the contiguous row kernel (max may skip a NaN; the NaN reaches the row through the
-    # sum) and the transposed path (narrow tiles of 64 lines: 150 rows = 64 + 64 + 22)
+    # sum) and the transposed path (32 lines gathered at a time: 150 rows = 4 x 32 + 22)
     a = np.random.default_rng(2).standard_normal((150, 70)).astype(dtype)
     a[1, 5], a[2, 69], a[3, :] = np.nan, np.inf, -np.inf
     a[149, 0] = np.nan

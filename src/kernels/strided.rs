@@ -100,6 +100,9 @@ pub fn copy_to_contiguous<S: Copy, D>(
 ) {
     let out_strides = crate::shape::contiguous_strides(shape);
     let (cs, [ss, ds]) = coalesce(shape, [strides, &out_strides]);
+    if transpose_copy(src, &cs, &ss, &ds, offset, dst, &f) {
+        return;
+    }
     let n = *cs.last().unwrap_or(&1);
     let (si, di) = (*ss.last().unwrap_or(&0), *ds.last().unwrap_or(&1));
     for_each_run(&cs, &[ss.clone(), ds.clone()], [offset, 0], |[so, d0]| {
@@ -115,6 +118,84 @@ pub fn copy_to_contiguous<S: Copy, D>(
         }
         let _ = di;
     });
+}
+
+/// Side of the square tiles of [`transpose_copy`]: a tile's source lines and destination
+/// lines (32 each, 128 bytes of float32) stay in L1 while it is copied.
+const TILE: usize = 32;
+
+/// The copy of a transposed layout (`x.t().contiguous()`, NCHW to NHWC and back): when
+/// the source's unit-stride dim is not the destination's innermost one, reading along
+/// the destination touches a new cache line (and often page) per element; copying
+/// square tiles of the two dims instead reads and writes whole cache lines. False (and
+/// nothing written) for any other layout.
+fn transpose_copy<S: Copy, D>(
+    src: &[S],
+    cs: &[usize],
+    ss: &[isize],
+    ds: &[isize],
+    offset: usize,
+    dst: &mut [D],
+    f: &impl Fn(S) -> D,
+) -> bool {
+    let last = cs.len() - 1;
+    let (n, si) = (cs[last], ss[last]);
+    // the source's unit-stride dim among the outer ones (coalescing leaves at most one)
+    let Some(t) = (0..last).find(|&d| ss[d] == 1) else {
+        return false;
+    };
+    if si <= 0 || n < TILE / 2 || cs[t] < TILE / 2 || cs.contains(&0) {
+        return false;
+    }
+    let (m, dt) = (cs[t], ds[t] as usize);
+    let si = si as usize;
+    // every dim but `t` and the innermost one, walked as the outer loop
+    let keep = |v: &[isize]| -> Strides { (0..last).filter(|&d| d != t).map(|d| v[d]).collect() };
+    let mut oshape: Dims = (0..last).filter(|&d| d != t).map(|d| cs[d]).collect();
+    let (mut oss, mut ods) = (keep(ss), keep(ds));
+    // `for_each_run` walks all dims but its last: give it a unit one
+    oshape.push(1);
+    oss.push(0);
+    ods.push(0);
+    // a tile is read into `buf` in source order and written out from it in destination
+    // order, so each cache line is touched once per tile: the lines of one tile are a
+    // power-of-two stride apart in the big transposes and would evict each other in L1
+    let mut buf = [src[offset]; TILE * TILE];
+    for_each_run(&oshape, &[oss, ods], [offset, 0], |[so, d0]| {
+        for a0 in (0..m).step_by(TILE) {
+            let wa = TILE.min(m - a0);
+            for b0 in (0..n).step_by(TILE) {
+                let wb = TILE.min(n - b0);
+                if wa == TILE && wb == TILE {
+                    // whole tile: constant trip counts, so the row copies become
+                    // plain vector moves
+                    for (b, row) in buf.chunks_exact_mut(TILE).enumerate() {
+                        let s0 = so + a0 + (b0 + b) * si;
+                        row.copy_from_slice(&src[s0..s0 + TILE]);
+                    }
+                    for a in 0..TILE {
+                        let o0 = d0 + (a0 + a) * dt + b0;
+                        let out: &mut [D] = &mut dst[o0..o0 + TILE];
+                        for (b, o) in out.iter_mut().enumerate() {
+                            *o = f(buf[b * TILE + a]);
+                        }
+                    }
+                    continue;
+                }
+                for b in 0..wb {
+                    let s0 = so + a0 + (b0 + b) * si;
+                    buf[b * TILE..b * TILE + wa].copy_from_slice(&src[s0..s0 + wa]);
+                }
+                for a in 0..wa {
+                    let o0 = d0 + (a0 + a) * dt + b0;
+                    for (b, o) in dst[o0..o0 + wb].iter_mut().enumerate() {
+                        *o = f(buf[b * TILE + a]);
+                    }
+                }
+            }
+        }
+    });
+    true
 }
 
 /// `dst[i] = f(a[i], b[i])` over a common shape; `dst` is contiguous and freshly made.
@@ -572,6 +653,48 @@ mod tests {
         let mut dst = [0; 6];
         copy_to_contiguous(&src, &[3, 2], &[1, 3], 0, &mut dst, |x| x);
         assert_eq!(dst, [0, 3, 1, 4, 2, 5]);
+    }
+
+    #[test]
+    fn gather_transposed_in_tiles() {
+        // big enough for the tiled path, with ragged tiles, an offset, a step along the
+        // strided dim, an extra outer dim, and a conversion on the way
+        let src: Vec<i64> = (0..3 * 70 * 90).collect();
+        for (shape, strides, offset) in [
+            (vec![45usize, 37], vec![1isize, 90], 5usize),
+            (vec![37, 45], vec![1, 180], 0),
+            (vec![2, 40, 33], vec![6300, 1, 70], 1),
+            (vec![3, 70, 16], vec![6300, 1, 70], 0),
+        ] {
+            let n: usize = shape.iter().product();
+            let mut dst = vec![0.0f64; n];
+            copy_to_contiguous(&src, &shape, &strides, offset, &mut dst, |x| x as f64);
+            let mut want = Vec::with_capacity(n);
+            let (s, st) = (&shape, &strides);
+            let idx = |i: &[usize]| {
+                offset as isize
+                    + i.iter()
+                        .zip(st)
+                        .map(|(&a, &b)| a as isize * b)
+                        .sum::<isize>()
+            };
+            if s.len() == 2 {
+                for i in 0..s[0] {
+                    for j in 0..s[1] {
+                        want.push(src[idx(&[i, j]) as usize] as f64);
+                    }
+                }
+            } else {
+                for i in 0..s[0] {
+                    for j in 0..s[1] {
+                        for k in 0..s[2] {
+                            want.push(src[idx(&[i, j, k]) as usize] as f64);
+                        }
+                    }
+                }
+            }
+            assert_eq!(dst, want, "{shape:?} {strides:?}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::kernels::simd::{self, SimdFloat};
 use crate::kernels::strided::{self, Map1, MapFn};
 use crate::memory_order::Order;
-use crate::storage::{try_output_vec, try_zeroed_vec};
+use crate::storage::try_output_vec;
 use crate::tensor::Tensor;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,7 +327,8 @@ pub mod num_like {
 /// Maps `f` over `x` (any layout) into a new tensor of element type `O` in `x`'s memory
 /// order (PyTorch's rule for elementwise results, see [`Order`]).
 pub fn map<S: Element, O: Element>(op: &str, x: &Tensor, f: impl Fn(S) -> O) -> Result<Tensor> {
-    let mut out = try_zeroed_vec::<O>(op, x.numel())?;
+    // every element is written: a recycled buffer needs no zeroing
+    let mut out = try_output_vec::<O>(op, x.numel())?;
     // SAFETY: callers pass S = x.dtype(); `out` is a separate buffer.
     let src = unsafe { x.data::<S>() };
     let order = Order::of(x.shape(), &[&x.layout]);

@@ -8,8 +8,9 @@
 //! no fast-math), so the three builds give bit-identical results: the accumulation order
 //! is fixed by the code, not by the vector width.
 //!
-//! `exp` here is private to the softmax kernels (another module provides the library's
-//! general vectorised math); it is accurate to ~1 ulp over the whole range, including
+//! `exp` here serves the softmax paths that run as plain loops (tiles across lines, the
+//! strided fallback, log-softmax's backward); the contiguous rows use the library's
+//! vector math (`simd::rows`). It is accurate to ~1 ulp over the whole range, including
 //! subnormal results (see the tests).
 
 use super::{Float, Num};
@@ -92,7 +93,7 @@ macro_rules! simd_dispatch {
 pub(crate) use simd_dispatch as dispatch;
 
 /// Float types with a branch-free, vectorisable `exp`.
-pub trait FastFloat: Float + Send + Sync {
+pub trait FastFloat: Float + Send + Sync + crate::kernels::simd::SimdFloat {
     /// `exp(x)` to ~1 ulp, NaN in -> NaN out, written so loops over it vectorise.
     fn exp_fast(self) -> Self;
     /// The correctly rounded square root (a vector instruction).
@@ -237,29 +238,6 @@ pub fn lane_sum<T: Num, U: Copy>(xs: &[U], map: impl Fn(U) -> T) -> T {
     s
 }
 
-/// [`lane_sum`] that also stores each `map(x)` into `out` (same length as `xs`): one
-/// pass instead of a map pass and a sum pass, with the same bits as `lane_sum(out)`.
-#[inline(always)]
-pub fn lane_sum_store<T: Num, U: Copy>(xs: &[U], out: &mut [T], map: impl Fn(U) -> T) -> T {
-    let mut acc = [T::ZERO; ACC];
-    let (xc, mut oc) = (xs.chunks_exact(ACC), out.chunks_exact_mut(ACC));
-    let rest = xc.remainder();
-    for (c, o) in xc.zip(&mut oc) {
-        for k in 0..ACC {
-            let v = map(c[k]);
-            o[k] = v;
-            acc[k] = acc[k].add(v);
-        }
-    }
-    let mut s = lane_total(acc);
-    for (&x, o) in rest.iter().zip(oc.into_remainder()) {
-        let v = map(x);
-        *o = v;
-        s = s.add(v);
-    }
-    s
-}
-
 /// The lanes of a [`lane_sum`] added in a fixed tree.
 #[inline(always)]
 fn lane_total<T: Num>(mut acc: [T; ACC]) -> T {
@@ -288,26 +266,6 @@ pub fn lane_max<T: Num>(xs: &[T]) -> T {
     let mut m = acc.iter().fold(T::LOWEST, |m, &v| super::max_nan(m, v));
     for &x in rest {
         m = super::max_nan(m, x);
-    }
-    m
-}
-
-/// Max of `xs` ignoring NaN (`T::LOWEST` for an empty slice): one vector max per lane.
-/// For callers where a NaN reaches the result by another route (softmax: a NaN element
-/// makes its row's sum, hence every output of the row, NaN).
-#[inline(always)]
-pub fn lane_max_nonan<T: Num + PartialOrd>(xs: &[T]) -> T {
-    let mut acc = [T::LOWEST; ACC];
-    let chunks = xs.chunks_exact(ACC);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for k in 0..ACC {
-            acc[k] = if c[k] > acc[k] { c[k] } else { acc[k] };
-        }
-    }
-    let mut m = T::LOWEST;
-    for &v in acc.iter().chain(rest) {
-        m = if v > m { v } else { m };
     }
     m
 }

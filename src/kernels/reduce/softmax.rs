@@ -1,16 +1,20 @@
 //! Softmax and log-softmax along one dim, forward and backward.
 //!
-//! The common case, the last dim of a contiguous tensor, runs row by row in three
-//! vectorised passes (max; exp and sum; scale) with the branch-free `exp` of
-//! [`super::fast`], rows split across ferric's pool. Any other layout goes line by line
-//! (`scan::for_each_line`); lines whose neighbours are adjacent in memory (softmax over
-//! a non-innermost dim) are processed as tiles with unit-stride inner loops.
+//! The common case, the last dim of a contiguous tensor, runs row by row in the vector
+//! kernel of `simd::rows` (max; exp and sum; scale) with the library's vector `exp`,
+//! rows split across ferric's pool. Any other layout goes line by line
+//! (`scan::for_each_line`): the last dim of a transposed tensor gathers 32 lines at a
+//! time into the rows of a scratch and runs the same row kernel on them; lines whose
+//! neighbours are adjacent in memory on both sides (softmax over a non-innermost dim)
+//! are processed as tiles with unit-stride inner loops and the branch-free scalar `exp`
+//! of [`super::fast`] (within an ulp or two of the vector one, not bit-identical).
 //!
 //! Rows are independent, so results never depend on the thread count.
 
-use super::fast::{dispatch, lane_max_nonan, lane_sum, lane_sum_store, FastFloat};
+use super::fast::{dispatch, lane_sum, FastFloat};
 use super::max_nan;
 use super::scan::{for_each_line, Lines};
+use crate::kernels::simd;
 use crate::shape::contiguous_strides;
 use rayon::prelude::*;
 
@@ -19,31 +23,11 @@ fn at(base: usize, k: usize, step: isize) -> usize {
     base + k * step as usize
 }
 
-/// One contiguous row: `o = softmax(x)` (or log-softmax). The max may skip a NaN: the
-/// NaN still makes the sum, hence every output of the row, NaN (PyTorch's result).
-#[inline(always)]
-fn row<T: FastFloat>(x: &[T], o: &mut [T], log: bool) {
-    let m = lane_max_nonan(x);
-    if log {
-        let ls = lane_sum(x, |v| (v - m).exp_fast()).ln();
-        for (o, &v) in o.iter_mut().zip(x) {
-            *o = (v - m) - ls;
-        }
-    } else {
-        let inv = T::ONE / lane_sum_store(x, o, |v| (v - m).exp_fast());
-        for o in o.iter_mut() {
-            *o = *o * inv;
-        }
-    }
-}
-
-dispatch! {
-    /// Softmax of consecutive rows of length `n` of `src` into `out`.
-    fn rows<T: FastFloat>(src: &[T], out: &mut [T], n: usize, log: bool) {
-        for (x, o) in src.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
-            row(x, o, log);
-        }
-    }
+/// Softmax of consecutive contiguous rows of length `n` (the vector kernel of
+/// `simd::rows`; the lengths always agree here, so it always runs).
+fn rows<T: FastFloat>(src: &[T], out: &mut [T], n: usize, log: bool) {
+    let done = simd::softmax_rows(src, out, n, log);
+    debug_assert!(done);
 }
 
 /// One contiguous row of the backward: `gi = y (g - sum(g y))` for softmax output `y`,
@@ -119,7 +103,8 @@ pub fn softmax<T: FastFloat>(
         }
         return;
     }
-    let (mut mx, mut sm, mut scratch): (Vec<T>, Vec<T>, Vec<T>) = Default::default();
+    let (mut mx, mut sm): (Vec<T>, Vec<T>) = Default::default();
+    let (mut scratch, mut lines): (Vec<T>, Vec<T>) = Default::default();
     for_each_line(shape, strides, offset, dim, |l| match l {
         Lines::One {
             src: si,
@@ -155,25 +140,36 @@ pub fn softmax<T: FastFloat>(
         } => {
             if src_next == 1 && dst_next != 1 {
                 // adjacent input lines, output lines apart (softmax over the last dim
-                // of a transposed tensor): narrow tiles (a few cache lines of each input
-                // row) computed into a scratch laid out like the input, then each line
-                // written out in one run
-                const NARROW: usize = 64;
-                // every slot is written by `tile` before it is read; sized once
-                scratch.resize(n * NARROW.min(width), T::ZERO);
+                // of a transposed tensor): a few lines at a time are gathered into the
+                // rows of a scratch (reading whole cache lines across the lines), then
+                // the row kernel runs on each, straight into the output when the
+                // output line is contiguous
+                const NARROW: usize = 32;
+                // scratch rows padded so they do not all fall in the same L1 sets (a
+                // row of 1024 float32 is exactly 4 KiB)
+                let ld = n + 16;
+                let wmax = NARROW.min(width);
+                // every slot read is written first; sized once
+                scratch.resize(ld * wmax, T::ZERO);
                 for c0 in (0..width).step_by(NARROW) {
                     let w = NARROW.min(width - c0);
-                    let g = TileGeom {
-                        n,
-                        width: w,
-                        src: (si + c0, src_step, 1),
-                        dst: (0, w as isize, 1),
-                    };
-                    tile(src, &mut scratch[..n * w], &g, &mut mx, &mut sm, log);
+                    for k in 0..n {
+                        let b = at(si + c0, k, src_step);
+                        for (c, &v) in src[b..b + w].iter().enumerate() {
+                            scratch[c * ld + k] = v;
+                        }
+                    }
                     for c in 0..w {
+                        let line = &scratch[c * ld..c * ld + n];
                         let o = at(dst, c0 + c, dst_next);
-                        for (k, v) in scratch[c..n * w].iter().step_by(w).enumerate() {
-                            out[at(o, k, dst_step)] = *v;
+                        if dst_step == 1 {
+                            rows(line, &mut out[o..o + n], n, log);
+                        } else {
+                            lines.resize(n, T::ZERO);
+                            rows(line, &mut lines, n, log);
+                            for (k, &v) in lines.iter().enumerate() {
+                                out[at(o, k, dst_step)] = v;
+                            }
                         }
                     }
                 }

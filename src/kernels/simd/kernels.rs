@@ -12,7 +12,7 @@ use super::vector::{Simd, Vf, Vu};
 use super::{Binary, Unary};
 
 /// The widest vector has 16 lanes (AVX-512 f32).
-const MAX_LANES: usize = 16;
+pub(super) const MAX_LANES: usize = 16;
 
 /// One operand of a binary kernel: a run of elements or one value for every lane.
 pub trait Src<V: Vf>: Copy {
@@ -301,6 +301,41 @@ pub unsafe fn unary_f64<S: Simd>(
     true
 }
 
+/// Softmax (`log`: log-softmax) of `rows` contiguous float32 rows of length `n`, for
+/// backend `s`.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `rows * n` elements, not overlapping.
+#[inline(always)]
+pub unsafe fn softmax_rows_f32<S: Simd>(
+    s: S,
+    src: *const f32,
+    dst: *mut f32,
+    rows: usize,
+    n: usize,
+    log: bool,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { super::rows::softmax_rows::<_, Exp32>(s.zero_f32(), src, dst, rows, n, log) }
+}
+
+/// [`softmax_rows_f32`] for float64.
+///
+/// # Safety
+/// As for `softmax_rows_f32`.
+#[inline(always)]
+pub unsafe fn softmax_rows_f64<S: Simd>(
+    s: S,
+    src: *const f64,
+    dst: *mut f64,
+    rows: usize,
+    n: usize,
+    log: bool,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { super::rows::softmax_rows::<_, Exp64>(s.zero_f64(), src, dst, rows, n, log) }
+}
+
 /// Runs `f` with the operands' pointer/splat combination resolved at compile time.
 macro_rules! binary_body {
     ($z:expr, $op:expr, $a:expr, $b:expr, $dst:expr, $n:expr) => {{
@@ -381,6 +416,32 @@ macro_rules! entry_points {
             pub unsafe fn unary_f64(op: Unary, src: *const f64, dst: *mut f64, n: usize) -> bool {
                 // SAFETY: as above.
                 unsafe { super::unary_f64(<$token>::new(), op, src, dst, n) }
+            }
+            /// # Safety
+            /// As for `kernels::softmax_rows_f32`, and the CPU must support the backend.
+            #[target_feature(enable = $features)]
+            pub unsafe fn softmax_rows_f32(
+                src: *const f32,
+                dst: *mut f32,
+                rows: usize,
+                n: usize,
+                log: bool,
+            ) {
+                // SAFETY: as above.
+                unsafe { super::softmax_rows_f32(<$token>::new(), src, dst, rows, n, log) }
+            }
+            /// # Safety
+            /// As for `softmax_rows_f32`.
+            #[target_feature(enable = $features)]
+            pub unsafe fn softmax_rows_f64(
+                src: *const f64,
+                dst: *mut f64,
+                rows: usize,
+                n: usize,
+                log: bool,
+            ) {
+                // SAFETY: as above.
+                unsafe { super::softmax_rows_f64(<$token>::new(), src, dst, rows, n, log) }
             }
             /// # Safety
             /// As for `unary_f32`.

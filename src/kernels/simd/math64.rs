@@ -38,6 +38,9 @@ fn scale<V: Vf<E = f64>>(p: V, n: V) -> V
 where
     V::U: Vu<E = u64>,
 {
+    if let Some(y) = p.scale_native(n) {
+        return y;
+    }
     let a = (n * n.splat(0.5)).round();
     p * pow2(a) * pow2(n - a)
 }

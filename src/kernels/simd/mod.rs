@@ -30,6 +30,7 @@ mod math32;
 mod math64;
 #[cfg(target_arch = "aarch64")]
 mod neon;
+mod rows;
 mod scalar;
 #[cfg(test)]
 mod tests;
@@ -162,6 +163,10 @@ pub trait SimdFloat: Copy + Send + Sync + 'static {
         b: Arg<Self>,
         dst: &mut [Self],
     ) -> bool;
+    /// Softmax (`log`: log-softmax) of the consecutive rows of length `n` of `src` into
+    /// `dst` at `level`; false when the lengths disagree or the CPU lacks the level
+    /// (nothing written).
+    fn softmax_rows_at(level: Level, src: &[Self], dst: &mut [Self], n: usize, log: bool) -> bool;
 }
 
 /// The source pointer of a unary kernel: `src`'s, or `dp` itself for an in-place op;
@@ -183,7 +188,7 @@ fn operand<T: Copy>(a: Arg<T>, n: usize) -> Option<Operand<T>> {
 }
 
 macro_rules! simd_float {
-    ($t:ty, $unary:ident, $binary:ident) => {
+    ($t:ty, $unary:ident, $binary:ident, $softmax:ident) => {
         impl SimdFloat for $t {
             fn unary_at(level: Level, op: Unary, src: Option<&[$t]>, dst: &mut [$t]) -> bool {
                 let n = dst.len();
@@ -242,11 +247,39 @@ macro_rules! simd_float {
                 }
                 true
             }
+
+            fn softmax_rows_at(
+                level: Level,
+                src: &[$t],
+                dst: &mut [$t],
+                n: usize,
+                log: bool,
+            ) -> bool {
+                let len = dst.len();
+                if src.len() != len || n == 0 || len % n != 0 || !supported().contains(&level) {
+                    return false;
+                }
+                let (sp, dp, rows) = (src.as_ptr(), dst.as_mut_ptr(), len / n);
+                // SAFETY: both slices hold rows * n elements and cannot overlap (one is
+                // borrowed mutably); the level's instructions are supported.
+                unsafe {
+                    match level {
+                        #[cfg(target_arch = "x86_64")]
+                        Level::Avx512 => kernels::avx512::$softmax(sp, dp, rows, n, log),
+                        #[cfg(target_arch = "x86_64")]
+                        Level::Avx2 => kernels::avx2::$softmax(sp, dp, rows, n, log),
+                        #[cfg(target_arch = "aarch64")]
+                        Level::Neon => kernels::neon::$softmax(sp, dp, rows, n, log),
+                        _ => kernels::$softmax(scalar::Scalar, sp, dp, rows, n, log),
+                    }
+                }
+                true
+            }
         }
     };
 }
-simd_float!(f32, unary_f32, binary_f32);
-simd_float!(f64, unary_f64, binary_f64);
+simd_float!(f32, unary_f32, binary_f32, softmax_rows_f32);
+simd_float!(f64, unary_f64, binary_f64, softmax_rows_f64);
 
 /// `dst[i] = op(src[i])` at the active level; false when there is no vector kernel.
 pub fn unary<T: SimdFloat>(op: Unary, src: &[T], dst: &mut [T]) -> bool {
@@ -256,6 +289,12 @@ pub fn unary<T: SimdFloat>(op: Unary, src: &[T], dst: &mut [T]) -> bool {
 /// `buf[i] = op(buf[i])` at the active level; false when there is no vector kernel.
 pub fn unary_inplace<T: SimdFloat>(op: Unary, buf: &mut [T]) -> bool {
     T::unary_at(active(), op, None, buf)
+}
+
+/// Softmax (`log`: log-softmax) of the consecutive rows of length `n` of `src` into
+/// `dst` at the active level; false when the lengths disagree (nothing written).
+pub fn softmax_rows<T: SimdFloat>(src: &[T], dst: &mut [T], n: usize, log: bool) -> bool {
+    T::softmax_rows_at(active(), src, dst, n, log)
 }
 
 /// `dst = a op b` at the active level.

@@ -69,6 +69,16 @@ pub trait Vf:
 
     fn to_bits(self) -> Self::U;
     fn from_bits(u: Self::U) -> Self;
+
+    /// `self * 2^n` for integer-valued lanes `n`, rounded once (into the subnormal
+    /// range, to 0 or to infinity), when the backend has one instruction for it
+    /// (AVX-512's `vscalef`); None otherwise, and the caller builds the power of two
+    /// from exponent bits. Both give the same bits.
+    #[inline(always)]
+    fn scale_native(self, n: Self) -> Option<Self> {
+        let _ = n;
+        None
+    }
 }
 
 /// Unsigned integer lanes as wide as the float lanes (`u32` for `f32`, `u64` for `f64`).

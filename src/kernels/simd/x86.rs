@@ -306,7 +306,7 @@ macro_rules! avx512_float {
     ($name:ident, $mask:ident, $kraw:ty, $raw:ty, $e:ty, $u:ident, $lanes:literal,
      $add:ident, $sub:ident, $mul:ident, $div:ident, $fmadd:ident, $min:ident, $max:ident,
      $abs:ident, $sqrt:ident, $round:ident, $cmp:ident, $blend:ident, $set1:ident, $loadu:ident,
-     $storeu:ident, $tobits:ident, $frombits:ident, $signbit:expr) => {
+     $storeu:ident, $tobits:ident, $frombits:ident, $scalef:ident, $signbit:expr) => {
         #[derive(Clone, Copy)]
         pub struct $name($raw);
         /// Lane mask; only comparisons create one.
@@ -419,6 +419,12 @@ macro_rules! avx512_float {
             fn from_bits(u: $u) -> $name {
                 unsafe { $name($frombits(u.0)) }
             }
+            #[inline(always)]
+            fn scale_native(self, n: $name) -> Option<$name> {
+                // vscalef: self * 2^floor(n) with one rounding (MXCSR's nearest-even;
+                // ferric never sets flush-to-zero)
+                Some(unsafe { $name($scalef(self.0, n.0)) })
+            }
         }
     };
 }
@@ -448,6 +454,7 @@ avx512_float!(
     _mm512_storeu_ps,
     _mm512_castps_si512,
     _mm512_castsi512_ps,
+    _mm512_scalef_ps,
     0x8000_0000u32
 );
 avx512_float!(
@@ -475,6 +482,7 @@ avx512_float!(
     _mm512_storeu_pd,
     _mm512_castpd_si512,
     _mm512_castsi512_pd,
+    _mm512_scalef_pd,
     0x8000_0000_0000_0000u64
 );
 
