@@ -59,8 +59,9 @@ def _copy_transposed(shape, perm):
         (x,) = inputs(T, shape)
         if is_numpy(T):
             np = T
-            p = perm if perm is not None else (0, 2, 3, 1)
-            return lambda: np.ascontiguousarray(x.transpose(p))
+            if perm is None:  # the NHWC copy, seen as NCHW like the others' results
+                return lambda: np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+            return lambda: np.ascontiguousarray(x.transpose(perm))
         if perm is None:
             return lambda: x.contiguous(memory_format=T.channels_last)
         xp = x.permute(*perm)
