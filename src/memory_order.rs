@@ -212,6 +212,32 @@ pub fn is_channels_last(l: &Layout) -> bool {
     true
 }
 
+/// PyTorch's `suggest_memory_format() == channels_last` for a 4-d view: its strides
+/// order the dims as N, H, W, C from outermost to innermost (dense or not). Ambiguous
+/// layouts (one channel, or 1x1 planes, where the NCHW and NHWC strides coincide) are
+/// NCHW, as in PyTorch. Convolutions and pools give channels-last results for such
+/// inputs.
+pub fn suggests_channels_last(l: &Layout) -> bool {
+    if l.ndim() != 4 || l.strides[1] == 0 {
+        return false;
+    }
+    let mut min: isize = 0;
+    // from the innermost dim of channels-last (C) outwards
+    for d in [1, 3, 2, 0] {
+        let (size, stride) = (l.shape[d], l.strides[d]);
+        // an N111-like view (all strides equal to C's) counts as NCHW
+        if size == 0 || stride < min || (d == 0 && min == l.strides[1]) {
+            return false;
+        }
+        min = if size > 1 {
+            stride * size as isize
+        } else {
+            stride
+        };
+    }
+    true
+}
+
 /// `l`'s strides against the broadcast `shape`: 0 for leading dims it lacks and for its
 /// size-1 dims that broadcast; size-1 dims of the result keep their stride.
 fn broadcast_strides(l: &Layout, shape: &[usize]) -> Strides {

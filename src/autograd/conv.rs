@@ -10,6 +10,7 @@
 use super::{index, needs_grad, record, views, Saved, Var};
 use crate::error::Result;
 use crate::kernels::conv::pool::AvgRule;
+use crate::memory_order::{suggests_channels_last, Order};
 use crate::ops::conv::fold::{self as fops, FoldGeom};
 use crate::ops::conv::pool::{self as pops, PoolGeom};
 use crate::ops::conv::{is_unbatched, plan, ConvArgs, ConvGeom};
@@ -22,6 +23,17 @@ const CONV2: &str = "ConvolutionBackwardBackward0";
 /// ConvolutionBackward0 also has three next functions with `None` for no bias).
 fn no_bias() -> Var {
     Var::plain(Tensor::from_vec::<f32>(Vec::new(), &[0]).unwrap_or_else(|_| unreachable!()))
+}
+
+/// PyTorch's memory format for a 2-d convolution or pool: the (row-major) result is
+/// relaid as channels-last when one of the `operands` suggests that format
+/// ([`suggests_channels_last`]); one copy, on that path only.
+fn in_suggested_format(out: Tensor, operands: &[&Tensor]) -> Result<Tensor> {
+    if out.ndim() == 4 && operands.iter().any(|t| suggests_channels_last(&t.layout)) {
+        out.copy_in(&Order::channels_last(out.shape()), out.dtype())
+    } else {
+        Ok(out)
+    }
 }
 
 fn differentiable(out: &Tensor, inputs: &[&Var]) -> bool {
@@ -52,7 +64,7 @@ fn bias_grad(gy: &Var) -> Result<Var> {
 
 /// `A`: the forward convolution of batched `x` (N, C, in...) with `w`.
 pub fn conv_a(x: &Var, w: &Var, b: Option<&Var>, g: ConvGeom, name: &str) -> Result<Var> {
-    let out = g.conv(&x.t, &w.t, b.map(|b| &b.t))?;
+    let out = in_suggested_format(g.conv(&x.t, &w.t, b.map(|b| &b.t))?, &[&x.t, &w.t])?;
     let b = b.cloned().unwrap_or_else(no_bias);
     if !differentiable(&out, &[x, w, &b]) {
         return Ok(Var::plain(out));
@@ -84,6 +96,7 @@ pub fn conv_a(x: &Var, w: &Var, b: Option<&Var>, g: ConvGeom, name: &str) -> Res
 /// `B`: the transposed convolution of batched `y` (N, OC, out...) with `w`.
 pub fn conv_b(y: &Var, w: &Var, b: Option<&Var>, g: ConvGeom, name: &str) -> Result<Var> {
     let out = g.conv_transpose(&y.t, &w.t, b.map(|b| &b.t))?;
+    let out = in_suggested_format(out, &[&y.t, &w.t])?;
     let b = b.cloned().unwrap_or_else(no_bias);
     if !differentiable(&out, &[y, w, &b]) {
         return Ok(Var::plain(out));
@@ -252,6 +265,10 @@ fn max_values(x: &Var, out: Tensor, idx: &Tensor, name: &'static str, name2: &'s
 /// `max_pool2d_with_indices`: (values, indices).
 pub fn max_pool2d(x: &Var, g: &PoolGeom) -> Result<(Var, Tensor)> {
     let (out, idx) = pops::max_pool2d(&x.t, g)?;
+    let (out, idx) = (
+        in_suggested_format(out, &[&x.t])?,
+        in_suggested_format(idx, &[&x.t])?,
+    );
     let v = max_values(
         x,
         out,
@@ -266,6 +283,10 @@ pub fn max_pool2d(x: &Var, g: &PoolGeom) -> Result<(Var, Tensor)> {
 pub fn adaptive_max_pool2d(x: &Var, g: &PoolGeom) -> Result<(Var, Tensor)> {
     let (out, idx) = pops::adaptive_pool2d(&x.t, g, true)?;
     let idx = idx.unwrap_or_else(|| unreachable!());
+    let (out, idx) = (
+        in_suggested_format(out, &[&x.t])?,
+        in_suggested_format(idx, &[&x.t])?,
+    );
     let v = max_values(
         x,
         out,
@@ -278,7 +299,7 @@ pub fn adaptive_max_pool2d(x: &Var, g: &PoolGeom) -> Result<(Var, Tensor)> {
 
 /// `avg_pool2d`.
 pub fn avg_pool2d(x: &Var, g: &PoolGeom, rule: AvgRule) -> Result<Var> {
-    let out = pops::avg_pool2d(&x.t, g, rule)?;
+    let out = in_suggested_format(pops::avg_pool2d(&x.t, g, rule)?, &[&x.t])?;
     if !differentiable(&out, &[x]) {
         return Ok(Var::plain(out));
     }
@@ -322,6 +343,7 @@ fn avg_pool2d_backward(gy: &Var, x: &Var, g: &PoolGeom, rule: AvgRule) -> Result
 /// `adaptive_avg_pool2d`.
 pub fn adaptive_avg_pool2d(x: &Var, g: &PoolGeom) -> Result<Var> {
     let (out, _) = pops::adaptive_pool2d(&x.t, g, false)?;
+    let out = in_suggested_format(out, &[&x.t])?;
     if !differentiable(&out, &[x]) {
         return Ok(Var::plain(out));
     }

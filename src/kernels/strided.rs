@@ -140,7 +140,8 @@ fn transpose_copy<S: Copy, D>(
 ) -> bool {
     let last = cs.len() - 1;
     let (n, si) = (cs[last], ss[last]);
-    // the source's unit-stride dim among the outer ones (coalescing leaves at most one)
+    // the source's unit-stride dim among the outer ones (the first, should a view
+    // made by as_strided have several)
     let Some(t) = (0..last).find(|&d| ss[d] == 1) else {
         return false;
     };
