@@ -167,22 +167,6 @@ fn transpose_copy<S: Copy, D>(
             let wa = TILE.min(m - a0);
             for b0 in (0..n).step_by(TILE) {
                 let wb = TILE.min(n - b0);
-                if wa == TILE && wb == TILE {
-                    // whole tile: constant trip counts, so the row copies become
-                    // plain vector moves
-                    for (b, row) in buf.chunks_exact_mut(TILE).enumerate() {
-                        let s0 = so + a0 + (b0 + b) * si;
-                        row.copy_from_slice(&src[s0..s0 + TILE]);
-                    }
-                    for a in 0..TILE {
-                        let o0 = d0 + (a0 + a) * dt + b0;
-                        let out: &mut [D] = &mut dst[o0..o0 + TILE];
-                        for (b, o) in out.iter_mut().enumerate() {
-                            *o = f(buf[b * TILE + a]);
-                        }
-                    }
-                    continue;
-                }
                 for b in 0..wb {
                     let s0 = so + a0 + (b0 + b) * si;
                     buf[b * TILE..b * TILE + wa].copy_from_slice(&src[s0..s0 + wa]);

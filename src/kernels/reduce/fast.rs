@@ -238,9 +238,9 @@ pub fn lane_sum<T: Num, U: Copy>(xs: &[U], map: impl Fn(U) -> T) -> T {
     s
 }
 
-/// The lanes of a [`lane_sum`] added in a fixed tree.
+/// The lanes of a [`lane_sum`] added in a fixed tree (also the vector softmax rows').
 #[inline(always)]
-fn lane_total<T: Num>(mut acc: [T; ACC]) -> T {
+pub fn lane_total<T: Num>(mut acc: [T; ACC]) -> T {
     let mut w = ACC;
     while w > 1 {
         w /= 2;

@@ -14,6 +14,36 @@ use super::{Binary, Unary};
 /// The widest vector has 16 lanes (AVX-512 f32).
 pub(super) const MAX_LANES: usize = 16;
 
+/// The elements `i .. n` of `x` (fewer than a vector's worth) as a vector padded with
+/// zeros, so a ragged end goes through the same vector code as the rest: an element's
+/// result never depends on where it sits.
+///
+/// # Safety
+/// `x + i .. x + n` readable, `n - i < LANES`.
+#[inline(always)]
+pub(super) unsafe fn load_tail<V: Vf>(z: V, x: *const V::E, i: usize, n: usize) -> V {
+    let mut b = [V::E::default(); MAX_LANES];
+    // SAFETY: forwarded from the caller; `b` holds LANES <= MAX_LANES elements.
+    unsafe {
+        std::ptr::copy_nonoverlapping(x.add(i), b.as_mut_ptr(), n - i);
+        z.load(b.as_ptr())
+    }
+}
+
+/// Stores the first `n - i` lanes of `v` at `o + i`.
+///
+/// # Safety
+/// `o + i .. o + n` writable, `n - i < LANES`.
+#[inline(always)]
+pub(super) unsafe fn store_tail<V: Vf>(v: V, o: *mut V::E, i: usize, n: usize) {
+    let mut b = [V::E::default(); MAX_LANES];
+    // SAFETY: as for `load_tail`.
+    unsafe {
+        v.store(b.as_mut_ptr());
+        std::ptr::copy_nonoverlapping(b.as_ptr(), o.add(i), n - i);
+    }
+}
+
 /// One operand of a binary kernel: a run of elements or one value for every lane.
 pub trait Src<V: Vf>: Copy {
     /// # Safety
@@ -183,11 +213,7 @@ pub unsafe fn map1<V: Vf, F: Lanes<V>>(z: V, src: *const V::E, dst: *mut V::E, n
         }
         if i < n {
             // the same vector code on a padded copy: the tail's results match the body's
-            let rest = n - i;
-            let mut b = [V::E::default(); MAX_LANES];
-            std::ptr::copy_nonoverlapping(src.add(i), b.as_mut_ptr(), rest);
-            F::apply(z.load(b.as_ptr())).store(b.as_mut_ptr());
-            std::ptr::copy_nonoverlapping(b.as_ptr(), dst.add(i), rest);
+            store_tail(F::apply(load_tail(z, src, i, n)), dst, i, n);
         }
     }
 }

@@ -187,6 +187,22 @@ fn operand<T: Copy>(a: Arg<T>, n: usize) -> Option<Operand<T>> {
     }
 }
 
+/// Calls the entry point `$f` of `level`'s backend (the scalar one takes its token
+/// first). Expands inside an `unsafe` block whose caller checked the level.
+macro_rules! at_level {
+    ($level:expr, $f:ident($($a:expr),*)) => {
+        match $level {
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512 => kernels::avx512::$f($($a),*),
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx2 => kernels::avx2::$f($($a),*),
+            #[cfg(target_arch = "aarch64")]
+            Level::Neon => kernels::neon::$f($($a),*),
+            _ => kernels::$f(scalar::Scalar, $($a),*),
+        }
+    };
+}
+
 macro_rules! simd_float {
     ($t:ty, $unary:ident, $binary:ident, $softmax:ident) => {
         impl SimdFloat for $t {
@@ -201,17 +217,7 @@ macro_rules! simd_float {
                 }
                 // SAFETY: `sp` and `dp` cover n elements (checked above); the level's
                 // instructions are supported (checked above).
-                unsafe {
-                    match level {
-                        #[cfg(target_arch = "x86_64")]
-                        Level::Avx512 => kernels::avx512::$unary(op, sp, dp, n),
-                        #[cfg(target_arch = "x86_64")]
-                        Level::Avx2 => kernels::avx2::$unary(op, sp, dp, n),
-                        #[cfg(target_arch = "aarch64")]
-                        Level::Neon => kernels::neon::$unary(op, sp, dp, n),
-                        _ => kernels::$unary(scalar::Scalar, op, sp, dp, n),
-                    }
-                }
+                unsafe { at_level!(level, $unary(op, sp, dp, n)) }
             }
 
             fn binary_at(
@@ -234,17 +240,7 @@ macro_rules! simd_float {
                     return false;
                 }
                 // SAFETY: as for `unary_at`.
-                unsafe {
-                    match level {
-                        #[cfg(target_arch = "x86_64")]
-                        Level::Avx512 => kernels::avx512::$binary(op, a, b, dp, n),
-                        #[cfg(target_arch = "x86_64")]
-                        Level::Avx2 => kernels::avx2::$binary(op, a, b, dp, n),
-                        #[cfg(target_arch = "aarch64")]
-                        Level::Neon => kernels::neon::$binary(op, a, b, dp, n),
-                        _ => kernels::$binary(scalar::Scalar, op, a, b, dp, n),
-                    }
-                }
+                unsafe { at_level!(level, $binary(op, a, b, dp, n)) }
                 true
             }
 
@@ -262,17 +258,7 @@ macro_rules! simd_float {
                 let (sp, dp, rows) = (src.as_ptr(), dst.as_mut_ptr(), len / n);
                 // SAFETY: both slices hold rows * n elements and cannot overlap (one is
                 // borrowed mutably); the level's instructions are supported.
-                unsafe {
-                    match level {
-                        #[cfg(target_arch = "x86_64")]
-                        Level::Avx512 => kernels::avx512::$softmax(sp, dp, rows, n, log),
-                        #[cfg(target_arch = "x86_64")]
-                        Level::Avx2 => kernels::avx2::$softmax(sp, dp, rows, n, log),
-                        #[cfg(target_arch = "aarch64")]
-                        Level::Neon => kernels::neon::$softmax(sp, dp, rows, n, log),
-                        _ => kernels::$softmax(scalar::Scalar, sp, dp, rows, n, log),
-                    }
-                }
+                unsafe { at_level!(level, $softmax(sp, dp, rows, n, log)) }
                 true
             }
         }

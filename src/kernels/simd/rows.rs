@@ -12,41 +12,10 @@
 //! result does not depend on the backend's vector width (only on its `exp`, whose
 //! fused multiply-adds the scalar fallback lacks; see `mod.rs`).
 
-use super::kernels::{Lanes, MAX_LANES};
+use super::kernels::{load_tail, store_tail, Lanes, MAX_LANES};
 use super::vector::Vf;
+use crate::kernels::reduce::fast::{lane_total, ACC};
 use crate::kernels::reduce::{Float, Num};
-
-/// Lanes of the sum, fixed across backends.
-const ACC: usize = 64;
-
-/// The elements `i .. n` of `x` (fewer than a vector's worth) as a vector padded with
-/// zeros, so a row's ragged end goes through the same vector code as the rest.
-///
-/// # Safety
-/// `x + i .. x + n` readable, `n - i < LANES`.
-#[inline(always)]
-unsafe fn load_tail<V: Vf>(z: V, x: *const V::E, i: usize, n: usize) -> V {
-    let mut b = [V::E::default(); MAX_LANES];
-    // SAFETY: forwarded from the caller; `b` holds LANES <= MAX_LANES elements.
-    unsafe {
-        std::ptr::copy_nonoverlapping(x.add(i), b.as_mut_ptr(), n - i);
-        z.load(b.as_ptr())
-    }
-}
-
-/// Stores the first `n - i` lanes of `v` at `o + i`.
-///
-/// # Safety
-/// `o + i .. o + n` writable, `n - i < LANES`.
-#[inline(always)]
-unsafe fn store_tail<V: Vf>(v: V, o: *mut V::E, i: usize, n: usize) {
-    let mut b = [V::E::default(); MAX_LANES];
-    // SAFETY: as for `load_tail`.
-    unsafe {
-        v.store(b.as_mut_ptr());
-        std::ptr::copy_nonoverlapping(b.as_ptr(), o.add(i), n - i);
-    }
-}
 
 /// The max of a row, NaN lanes skipped (`-inf` for an all-NaN or empty row).
 ///
@@ -94,20 +63,6 @@ where
     }
 }
 
-/// Asks for the cache line holding `p` ahead of its use (a hint: never faults).
-#[inline(always)]
-fn prefetch<E>(p: *const E) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint with no architectural effect, valid for any address;
-    // SSE is part of the x86-64 baseline.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// The `ACC`-lane sum of `exp(x - m)` over the whole chunks of a row (`STORE`: also
 /// writes each exponential to `o`), returning the lane totals and where the chunks end.
 /// `next` is the following row, prefetched as this one is processed: the max pass,
@@ -117,13 +72,12 @@ fn prefetch<E>(p: *const E) {
 /// closure, so it is inlined into the `#[target_feature]` entry point (see `Lanes`).
 ///
 /// # Safety
-/// `x` readable and `o` writable for `n` elements; `next` any address.
+/// `x` readable and `o` writable for `n` elements.
 #[inline(always)]
 unsafe fn exp_chunks<V: Vf, Exp: Lanes<V>, const STORE: bool>(
     z: V,
     x: *const V::E,
     o: *mut V::E,
-    next: *const V::E,
     n: usize,
     mv: V,
 ) -> ([V::E; ACC], usize)
@@ -135,13 +89,9 @@ where
     // ACC lanes in `per` vectors; the array is sized for the narrowest backend
     let mut acc = [z; ACC];
     let mut i = 0;
-    // SAFETY: every access stays below n; prefetches are hints.
+    // SAFETY: every access stays below n.
     unsafe {
         while i + ACC <= n {
-            let line = 64 / std::mem::size_of::<V::E>();
-            for c in (0..ACC).step_by(line) {
-                prefetch(next.wrapping_add(i + c));
-            }
             for (k, a) in acc[..per].iter_mut().enumerate() {
                 let v = Exp::apply(z.load(x.add(i + k * l)) - mv);
                 if STORE {
@@ -177,27 +127,19 @@ pub unsafe fn softmax_rows<V: Vf, Exp: Lanes<V>>(
     let l = V::LANES;
     for r in 0..rows {
         // SAFETY (whole body): row r covers r * n .. (r + 1) * n, inside both buffers,
-        // and every access below stays inside the row (the prefetch address may not).
+        // and every access below stays inside the row.
         unsafe {
             let (x, o) = (src.add(r * n), dst.add(r * n));
-            let next = x.wrapping_add(n);
             let m = row_max(z, x, n);
             let mv = z.splat(m);
-            let (mut lanes, body) = if log {
-                exp_chunks::<V, Exp, false>(z, x, o, next, n, mv)
+            let (lanes, body) = if log {
+                exp_chunks::<V, Exp, false>(z, x, o, n, mv)
             } else {
-                exp_chunks::<V, Exp, true>(z, x, o, next, n, mv)
+                exp_chunks::<V, Exp, true>(z, x, o, n, mv)
             };
-            let mut w = ACC;
-            while w > 1 {
-                w /= 2;
-                for k in 0..w {
-                    lanes[k] = lanes[k] + lanes[k + w];
-                }
-            }
             // the ragged end: exponentials by the same vector code, added in order
             // (into a small buffer: log-softmax writes its output only at the end)
-            let mut s = lanes[0];
+            let mut s = lane_total(lanes);
             let mut ends = [V::E::ZERO; ACC + MAX_LANES];
             let mut i = body;
             while i < n {
