@@ -63,6 +63,20 @@ where
     }
 }
 
+/// Asks for the cache line holding `p` ahead of its use (a hint: never faults).
+#[inline(always)]
+fn prefetch<E>(p: *const E) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint with no architectural effect, valid for any address;
+    // SSE is part of the x86-64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// The `ACC`-lane sum of `exp(x - m)` over the whole chunks of a row (`STORE`: also
 /// writes each exponential to `o`), returning the lane totals and where the chunks end.
 /// `next` is the following row, prefetched as this one is processed: the max pass,
@@ -72,12 +86,13 @@ where
 /// closure, so it is inlined into the `#[target_feature]` entry point (see `Lanes`).
 ///
 /// # Safety
-/// `x` readable and `o` writable for `n` elements.
+/// `x` readable and `o` writable for `n` elements; `next` any address.
 #[inline(always)]
 unsafe fn exp_chunks<V: Vf, Exp: Lanes<V>, const STORE: bool>(
     z: V,
     x: *const V::E,
     o: *mut V::E,
+    next: *const V::E,
     n: usize,
     mv: V,
 ) -> ([V::E; ACC], usize)
@@ -89,9 +104,13 @@ where
     // ACC lanes in `per` vectors; the array is sized for the narrowest backend
     let mut acc = [z; ACC];
     let mut i = 0;
-    // SAFETY: every access stays below n.
+    // SAFETY: every access stays below n; prefetches are hints.
     unsafe {
         while i + ACC <= n {
+            let line = 64 / std::mem::size_of::<V::E>();
+            for c in (0..ACC).step_by(line) {
+                prefetch(next.wrapping_add(i + c));
+            }
             for (k, a) in acc[..per].iter_mut().enumerate() {
                 let v = Exp::apply(z.load(x.add(i + k * l)) - mv);
                 if STORE {
@@ -127,15 +146,16 @@ pub unsafe fn softmax_rows<V: Vf, Exp: Lanes<V>>(
     let l = V::LANES;
     for r in 0..rows {
         // SAFETY (whole body): row r covers r * n .. (r + 1) * n, inside both buffers,
-        // and every access below stays inside the row.
+        // and every access below stays inside the row (the prefetch address may not).
         unsafe {
             let (x, o) = (src.add(r * n), dst.add(r * n));
+            let next = x.wrapping_add(n);
             let m = row_max(z, x, n);
             let mv = z.splat(m);
             let (lanes, body) = if log {
-                exp_chunks::<V, Exp, false>(z, x, o, n, mv)
+                exp_chunks::<V, Exp, false>(z, x, o, next, n, mv)
             } else {
-                exp_chunks::<V, Exp, true>(z, x, o, n, mv)
+                exp_chunks::<V, Exp, true>(z, x, o, next, n, mv)
             };
             // the ragged end: exponentials by the same vector code, added in order
             // (into a small buffer: log-softmax writes its output only at the end)
