@@ -101,3 +101,45 @@ from ._config import show_config  # noqa: E402
 from .utils.dlpack import from_dlpack  # noqa: E402
 
 __all__ += ["from_dlpack", "show_config"]
+
+# devices and the "first lines of a PyTorch script": ferric.device, CUDA/backends/amp
+# modules answering as a CPU-only PyTorch build does, legacy constructors, compile
+from . import (  # noqa: E402
+    _tensor_methods,  # noqa: E402
+    accelerator,
+    amp,
+    backends,
+    cpu,
+    cuda,
+)
+from ._compile import compile  # noqa: E402
+from ._device import device, get_default_device, set_default_device  # noqa: E402
+from ._tensor_types import (  # noqa: E402
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
+from .amp.autocast_mode import (  # noqa: E402
+    autocast,
+    get_autocast_dtype,
+    is_autocast_available,
+    is_autocast_enabled,
+    set_autocast_enabled,
+)
+
+_tensor_methods.install()
+
+__all__ += [
+    "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
+    "HalfTensor", "IntTensor", "LongTensor", "ShortTensor", "accelerator", "amp", "autocast",
+    "backends", "compile", "cpu", "cuda", "device", "get_autocast_dtype", "get_default_device",
+    "is_autocast_available", "is_autocast_enabled", "set_autocast_enabled",
+    "set_default_device",
+]

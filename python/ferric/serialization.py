@@ -44,7 +44,8 @@ import numpy as np
 from . import _core
 from ._core import Tensor
 
-__all__ = ["load", "save"]
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals",
+           "save"]
 
 _STRUCT_KEY = "ferric.structure"
 _PICKLE_KEY = "ferric.pickle"
@@ -263,7 +264,8 @@ class _Decoder:
 
     def _subclass(self, path: str, t: Tensor, requires_grad: bool) -> Tensor:
         module, _, qualname = path.partition(":")
-        if self.weights_only and module.split(".")[0] != "ferric":
+        if (self.weights_only and module.split(".")[0] != "ferric"
+                and path not in _safe_global_paths()):
             raise pickle.UnpicklingError(
                 f"Weights only load failed: {self.where} contains a tensor of class {path}; "
                 "pass weights_only=False if you trust the file"
@@ -416,3 +418,58 @@ def _unpickle(payload: str, decoder: _Decoder, weights_only: bool, where: str,
 
     unpickler.persistent_load = persistent_load
     return unpickler.load()
+
+
+# -- safe globals ---------------------------------------------------------------
+# Classes the user vouches for: a weights-only load may rebuild tensors of these classes.
+# The list and its API mirror torch.serialization's (entries are classes or
+# (class, "module.Name") pairs).
+
+_safe_globals: list = []
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Marks classes (or ``(class, "module.Name")`` pairs) as safe for
+    ``load(weights_only=True)``."""
+    _safe_globals.extend(safe_globals)
+
+
+def get_safe_globals() -> list:
+    """The classes added with :func:`add_safe_globals` (a new list)."""
+    return list(_safe_globals)
+
+
+def clear_safe_globals() -> None:
+    """Forgets every class added with :func:`add_safe_globals`."""
+    _safe_globals.clear()
+
+
+class safe_globals:
+    """Context manager that adds safe globals for the duration of a ``with`` block.
+
+    Example:
+        >>> import ferric
+        >>> with ferric.serialization.safe_globals([ferric.nn.Linear]):
+        ...     ferric.nn.Linear in ferric.serialization.get_safe_globals()
+        True
+    """
+
+    def __init__(self, safe_globals: list) -> None:
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        self._before = list(_safe_globals)
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc):
+        _safe_globals[:] = self._before
+        return False
+
+
+def _safe_global_paths() -> set:
+    # the "module:qualname" spelling _Decoder uses for tensor subclasses
+    paths = set()
+    for g in _safe_globals:
+        cls = g[0] if isinstance(g, tuple) else g
+        paths.add(f"{cls.__module__}:{cls.__qualname__}")
+    return paths

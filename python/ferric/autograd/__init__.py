@@ -15,6 +15,7 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -61,5 +62,5 @@ __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly", "enable_grad",
     "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
     "is_grad_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
-    "set_grad_enabled",
+    "set_grad_enabled", "Variable",
 ]

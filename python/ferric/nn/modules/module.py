@@ -8,6 +8,7 @@ from collections import OrderedDict
 
 from ... import _core
 from ..._core import Tensor
+from ..._device import _check_device
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
 from . import _state_dict as _sd
@@ -471,10 +472,8 @@ class Module:
                 continue
             else:
                 device = a
-        if device is not None:
-            dev = str(device)
-            if dev != "cpu" and not dev.startswith("cpu:"):
-                raise RuntimeError(f"to: ferric only supports the 'cpu' device, got '{dev}'")
+        # anything but the CPU raises what CPU-only PyTorch raises (AssertionError for CUDA)
+        _check_device(device)
         if dtype is not None and not _is_float_dtype(dtype):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
@@ -501,7 +500,12 @@ class Module:
         return self._apply(lambda t: t.to(dst_type))
 
     def cpu(self):
+        """Moves parameters and buffers to the CPU: they are there already."""
         return self
+
+    def cuda(self, device=None):
+        """Raises as on a CPU-only PyTorch build (``AssertionError``: no CUDA)."""
+        _check_device("cuda")
 
     def share_memory(self):
         return self

@@ -1,0 +1,160 @@
+"""Tensor methods written in Python, attached to the Rust ``ferric.Tensor`` class.
+
+They are PyTorch conveniences that need no kernel of their own: the ``new_*`` factories
+(a new tensor with this tensor's dtype), ``type()``, casts to dtypes ferric lacks (which
+raise a clear ``TypeError``), and the CUDA/pinned-memory methods that fail on a CPU-only
+PyTorch build. Everything here calls the core; nothing is on a hot path.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from . import _core
+from ._core import Tensor
+from ._device import _check_device
+from ._tensor_types import BY_NAME, _TensorType
+
+# dtype name -> legacy type string, as Tensor.type() prints it
+_TYPE_NAMES = {c._dtype_name: name for name, c in BY_NAME.items()}
+
+
+def _size(args) -> tuple:
+    # new_zeros(2, 3), new_zeros((2, 3)), new_zeros(ferric.Size([2, 3])), new_zeros([])
+    if len(args) == 1 and not isinstance(args[0], int):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    """A new tensor holding ``data`` (copied), with this tensor's dtype unless given."""
+    _check_device(device)
+    dtype = self.dtype if dtype is None else dtype
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+            ".requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning, stacklevel=2)
+        out = data.detach().clone().to(dtype)
+    else:
+        out = _core.tensor(data, dtype=dtype)
+    return _finish(out, requires_grad)
+
+
+def _factory(core_fn, name: str):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+        _check_device(device)
+        out = core_fn(_size(size), dtype=self.dtype if dtype is None else dtype)
+        return _finish(out, requires_grad)
+
+    method.__name__ = name
+    method.__doc__ = (f"A new tensor of the given size filled as ``ferric.{name[4:]}`` "
+                      "does, with this tensor's dtype unless ``dtype`` is given.")
+    return method
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
+    """A new tensor of ``size`` filled with ``fill_value``, with this tensor's dtype."""
+    if isinstance(size, int):
+        raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, "
+                        f"not {type(size).__name__}")
+    _check_device(device)
+    out = _core.full(tuple(size), fill_value, dtype=self.dtype if dtype is None else dtype)
+    return _finish(out, requires_grad)
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """With no argument, the legacy type name (``'torch.FloatTensor'``, as PyTorch prints
+    it, so ``x.type() == 'torch.FloatTensor'`` keeps working); with a dtype, a legacy type
+    name or a typed class (``ferric.LongTensor``), the tensor cast to it (``self`` if it
+    already has that dtype)."""
+    if dtype is None:
+        return _TYPE_NAMES[str(self.dtype).split(".")[-1]]
+    if isinstance(dtype, str):
+        if dtype.startswith("torch.cuda."):
+            raise TypeError(f"type {dtype} not available. Torch not compiled with CUDA "
+                            "enabled.")
+        if dtype not in BY_NAME:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = BY_NAME[dtype]
+    if isinstance(dtype, _TensorType):
+        dtype = dtype.dtype
+    return self if self.dtype == dtype else self.to(dtype)
+
+
+def _missing_cast(name: str, dtype_name: str):
+    def method(self, memory_format=None):
+        raise TypeError(f"Tensor.{name}() needs the {dtype_name} dtype, which ferric does "
+                        "not have yet (it has float32, float64, int64, bool)")
+
+    method.__name__ = name
+    method.__doc__ = f"Would cast to {dtype_name}: ferric has no such dtype yet (raises)."
+    return method
+
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """Raises as on a CPU-only PyTorch build (``AssertionError``: no CUDA)."""
+    _check_device("cuda")
+
+
+def pin_memory(self, device=None):
+    """Raises as on a CPU-only PyTorch build: there is no accelerator to pin memory for."""
+    raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
+def get_device(self) -> int:
+    """The CUDA ordinal of the tensor's device: ``-1`` for CPU tensors (all of them)."""
+    return -1
+
+
+def __format__(self, spec: str) -> str:
+    """Formats a 0-d tensor as its Python number (``f"{loss:.3f}"``, and ``f"{t}"``
+    gives ``'1.5'``, as PyTorch); other tensors only with an empty spec (their repr)."""
+    if self.dim() == 0 and type(self) is Tensor:
+        return self.item().__format__(spec)
+    if spec:
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+    return str(self)
+
+
+def is_pinned(self, device=None):
+    """Whether the memory is pinned: never (no accelerator)."""
+    return False
+
+
+_METHODS = {
+    "new_tensor": new_tensor,
+    "new_empty": _factory(_core.empty, "new_empty"),
+    "new_zeros": _factory(_core.zeros, "new_zeros"),
+    "new_ones": _factory(_core.ones, "new_ones"),
+    "new_full": new_full,
+    "type": type_,
+    "cuda": cuda,
+    "pin_memory": pin_memory,
+    "is_pinned": is_pinned,
+    "get_device": get_device,
+    "int": _missing_cast("int", "int32"),
+    "short": _missing_cast("short", "int16"),
+    "char": _missing_cast("char", "int8"),
+    "byte": _missing_cast("byte", "uint8"),
+    "half": _missing_cast("half", "float16"),
+    "bfloat16": _missing_cast("bfloat16", "bfloat16"),
+}
+
+
+def install() -> None:
+    """Attaches the methods the Rust class does not define itself (never replaces one),
+    and PyTorch's ``__format__`` (the Rust one prints the repr for an empty spec)."""
+    for name, fn in _METHODS.items():
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, fn)
+    Tensor.__format__ = __format__
+

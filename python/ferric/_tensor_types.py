@@ -1,0 +1,137 @@
+"""Legacy typed tensor constructors: ``ferric.FloatTensor``, ``LongTensor``, ...
+
+PyTorch keeps one class per (dtype, device) from its pre-0.4 API. Calling one builds a
+tensor of that dtype with the *legacy constructor* rules: integers (or a ``Size``) are a
+shape and give uninitialised memory, a sequence or array is data, a tensor of the same
+dtype is returned as is. ``isinstance(t, ferric.FloatTensor)`` asks for the dtype;
+the result's class is ``ferric.Tensor``, and the typed names are no subclasses of it,
+exactly as in PyTorch. Names whose dtype ferric lacks (``IntTensor``, ``HalfTensor``,
+...) exist but raise a ``TypeError`` naming the missing dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import _core
+from ._core import Tensor
+
+__all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor",
+           "FloatTensor", "HalfTensor", "IntTensor", "LongTensor", "ShortTensor"]
+
+# PyTorch prints dtypes by their C++ names in the legacy constructor's mismatch message
+_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+_HAVE = "float32, float64, int64, bool"
+
+
+def _options(dtype) -> str:
+    name = _CPP_NAMES[str(dtype).split(".")[-1]]
+    return (f"TensorOptions(dtype={name}, device=cpu, layout=Strided, requires_grad=false "
+            "(default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+class _TensorType(type):
+    """Metaclass of the typed names: calling builds a tensor, ``isinstance`` checks the
+    dtype."""
+
+    def __call__(cls, *args, device=None, **kwargs):
+        dtype = cls._dtype()
+        if kwargs:
+            got = ", ".join([type(a).__name__ for a in args]
+                            + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+            raise TypeError(f"new() received an invalid combination of arguments - got "
+                            f"({got})")
+        if device is not None:
+            from ._device import device as _device_cls
+
+            dev = device if isinstance(device, _device_cls) else _device_cls(device)
+            if dev.type != "cpu":
+                raise RuntimeError("legacy constructor expects device type: cpu but device "
+                                   f"type: {dev.type} was passed")
+        if not args:
+            return _core.empty(0, dtype=dtype)
+        if len(args) == 1:
+            (a,) = args
+            if isinstance(a, Tensor):
+                if a.dtype != dtype:
+                    raise TypeError(f"expected {_options(dtype)} (got {_options(a.dtype)})")
+                return a
+            if isinstance(a, _core_size()):
+                return _empty(tuple(a), dtype)
+            if isinstance(a, (Sequence, _ndarray())) and not isinstance(a, (str, bytes)):
+                return _core.tensor(a, dtype=dtype)
+            if not (isinstance(a, int) and not isinstance(a, bool)):
+                raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
+        if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            return _empty(args, dtype)
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got})")
+
+    def __instancecheck__(cls, obj):
+        dtype = cls._dtype(raise_missing=False)
+        return dtype is not None and isinstance(obj, Tensor) and obj.dtype == dtype
+
+    def __subclasscheck__(cls, sub):
+        return type.__subclasscheck__(cls, sub)
+
+    @property
+    def dtype(cls):
+        """The dtype this name stands for."""
+        return cls._dtype()
+
+    @property
+    def is_cuda(cls) -> bool:
+        """CPU types: ``False``."""
+        return False
+
+    def _dtype(cls, raise_missing=True):
+        dtype = getattr(_core, cls._dtype_name, None)
+        if dtype is None and raise_missing:
+            raise TypeError(
+                f"ferric.{cls.__name__} needs the {cls._dtype_name} dtype, which ferric does "
+                f"not have yet (it has {_HAVE})")
+        return dtype
+
+
+def _empty(size: tuple, dtype) -> Tensor:
+    for d in size:
+        if d < 0:  # PyTorch's message, without the name of ferric's factory
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {d}: {list(size)}")
+    return _core.empty(size, dtype=dtype)
+
+
+def _core_size():
+    from . import Size
+
+    return Size
+
+
+def _ndarray():
+    import numpy as np
+
+    return np.ndarray
+
+
+def _typed(name: str, dtype_name: str, doc: str) -> type:
+    cls = _TensorType(name, (), {"_dtype_name": dtype_name, "__doc__": doc,
+                                 "__module__": "ferric"})
+    return cls
+
+
+FloatTensor = _typed("FloatTensor", "float32", "Legacy constructor of float32 tensors.")
+DoubleTensor = _typed("DoubleTensor", "float64", "Legacy constructor of float64 tensors.")
+LongTensor = _typed("LongTensor", "int64", "Legacy constructor of int64 tensors.")
+BoolTensor = _typed("BoolTensor", "bool", "Legacy constructor of bool tensors.")
+IntTensor = _typed("IntTensor", "int32", "int32 tensors: ferric has no int32 yet.")
+ShortTensor = _typed("ShortTensor", "int16", "int16 tensors: ferric has no int16 yet.")
+CharTensor = _typed("CharTensor", "int8", "int8 tensors: ferric has no int8 yet.")
+ByteTensor = _typed("ByteTensor", "uint8", "uint8 tensors: ferric has no uint8 yet.")
+HalfTensor = _typed("HalfTensor", "float16", "float16 tensors: ferric has no float16 yet.")
+BFloat16Tensor = _typed("BFloat16Tensor", "bfloat16",
+                        "bfloat16 tensors: ferric has no bfloat16 yet.")
+
+# 'torch.FloatTensor' <-> typed name, for Tensor.type()
+BY_NAME = {f"torch.{c.__name__}": c for c in (
+    FloatTensor, DoubleTensor, LongTensor, BoolTensor, IntTensor, ShortTensor, CharTensor,
+    ByteTensor, HalfTensor, BFloat16Tensor)}
