@@ -137,7 +137,7 @@ ERRORS = [
     (lambda n: n.to(ferric.int64), TypeError,
      "nn.Module.to only accepts floating point or complex dtypes, but got desired "
      "dtype=ferric.int64"),
-    (lambda n: n.to("cuda"), RuntimeError, "cpu"),
+    (lambda n: n.to("cuda"), AssertionError, "Torch not compiled with CUDA enabled"),
     (lambda n: nn.Module()(1), NotImplementedError,
      'Module [Module] is missing the required "forward" function'),
     (lambda n: n.load_state_dict([1]), TypeError, "Expected state_dict to be dict-like"),

@@ -9,6 +9,7 @@ contiguous; transposed (a permuted view of a contiguous buffer); strided (a
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import op_specs as S
@@ -415,6 +416,8 @@ def public_names():
             continue
         if not callable(getattr(core.Tensor, n)):
             continue  # properties (shape, dtype, T, ...): T/mT/shape have rows anyway
+        if isinstance(getattr(core.Tensor, n), types.FunctionType):
+            continue  # attached from Python (ferric/_tensor_methods.py): tests/test_idioms.py
         if n in OPERATOR_DUNDERS and n not in vars(core.Tensor):
             continue
         names.add("Tensor." + n)
