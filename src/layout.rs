@@ -66,6 +66,26 @@ impl Layout {
         m + 1
     }
 
+    /// True if every element this layout names lies inside a storage of `len` elements
+    /// (checked arithmetic: a layout whose extent overflows does not fit; an empty one
+    /// always fits, wherever its offset points).
+    pub fn fits_in(&self, len: usize) -> bool {
+        if self.shape.contains(&0) {
+            return true;
+        }
+        let mut end = self.offset;
+        for (&d, &s) in self.shape.iter().zip(self.strides.iter()) {
+            let Ok(s) = usize::try_from(s) else {
+                return false;
+            };
+            match (d - 1).checked_mul(s).and_then(|x| end.checked_add(x)) {
+                Some(e) => end = e,
+                None => return false,
+            }
+        }
+        end < len
+    }
+
     /// True if two different indices may name the same element (an expanded dim).
     /// Writing in place through such a layout is refused, as in PyTorch.
     pub fn has_internal_overlap(&self) -> bool {
@@ -177,13 +197,23 @@ impl Layout {
         let n = self.shape[dim] as i64;
         let clamp = |v: i64| if v < 0 { (v + n).max(0) } else { v.min(n) };
         let (s, e) = (clamp(start), clamp(stop));
-        let len = if e > s { (e - s + step - 1) / step } else { 0 };
+        // ceil((e - s) / step) without forming e - s + step (step may be i64::MAX)
+        let len = if e > s { (e - s - 1) / step + 1 } else { 0 };
         let mut l = self.clone();
         if len > 0 {
             l.offset += (s as usize) * l.strides[dim] as usize;
         }
         l.shape[dim] = len as usize;
-        l.strides[dim] *= step as isize;
+        l.strides[dim] = l.strides[dim].checked_mul(step as isize).ok_or_else(|| {
+            Error::runtime(
+                "slice",
+                format!(
+                    "stride {} times step {step} overflows (dim {dim} of shape {})",
+                    self.strides[dim],
+                    fmt_shape(&self.shape)
+                ),
+            )
+        })?;
         Ok(l)
     }
 

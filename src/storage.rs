@@ -86,6 +86,21 @@ pub fn try_output_vec<T: Element>(op: &str, n: usize) -> Result<Vec<T>> {
     try_zeroed_vec(op, n)
 }
 
+/// `n` elements computed by `f(i)`, allocated fallibly: the way to build a buffer whose
+/// length comes from the user (`arange`, `linspace`), where `collect()` would abort the
+/// process on an impossible request instead of raising.
+pub fn try_vec_from_fn<T: Element>(
+    op: &str,
+    n: usize,
+    mut f: impl FnMut(usize) -> T,
+) -> Result<Vec<T>> {
+    let mut v = try_output_vec::<T>(op, n)?;
+    for (i, x) in v.iter_mut().enumerate() {
+        *x = f(i);
+    }
+    Ok(v)
+}
+
 /// Tells Linux to back a fresh large allocation with transparent huge pages.
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(p: *mut u8, bytes: usize) {

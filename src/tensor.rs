@@ -107,12 +107,28 @@ impl Tensor {
         self.layout.is_contiguous()
     }
 
-    /// A new view of the same storage.
-    pub fn with_layout(&self, layout: Layout) -> Tensor {
-        Tensor {
+    /// A new view of the same storage. This is the one place every view is made, so it
+    /// is where "a view never reaches outside its storage" is enforced: whatever size or
+    /// offset arithmetic went before, an out-of-bounds layout becomes an error here
+    /// instead of a read or write past the buffer.
+    pub fn with_layout(&self, layout: Layout) -> Result<Tensor> {
+        if !layout.fits_in(self.storage.len()) {
+            return Err(Error::runtime(
+                "view",
+                format!(
+                    "a view of shape {}, strides {:?} and offset {} reaches outside its storage \
+                     of {} elements",
+                    fmt_shape(&layout.shape),
+                    layout.strides.as_slice(),
+                    layout.offset,
+                    self.storage.len()
+                ),
+            ));
+        }
+        Ok(Tensor {
             storage: self.storage.clone(),
             layout,
-        }
+        })
     }
 
     pub fn shares_storage(&self, other: &Tensor) -> bool {
@@ -228,6 +244,37 @@ impl Tensor {
         }))
     }
 
+    /// PyTorch's rule for a write into `self` that reads `input`: refused when the two
+    /// share memory only in part (`x[1:].add_(x[:-1])`, `x.copy_(x.t())`), since the
+    /// result would depend on the order elements are visited. The same elements with the
+    /// same strides (`x.add_(x)`) are fine, and so are layouts too complex to compare
+    /// cheaply (not dense), as in PyTorch's `get_overlap_status`.
+    pub fn check_no_partial_overlap(&self, input: &Tensor, op: &str) -> Result<()> {
+        if !self.shares_storage(input) || self.numel() == 0 || input.numel() == 0 {
+            return Ok(());
+        }
+        let (a, b) = (&self.layout, &input.layout);
+        if !a.is_dense() || !b.is_dense() {
+            return Ok(());
+        }
+        let (a0, a1) = (a.offset, a.offset + a.numel());
+        let (b0, b1) = (b.offset, b.offset + b.numel());
+        let partial = if (a0, a1) == (b0, b1) {
+            a.strides != b.strides
+        } else {
+            a0 < b1 && b0 < a1
+        };
+        if partial {
+            return Err(Error::runtime(
+                op,
+                "unsupported operation: some elements of the input tensor and the written-to \
+                 tensor refer to a single memory location. Please clone() the tensor before \
+                 performing the operation.",
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks that `self` may be written in place (not an expanded view, not read-only).
     pub fn check_writable(&self, op: &str) -> Result<()> {
         if self.layout.has_internal_overlap() && self.numel() > 1 {
@@ -247,6 +294,7 @@ impl Tensor {
     /// `self.copy_(src)`: broadcasts `src` to `self`'s shape and converts its dtype.
     pub fn copy_from(&self, src: &Tensor) -> Result<()> {
         self.check_writable("copy_")?;
+        self.check_no_partial_overlap(src, "copy_")?;
         let lb = src.layout.broadcast_to(self.shape()).map_err(|_| {
             Error::runtime(
                 "copy_",
@@ -259,9 +307,9 @@ impl Tensor {
         })?;
         // A source sharing our storage is copied first, so the slices below never alias.
         let src = if src.shares_storage(self) {
-            src.copy_as(src.dtype())?.with_layout_of(&lb, true)
+            src.copy_as(src.dtype())?.with_layout_of(&lb, true)?
         } else {
-            src.with_layout(lb)
+            src.with_layout(lb)?
         };
         crate::with_dtype!(self.dtype(), D, {
             crate::with_dtype!(src.dtype(), S, {
@@ -283,7 +331,7 @@ impl Tensor {
     }
 
     /// Re-applies the broadcast of `lb` to a fresh contiguous copy (helper for copy_from).
-    fn with_layout_of(&self, lb: &Layout, _fresh: bool) -> Tensor {
+    fn with_layout_of(&self, lb: &Layout, _fresh: bool) -> Result<Tensor> {
         // `self` is contiguous with the source's original shape; rebuild the broadcast
         // strides from that shape.
         let orig = Layout::contiguous(self.shape());

@@ -42,6 +42,7 @@ def _snapshot(t):
 R, I, T, V, M = RuntimeError, IndexError, TypeError, ValueError, MemoryError
 DIM = "Dimension out of range"
 OVERLAP = "more than one element of the written-to tensor refers to a single memory location"
+PARTIAL = "some elements of the input tensor and the written-to tensor refer to a single memory"
 CAST = "can't be cast to the desired output type"
 ZERO = "ZeroDivisionError"
 
@@ -238,6 +239,18 @@ ROWS = [
     # (PyTorch's CPU allocator raises RuntimeError here; ferric deliberately raises
     # MemoryError. 2**40 float32 is 4 TiB, refused up front: nothing is touched.)
     ("huge allocation", lambda F, t: F.zeros(2**40), M, "you tried to allocate"),
+    ("huge allocation is also a RuntimeError", lambda F, t: F.zeros(2**40), R,
+     "DefaultCPUAllocator: not enough memory"),
+    ("arange of 1e13 elements", lambda F, t: F.arange(0, 1e13), R, "not enough memory"),
+    ("linspace of 1e13 steps", lambda F, t: F.linspace(0, 1, 10**13), R, "not enough memory"),
+    ("linspace of 2**62 steps", lambda F, t: F.linspace(0, 1, 2**62), R, "overflows"),
+] + [
+    # writes whose input shares part of the written memory (PyTorch's partial overlap)
+    ("add_ partial overlap", lambda F, t: t.f[1:].add_(t.f[:-1]), R, PARTIAL),
+    ("mul_ by own row", lambda F, t: t.f.mul_(t.f[0]), R, PARTIAL),
+    ("setitem partial overlap", lambda F, t: t.f.__setitem__(slice(1, None), t.f[:-1]), R,
+     PARTIAL),
+    ("copy_ own transpose", lambda F, t: (lambda x: x.copy_(x.t()))(F.ones(3, 3)), R, PARTIAL),
     ("huge allocation float64", lambda F, t: F.ones(2**45, dtype=F.float64), M,
      "you tried to allocate"),
 ] + [

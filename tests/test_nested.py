@@ -488,7 +488,7 @@ def test_to_padded_and_back():
     assert tuple(padded.shape) == (5, 5, D)
     for i, a in enumerate(arrs):
         assert_close(padded[i, :len(a)], a)
-        assert (padded[i, len(a):].numpy() == -1.0).all()
+        assert (padded[i, len(a):].detach().numpy() == -1.0).all()
     big = nested.to_padded_tensor(nt, 0.0, output_size=(6, 7, D + 1))
     assert tuple(big.shape) == (6, 7, D + 1) and big[5].abs().sum().item() == 0
     (padded * 2).sum().backward()
@@ -502,7 +502,7 @@ def test_to_padded_and_back():
     for got, a in zip(nested.masked_select(padded, mask).unbind(), arrs, strict=True):
         assert_close(got, a)
     shifted = nested.narrow(padded, 1, ferric.tensor([1, 0, 0, 2, 1]), 1)
-    assert_close(shifted.values(), np.stack([padded[i, s].numpy()
+    assert_close(shifted.values(), np.stack([padded[i, s].detach().numpy()
                                              for i, s in enumerate([1, 0, 0, 2, 1])]))
 
 

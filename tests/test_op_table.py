@@ -376,6 +376,7 @@ def test_forms_agree(spec, dtypes):
 NOT_OPS = {
     "dtype",  # the dtype class (dtype objects are not callable and are not collected)
     "memory_format",  # the memory_format class: tests/test_memory_order.py
+    "OutOfMemoryError",  # an exception class: tests/test_errors.py
     "Tensor.storage_offset",  # checked against NumPy in test_views_hypothesis
     # Autograd API, not ops: graph nodes, hook handles, backward/hooks/retain_grad and the
     # grad/anomaly mode queries are covered by tests/test_autograd.py. (The underscored

@@ -169,7 +169,7 @@ def test_reproducible_with_seed_and_generator(name):
 
 def test_generator_api():
     g = ferric.Generator()
-    assert g.device == "cpu"
+    assert g.device == ferric.device("cpu") and g.device.type == "cpu"
     assert g.initial_seed() == 67280421310721
     assert g.manual_seed(5) is g
     assert g.initial_seed() == 5

@@ -67,7 +67,7 @@ fn pad_to(v: Var, shape: &[usize]) -> Result<Var> {
     let corner: views::Replay = Rc::new(move |t: &Tensor| {
         let mut t = t.clone();
         for (d, &len) in sizes.iter().enumerate() {
-            t = t.with_layout(t.layout.narrow(d, 0, len));
+            t = t.with_layout(t.layout.narrow(d, 0, len))?;
         }
         Ok(t)
     });

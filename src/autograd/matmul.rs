@@ -204,7 +204,7 @@ pub fn baddbmm(input: &Var, b1: &Var, b2: &Var, beta: Scalar, alpha: Scalar) -> 
 
 /// `weight.t()` recorded as PyTorch records it (`TBackward0`, also for a 1-D weight).
 fn t_node(w: &Var) -> Result<Var> {
-    let out = lin::weight_t(&w.t);
+    let out = lin::weight_t(&w.t)?;
     if !needs_grad(&[w]) {
         return Ok(Var::plain(out));
     }
@@ -223,7 +223,7 @@ fn t_node(w: &Var) -> Result<Var> {
         false,
         Box::new(move |g, _| Ok(vec![Some(back(&g[0])?)])),
     );
-    views::mark_view(&v, w, Rc::new(|t: &Tensor| Ok(lin::weight_t(t))));
+    views::mark_view(&v, w, Rc::new(|t: &Tensor| Ok(lin::weight_t(t)?)));
     Ok(v)
 }
 
@@ -272,13 +272,13 @@ fn unsafe_view(x: &Var, shape: &[usize]) -> Result<Var> {
 }
 
 fn unsqueeze(x: &Var, dim: usize) -> Result<Var> {
-    let out = x.t.with_layout(x.t.layout.unsqueeze(dim));
+    let out = x.t.with_layout(x.t.layout.unsqueeze(dim))?;
     views::reshape_like("UnsqueezeBackward0", x, out)
 }
 
 /// `squeeze(dim)` (`name` tells the in-place `squeeze_` PyTorch uses in one place).
 fn squeeze(name: &str, x: &Var, dim: usize) -> Result<Var> {
-    let out = x.t.with_layout(x.t.layout.squeeze_dims(&[dim]));
+    let out = x.t.with_layout(x.t.layout.squeeze_dims(&[dim]))?;
     views::reshape_like(name, x, out)
 }
 
@@ -408,11 +408,11 @@ impl EinsumOperand for Var {
             x = views::view_op(
                 "DiagonalBackward0",
                 &x,
-                Rc::new(move |t: &Tensor| Ok(t.with_layout(al.diagonal(&t.layout)))),
+                Rc::new(move |t: &Tensor| Ok(t.with_layout(al.diagonal(&t.layout))?)),
             )?;
         }
         if a.appended > 0 {
-            let out = x.t.with_layout(a.unsqueezed(&x.t.layout));
+            let out = x.t.with_layout(a.unsqueezed(&x.t.layout))?;
             x = views::reshape_like("UnsqueezeBackward0", &x, out)?;
         }
         let order: Vec<i64> = a.order.iter().map(|&d| d as i64).collect();
@@ -442,7 +442,7 @@ impl EinsumOperand for Var {
         bmm(self, other)
     }
     fn squeeze_dims(&self, dims: &[usize]) -> Result<Var> {
-        let out = self.t.with_layout(self.t.layout.squeeze_dims(dims));
+        let out = self.t.with_layout(self.t.layout.squeeze_dims(dims))?;
         views::reshape_like("SqueezeBackward1", self, out)
     }
 }

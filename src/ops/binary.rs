@@ -289,6 +289,7 @@ pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
         compute == a.dtype() && out == a.dtype() && !op.is_comparison() && !op.is_logical();
     let tb = b.as_tensor(compute)?;
     check_operands(op, &b, &tb, compute)?;
+    a.check_no_partial_overlap(&tb, &name)?;
     if simple {
         let tb = if tb.shares_storage(a) {
             tb.copy_as(compute)?

@@ -116,7 +116,7 @@ impl Plan {
                 }
                 DType::Bool if t.ndim() == 0 => {
                     // `x[True]` adds a dim of size 1 and selects it (or nothing, for False)
-                    view = view.with_layout(view.layout.unsqueeze(d));
+                    view = view.with_layout(view.layout.unsqueeze(d))?;
                     let n = usize::from(t.item()?.to_bool());
                     dims.push(d);
                     idx.push(Tensor::from_vec(vec![0i64; n], &[n])?);
@@ -167,7 +167,7 @@ impl Plan {
                     let nz = t.nonzero()?;
                     for j in 0..k {
                         dims.push(d + j);
-                        idx.push(nz.with_layout(nz.layout.select(1, j)));
+                        idx.push(nz.with_layout(nz.layout.select(1, j))?);
                     }
                 }
                 _ => {
@@ -319,9 +319,9 @@ impl Plan {
         let value = if value.dtype() != dtype || value.shares_storage(&self.view) {
             let c = value.copy_as(dtype)?;
             let l = c.layout.broadcast_to(&shape)?;
-            c.with_layout(l)
+            c.with_layout(l)?
         } else {
-            value.with_layout(lv)
+            value.with_layout(lv)?
         };
         let (bpos, rpos) = self.out_positions();
         let vst = value.strides();
@@ -499,28 +499,28 @@ fn vector_index(op: &str, index: &Tensor) -> Result<Tensor> {
         index.with_layout(index.layout.view(&[index.numel()]).unwrap_or_else(|| {
             // a 0-d or 1-d layout can always be viewed as 1-d; keep a safe fallback
             index.layout.clone()
-        })),
+        }))?,
     )
 }
 
 /// A 0-d tensor viewed as 1-d, so dim-wise ops can treat it like PyTorch does.
-fn at_least_1d(t: &Tensor) -> Tensor {
+fn at_least_1d(t: &Tensor) -> Result<Tensor> {
     if t.ndim() == 0 {
         t.with_layout(t.layout.unsqueeze(0))
     } else {
-        t.clone()
+        Ok(t.clone())
     }
 }
 
-fn dim_index_plan(x: &Tensor, d: usize, index: Tensor) -> Plan {
+fn dim_index_plan(x: &Tensor, d: usize, index: Tensor) -> Result<Plan> {
     let bshape: Dims = SmallVec::from_slice(index.shape());
-    Plan {
-        view: at_least_1d(x),
+    Ok(Plan {
+        view: at_least_1d(x)?,
         dims: vec![d],
         idx: vec![index],
         bshape,
         offs: None,
-    }
+    })
 }
 
 impl Tensor {
@@ -538,12 +538,12 @@ impl Tensor {
                 ),
             ));
         }
-        let out = dim_index_plan(self, d, index).gather(&Bounds {
+        let out = dim_index_plan(self, d, index)?.gather(&Bounds {
             wrap: false,
             err: &self_oob,
         })?;
         if self.ndim() == 0 {
-            return Ok(out.with_layout(out.layout.squeeze_dims(&[0])));
+            return Ok(out.with_layout(out.layout.squeeze_dims(&[0]))?);
         }
         Ok(out)
     }
@@ -653,7 +653,7 @@ impl Tensor {
                 "For integral input tensors, argument alpha must not be a floating point number.",
             ));
         }
-        let (x, src) = (at_least_1d(self), at_least_1d(source));
+        let (x, src) = (at_least_1d(self)?, at_least_1d(source)?);
         let n = index.numel();
         let src_n = src.shape().get(d).copied().unwrap_or(1);
         if n != src_n {
@@ -688,7 +688,7 @@ impl Tensor {
             )?;
             scaled.to_dtype(self.dtype())?
         };
-        dim_index_plan(self, d, index).put(
+        dim_index_plan(self, d, index)?.put(
             "index_add_",
             &src,
             true,
@@ -721,7 +721,7 @@ impl Tensor {
                 format!("index {v} is out of bounds for dimension {dim} with size {size}"),
             )
         };
-        dim_index_plan(self, d, index).put(
+        dim_index_plan(self, d, index)?.put(
             "index_fill_",
             &Tensor::scalar(value, self.dtype()),
             false,

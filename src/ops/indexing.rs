@@ -73,7 +73,7 @@ pub fn apply_basic(x: &Tensor, items: &[IndexItem]) -> Result<Indexed> {
                         format!("index {i} is out of bounds for dimension {dim} with size {size}"),
                     )
                 })?;
-                v = v.with_layout(v.layout.select(dim, idx));
+                v = v.with_layout(v.layout.select(dim, idx))?;
             }
             IndexItem::Slice(start, stop, step) => {
                 let step = step.unwrap_or(1);
@@ -84,7 +84,7 @@ pub fn apply_basic(x: &Tensor, items: &[IndexItem]) -> Result<Indexed> {
                 dim += 1;
             }
             IndexItem::None => {
-                v = v.with_layout(v.layout.unsqueeze(dim));
+                v = v.with_layout(v.layout.unsqueeze(dim))?;
                 dim += 1;
             }
             IndexItem::Ellipsis => dim += nd - used,

@@ -77,7 +77,7 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     for t in tensors.iter().filter(|t| !cat_skips(t)) {
         let len = t.shape()[d];
         if len > 0 {
-            out.with_layout(out.layout.narrow(d, start, len))
+            out.with_layout(out.layout.narrow(d, start, len))?
                 .copy_from(t)?;
         }
         start += len;
@@ -110,7 +110,7 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     let parts: Vec<Tensor> = tensors
         .iter()
         .map(|t| t.with_layout(t.layout.unsqueeze(d)))
-        .collect();
+        .collect::<Result<_>>()?;
     cat(&parts, d as i64)
 }
 
@@ -271,8 +271,8 @@ impl Tensor {
             if len <= 0 {
                 return Ok(out);
             }
-            src = src.with_layout(src.layout.narrow(d, crop_l as usize, len as usize));
-            dst = dst.with_layout(dst.layout.narrow(d, l.max(0) as usize, len as usize));
+            src = src.with_layout(src.layout.narrow(d, crop_l as usize, len as usize))?;
+            dst = dst.with_layout(dst.layout.narrow(d, l.max(0) as usize, len as usize))?;
         }
         dst.copy_from(&src)?;
         Ok(out)

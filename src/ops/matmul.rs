@@ -122,7 +122,7 @@ fn gemm_typed<T: MatElem>(
         });
         // `init` may have another (foldable) shape with the same elements
         return if ok {
-            Ok(out.with_layout(Layout::contiguous(shape)))
+            Ok(out.with_layout(Layout::contiguous(shape))?)
         } else {
             Err(bad())
         };
@@ -305,9 +305,9 @@ impl Tensor {
                 "addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
             )));
         }
-        let col = vec.with_layout(vec.layout.unsqueeze(1));
+        let col = vec.with_layout(vec.layout.unsqueeze(1))?;
         let out = product("addmv_impl_cpu", self, &col)?;
-        Ok(out.with_layout(Layout::contiguous(&[n])))
+        Ok(out.with_layout(Layout::contiguous(&[n]))?)
     }
 
     /// `dot`: inner product of two 1-D tensors (a 0-d result).
@@ -365,7 +365,7 @@ impl Tensor {
     /// `outer` / `ger`: a broadcasting multiply, so (unlike `mm`) dtypes promote.
     pub fn outer(&self, vec2: &Tensor) -> Result<Tensor> {
         check_outer(self, vec2)?;
-        let col = self.with_layout(self.layout.unsqueeze(1));
+        let col = self.with_layout(self.layout.unsqueeze(1))?;
         binary(BinaryOp::Mul, Operand::T(&col), Operand::T(vec2))
     }
 
@@ -382,10 +382,10 @@ impl Tensor {
             (1, 1) => return self.dot(other),
             (2, 1) => return self.mv(other),
             (1, 2) => {
-                let row = self.with_layout(self.layout.unsqueeze(0));
+                let row = self.with_layout(self.layout.unsqueeze(0))?;
                 let r = row.mm(other)?;
                 let l = r.layout.squeeze_dims(&[0]);
-                return Ok(r.with_layout(l));
+                return Ok(r.with_layout(l)?);
             }
             (2, 2) => return self.mm(other),
             _ => {}
@@ -493,7 +493,7 @@ fn scaled_product(
 /// last mismatching dim, as PyTorch's `expand` does.
 fn expand_input(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
     if let Ok(l) = t.layout.broadcast_to(shape) {
-        return Ok(t.with_layout(l));
+        return Ok(t.with_layout(l)?);
     }
     let (src, nd) = (t.shape(), shape.len());
     let lead = nd.saturating_sub(src.len());
@@ -612,7 +612,7 @@ fn bmm_dtype_check(a: DType, b: DType, n: usize, k: usize, p: usize) -> Result<(
 }
 
 /// `x.mT`: swaps the last two dims (a view).
-fn mt(t: &Tensor) -> Tensor {
+fn mt(t: &Tensor) -> Result<Tensor> {
     let n = t.ndim();
     t.with_layout(t.layout.transpose(n - 2, n - 1))
 }
@@ -623,7 +623,12 @@ fn mt(t: &Tensor) -> Tensor {
 /// gradient comes from one `mm` rather than a batch-sized `bmm` result summed down.
 pub(crate) fn should_fold(a: &Tensor, b: &Tensor, t2_requires_grad: bool) -> bool {
     let a_larger = a.ndim() >= b.ndim();
-    let t1 = if a_larger { a.clone() } else { mt(b) };
+    // only the layout matters here: no view is made
+    let t1 = if a_larger {
+        a.layout.clone()
+    } else {
+        b.layout.transpose(b.ndim() - 2, b.ndim() - 1)
+    };
     let dim_t2 = if a_larger { b.ndim() } else { a.ndim() };
     if !(t1.ndim() >= 3 && dim_t2 <= 2) {
         return false;
@@ -640,16 +645,16 @@ pub(crate) fn should_fold(a: &Tensor, b: &Tensor, t2_requires_grad: bool) -> boo
     }
     // PyTorch 2.x folds exactly when `t1.view(-1, t1.size(-1))` needs no copy (size-1
     // dims do not block it), so use the same view computation.
-    let last = t1.shape()[t1.ndim() - 1];
-    let rows: usize = t1.shape()[..t1.ndim() - 1].iter().product();
-    t1.layout.view(&[rows, last]).is_some()
+    let last = t1.shape[t1.ndim() - 1];
+    let rows: usize = t1.shape[..t1.ndim() - 1].iter().product();
+    t1.view(&[rows, last]).is_some()
 }
 
 /// The folded path: (B..., n, k) @ (k, p) as one (B*n, k) @ (k, p) product (or the
 /// mirrored case for a vector on the left).
 fn matmul_folded(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let transpose = b.ndim() > a.ndim();
-    let t1 = if transpose { mt(b) } else { a.clone() };
+    let t1 = if transpose { mt(b)? } else { a.clone() };
     let t2 = if !transpose {
         b.clone()
     } else if a.ndim() == 2 {
@@ -671,9 +676,9 @@ fn matmul_folded(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     } else {
         t1f.mv(&t2)?
     };
-    let r = r.with_layout(Layout::contiguous(&out_shape));
+    let r = r.with_layout(Layout::contiguous(&out_shape))?;
     if transpose && t2_matrix {
-        return mt(&r).contiguous();
+        return mt(&r)?.contiguous();
     }
     Ok(r)
 }
@@ -697,7 +702,7 @@ fn matmul_batched(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let mut sa: Vec<usize> = batch.to_vec();
     sa.extend([n, m1]);
     let ae = if d1 == 1 {
-        a.with_layout(a.layout.unsqueeze(0)).broadcast_to(&sa)?
+        a.with_layout(a.layout.unsqueeze(0))?.broadcast_to(&sa)?
     } else {
         a.broadcast_to(&sa)?
     };
@@ -706,7 +711,7 @@ fn matmul_batched(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         sb.push(m2);
         let e = b.broadcast_to(&sb)?;
         let nd = e.ndim();
-        e.with_layout(e.layout.unsqueeze(nd))
+        e.with_layout(e.layout.unsqueeze(nd))?
     } else {
         let mut sb: Vec<usize> = batch.to_vec();
         sb.extend([m2, p]);
@@ -733,5 +738,5 @@ fn matmul_batched(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         strides: contiguous_strides(&out_shape),
         shape: out_shape.as_slice().into(),
         offset: 0,
-    }))
+    })?)
 }

@@ -11,7 +11,7 @@ impl Tensor {
     pub fn view(&self, sizes: &[i64]) -> Result<Tensor> {
         let shape = infer_size("view", sizes, self.numel())?;
         match self.layout.view(&shape) {
-            Some(l) => Ok(self.with_layout(l)),
+            Some(l) => Ok(self.with_layout(l)?),
             None => Err(Error::runtime(
                 "view",
                 format!(
@@ -29,23 +29,23 @@ impl Tensor {
     pub fn reshape(&self, sizes: &[i64]) -> Result<Tensor> {
         let shape = infer_size("reshape", sizes, self.numel())?;
         match self.layout.view(&shape) {
-            Some(l) => Ok(self.with_layout(l)),
+            Some(l) => Ok(self.with_layout(l)?),
             None => {
                 let c = self.copy_as(self.dtype())?;
-                Ok(c.with_layout(Layout::contiguous(&shape)))
+                Ok(c.with_layout(Layout::contiguous(&shape))?)
             }
         }
     }
 
     pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
         let p = check_permutation(dims, self.ndim())?;
-        Ok(self.with_layout(self.layout.permute(&p)))
+        Ok(self.with_layout(self.layout.permute(&p))?)
     }
 
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Tensor> {
         let n = self.ndim();
         let (a, b) = (normalize_dim(d0, n)?, normalize_dim(d1, n)?);
-        Ok(self.with_layout(self.layout.transpose(a, b)))
+        Ok(self.with_layout(self.layout.transpose(a, b))?)
     }
 
     /// `t()`: transpose of a <=2-d tensor.
@@ -77,11 +77,11 @@ impl Tensor {
     }
 
     pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.expand(sizes)?))
+        Ok(self.with_layout(self.layout.expand(sizes)?)?)
     }
 
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.broadcast_to(shape)?))
+        Ok(self.with_layout(self.layout.broadcast_to(shape)?)?)
     }
 
     pub fn squeeze(&self, dims: Option<&[i64]>) -> Result<Tensor> {
@@ -99,12 +99,12 @@ impl Tensor {
                 normalize_dims("squeeze", ds, nd)?
             }
         };
-        Ok(self.with_layout(self.layout.squeeze_dims(&dims)))
+        Ok(self.with_layout(self.layout.squeeze_dims(&dims))?)
     }
 
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
         let d = normalize_dim(dim, self.ndim() + 1)?;
-        Ok(self.with_layout(self.layout.unsqueeze(d)))
+        Ok(self.with_layout(self.layout.unsqueeze(d))?)
     }
 
     pub fn flatten(&self, start: i64, end: i64) -> Result<Tensor> {
@@ -176,13 +176,14 @@ impl Tensor {
                 ),
             ));
         }
-        if st + length > size {
+        // `length` may be anything up to i64::MAX: compare without overflowing
+        if length > size - st {
             return Err(Error::runtime(
                 "narrow",
                 format!("start ({start}) + length ({length}) exceeds dimension size ({size})."),
             ));
         }
-        Ok(self.with_layout(self.layout.narrow(d, st as usize, length as usize)))
+        Ok(self.with_layout(self.layout.narrow(d, st as usize, length as usize))?)
     }
 
     pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
@@ -194,12 +195,12 @@ impl Tensor {
         }
         let d = normalize_dim(dim, self.ndim())?;
         let i = wrap_index("select", index, d, self.shape()[d])?;
-        Ok(self.with_layout(self.layout.select(d, i)))
+        Ok(self.with_layout(self.layout.select(d, i))?)
     }
 
     /// Python slice along one dim.
     pub fn slice(&self, dim: usize, start: i64, stop: i64, step: i64) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.slice(dim, start, stop, step)?))
+        Ok(self.with_layout(self.layout.slice(dim, start, stop, step)?)?)
     }
 
     pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
@@ -212,7 +213,7 @@ impl Tensor {
         let d = normalize_dim(dim, self.ndim())?;
         Ok((0..self.shape()[d])
             .map(|i| self.with_layout(self.layout.select(d, i)))
-            .collect())
+            .collect::<Result<_>>()?)
     }
 
     /// `split` with one size: chunks of `size` (the last may be smaller).
@@ -236,7 +237,7 @@ impl Tensor {
         let mut s = 0;
         while s < n {
             let len = size.min(n - s);
-            out.push(self.with_layout(self.layout.narrow(d, s, len)));
+            out.push(self.with_layout(self.layout.narrow(d, s, len))?);
             s += len;
         }
         Ok(out)
@@ -252,8 +253,8 @@ impl Tensor {
         }
         let d = normalize_dim(dim, self.ndim())?;
         let n = self.shape()[d];
-        let total: i64 = sizes.iter().sum();
-        if sizes.iter().any(|&s| s < 0) || total != n as i64 {
+        let total = sizes.iter().try_fold(0i64, |acc, &s| acc.checked_add(s));
+        if sizes.iter().any(|&s| s < 0) || total != Some(n as i64) {
             return Err(Error::runtime(
                 "split_with_sizes",
                 format!("split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {dim}), but got split_sizes={sizes:?}"),
@@ -267,7 +268,7 @@ impl Tensor {
                 s += len as usize;
                 v
             })
-            .collect())
+            .collect::<Result<_>>()?)
     }
 
     pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
@@ -286,7 +287,8 @@ impl Tensor {
         }
         let d = normalize_dim(dim, self.ndim())?;
         let n = self.shape()[d] as i64;
-        let size = (n + chunks - 1) / chunks;
+        // ceil(n / chunks) without forming n + chunks (chunks may be i64::MAX)
+        let size = if n == 0 { 0 } else { (n - 1) / chunks + 1 };
         if size == 0 {
             // PyTorch: splitting an empty dim gives `chunks` empty pieces
             return Ok((0..chunks).map(|_| self.clone()).collect());

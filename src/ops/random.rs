@@ -441,7 +441,7 @@ pub fn bernoulli_tensor_(t: &Tensor, p: &Tensor, g: &Generator) -> Result<()> {
         .map_err(|e| rt(e.msg.trim_start_matches("expand: ")))?;
     // Read p in t's memory order; validate before touching the generator or `t`.
     let probs = p
-        .with_layout(pl.permute(&memory_perm(&t.layout)))
+        .with_layout(pl.permute(&memory_perm(&t.layout)))?
         .to_vec::<f64>()?;
     if probs.iter().any(|&q| !(0.0..=1.0).contains(&q)) {
         return Err(rt(
@@ -658,7 +658,7 @@ mod tests {
         let base = Tensor::zeros("t", &[2, 3], DType::F32).unwrap();
         let v0 = base.storage.version();
         // the transpose is filled in memory order, so the base reads like rand(6)
-        let tr = base.with_layout(base.layout.transpose(0, 1));
+        let tr = base.with_layout(base.layout.transpose(0, 1)).unwrap();
         g.manual_seed(0);
         uniform_(&tr, 0.0, 1.0, &g).unwrap();
         assert!(base.storage.version() > v0);

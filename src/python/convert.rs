@@ -210,6 +210,10 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     }))
 }
 
+/// How deep `tensor()` data may nest (PyTorch's `MAX_DIMS`); deeper input is refused
+/// before the recursion could exhaust the stack.
+const MAX_NESTING: usize = 64;
+
 fn collect(
     obj: &Bound<'_, PyAny>,
     depth: usize,
@@ -250,6 +254,13 @@ fn collect(
         return collect(&list, depth, shape, out, np_dtype);
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        // PyTorch's limit on nesting (also what stops a list that contains itself)
+        if depth >= MAX_NESTING {
+            return Err(PyValueError::new_err(format!(
+                "too many dimensions '{}'",
+                type_name(obj)
+            )));
+        }
         let seq = obj.cast::<PySequence>()?;
         let n = seq.len()?;
         if depth == shape.len() {
@@ -315,6 +326,21 @@ pub fn from_numpy_any(arr: &Bound<'_, PyAny>, convert: bool) -> PyResult<Tensor>
     let mut arr = arr.clone();
     let iface = arr.getattr("__array_interface__")?;
     let mut typestr: String = iface.get_item("typestr")?.extract()?;
+    if typestr.starts_with('>') && np_dtype(&typestr.replacen('>', "<", 1)).is_some() {
+        // big-endian data: shared memory cannot be read as native numbers
+        if !convert {
+            return Err(PyValueError::new_err(
+                "given numpy array has byte order different from the native byte order. \
+                 Conversion between byte orders is currently not supported.",
+            ));
+        }
+        let native = arr.getattr("dtype")?.call_method1("newbyteorder", ("=",))?;
+        arr = arr.call_method1("astype", (native,))?;
+        typestr = arr
+            .getattr("__array_interface__")?
+            .get_item("typestr")?
+            .extract()?;
+    }
     if np_dtype(&typestr).is_none() {
         if !convert {
             let name: String = arr.getattr("dtype")?.getattr("name")?.extract()?;

@@ -8,6 +8,7 @@ use crate::python::convert::{
 };
 use crate::python::tensor::{as_tensor_ref, PyTensor};
 use crate::shape::to_dims;
+use crate::storage::try_vec_from_fn;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -32,20 +33,7 @@ pub fn finish(
     )
 }
 
-pub fn check_device(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-    if let Some(d) = device {
-        if d.is_none() {
-            return Ok(());
-        }
-        let s = d.str()?.to_string();
-        if s != "cpu" && !s.starts_with("cpu:") {
-            return Err(PyRuntimeError::new_err(format!(
-                "ferric only supports the 'cpu' device, got '{s}'"
-            )));
-        }
-    }
-    Ok(())
-}
+pub use crate::python::device::check_device;
 
 fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
     match d {
@@ -373,7 +361,9 @@ fn arange(
         let n =
             ((b as i128 - a as i128 + c as i128 - c.signum() as i128) / c as i128).max(0) as usize;
         crate::shape::checked_numel("arange", &[n])?;
-        Tensor::from_vec((0..n as i64).map(|i| a + i * c).collect::<Vec<i64>>(), &[n])?
+        // a + i * c stays within [a, b] (n was derived from them), so it cannot overflow
+        let v = try_vec_from_fn("arange", n, |i| a + i as i64 * c)?;
+        Tensor::from_vec(v, &[n])?
     } else {
         let (a, b, c) = (s.to_f64(), e.to_f64(), st.to_f64());
         if c == 0.0 {
@@ -398,29 +388,36 @@ fn arange(
             .into());
         }
         let n = n as usize;
-        let v: Vec<f64> = (0..n).map(|i| a + i as f64 * c).collect();
+        let v = try_vec_from_fn("arange", n, |i| a + i as f64 * c)?;
         Tensor::from_vec(v, &[n])?.to_dtype(d)?
     };
     finish(py, t.to_dtype(d)?, requires_grad, device)
 }
 
-fn linspace_values(a: f64, b: f64, steps: usize) -> Vec<f64> {
+/// `steps` evenly spaced values from `a` to `b`, each mapped through `f`; allocated
+/// fallibly (the count is the user's).
+fn linspace_values<T: crate::dtype::Element>(
+    op: &str,
+    a: f64,
+    b: f64,
+    steps: usize,
+    f: impl Fn(f64) -> T,
+) -> PyResult<Vec<T>> {
+    crate::shape::checked_numel(op, &[steps])?;
     if steps == 1 {
-        return vec![a];
+        return Ok(vec![f(a)]);
     }
     let step = (b - a) / (steps - 1) as f64;
     let half = steps / 2;
     // like PyTorch: the first half counts up from start, the second half down from end,
     // so both endpoints are exact
-    (0..steps)
-        .map(|i| {
-            if i < half {
-                a + step * i as f64
-            } else {
-                b - step * (steps - 1 - i) as f64
-            }
+    Ok(try_vec_from_fn(op, steps, |i| {
+        f(if i < half {
+            a + step * i as f64
+        } else {
+            b - step * (steps - 1 - i) as f64
         })
-        .collect()
+    })?)
 }
 
 #[pyfunction]
@@ -446,14 +443,14 @@ fn linspace(
         number("linspace", end)?.to_f64(),
     );
     let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
-    let v = linspace_values(a, b, steps as usize);
+    let n = steps as usize;
     let t = if d == DType::I64 {
         Tensor::from_vec(
-            v.iter().map(|x| x.trunc() as i64).collect::<Vec<i64>>(),
-            &[steps as usize],
+            linspace_values("linspace", a, b, n, |x| x.trunc() as i64)?,
+            &[n],
         )?
     } else {
-        Tensor::from_vec(v, &[steps as usize])?.to_dtype(d)?
+        Tensor::from_vec(linspace_values("linspace", a, b, n, |x| x)?, &[n])?.to_dtype(d)?
     };
     finish(py, t, requires_grad, device)
 }
@@ -479,10 +476,7 @@ fn logspace(
         number("logspace", end)?.to_f64(),
     );
     let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
-    let v: Vec<f64> = linspace_values(a, b, steps as usize)
-        .into_iter()
-        .map(|e| base.powf(e))
-        .collect();
+    let v = linspace_values("logspace", a, b, steps as usize, |e| base.powf(e))?;
     finish(
         py,
         Tensor::from_vec(v, &[steps as usize])?.to_dtype(d)?,
@@ -520,7 +514,7 @@ fn eye(
         shape: [n.min(m) as usize].as_slice().into(),
         strides: [(m + 1) as isize].as_slice().into(),
         offset: 0,
-    });
+    })?;
     diag.fill(Scalar::Int(1))?;
     finish(py, t, requires_grad, device)
 }

@@ -4,6 +4,9 @@ use crate::error::{Error, ErrorKind};
 use pyo3::exceptions::{
     PyIndexError, PyMemoryError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError,
 };
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyTuple, PyType};
 use pyo3::PyErr;
 
 impl From<Error> for PyErr {
@@ -13,8 +16,46 @@ impl From<Error> for PyErr {
             ErrorKind::Index => PyIndexError::new_err(e.msg),
             ErrorKind::Type => PyTypeError::new_err(e.msg),
             ErrorKind::Value => PyValueError::new_err(e.msg),
-            ErrorKind::Memory => PyMemoryError::new_err(e.msg),
+            ErrorKind::Memory => Python::attach(|py| match out_of_memory_type(py) {
+                Ok(t) => PyErr::from_type(t.clone(), e.msg),
+                Err(err) => err,
+            }),
             ErrorKind::NotImplemented => PyNotImplementedError::new_err(e.msg),
         }
     }
+}
+
+/// `ferric.OutOfMemoryError`: raised when a buffer cannot be allocated. PyTorch's CPU
+/// allocator raises `RuntimeError` ("DefaultCPUAllocator: not enough memory ..."), and
+/// Python code catches `MemoryError`; the class derives from both so either works
+/// (PyTorch's own `torch.OutOfMemoryError` is a `RuntimeError` too).
+fn out_of_memory_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static OOM: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    OOM.get_or_try_init(py, || {
+        let bases = PyTuple::new(
+            py,
+            [
+                py.get_type::<PyRuntimeError>(),
+                py.get_type::<PyMemoryError>(),
+            ],
+        )?;
+        // SAFETY: the name and doc are NUL-terminated; `bases` is a live tuple of types;
+        // the new reference (or NULL with an exception set) is taken over at once.
+        let t = unsafe {
+            let p = pyo3::ffi::PyErr_NewExceptionWithDoc(
+                c"ferric.OutOfMemoryError".as_ptr(),
+                c"Raised when ferric cannot allocate a tensor's memory.".as_ptr(),
+                bases.as_ptr(),
+                std::ptr::null_mut(),
+            );
+            Bound::from_owned_ptr_or_err(py, p)?
+        };
+        Ok(t.cast_into::<PyType>()?.unbind())
+    })
+    .map(|t| t.bind(py))
+}
+
+/// Adds `OutOfMemoryError` to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("OutOfMemoryError", out_of_memory_type(m.py())?)
 }

@@ -8,6 +8,7 @@ mod autograd;
 mod conv;
 pub mod convert;
 mod creation;
+pub mod device;
 mod dlpack;
 mod errors;
 mod index;
@@ -27,6 +28,7 @@ mod views;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
     convert::register(m)?;
     memory_format::register(m)?;
     tensor::register(m)?;

@@ -134,8 +134,8 @@ impl PyGenerator {
     }
 
     #[getter]
-    fn device(&self) -> &'static str {
-        "cpu"
+    fn device<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::python::device::cpu_device(py)
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> String {

@@ -316,8 +316,8 @@ impl PyTensor {
         self.t.storage.as_ptr() as usize + self.t.layout.offset * self.t.dtype().size_of()
     }
     #[getter]
-    fn device(&self) -> &'static str {
-        "cpu"
+    fn device<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::python::device::cpu_device(py)
     }
     #[getter]
     fn is_cuda(&self) -> bool {
@@ -375,22 +375,18 @@ impl PyTensor {
         let format = memory_format_arg("to", memory_format, MemoryFormat::Preserve)?;
         let _ = non_blocking;
         let mut target: Option<DType> = dtype.map(dtype_arg).transpose()?;
-        let mut dev = device.map(|d| d.str().map(|s| s.to_string())).transpose()?;
+        let mut dev = device.cloned();
         for a in args.iter() {
             if let Some(o) = as_tensor_ref(&a) {
                 target = Some(o.dtype());
             } else if a.cast::<PyDType>().is_ok() {
                 target = Some(dtype_arg(&a)?);
             } else {
-                dev = Some(a.str()?.to_string());
+                dev = Some(a);
             }
         }
-        if let Some(d) = dev {
-            if d != "cpu" && !d.starts_with("cpu:") {
-                return Err(PyRuntimeError::new_err(format!(
-                    "to: ferric only supports the 'cpu' device, got '{d}'"
-                )));
-            }
+        if let Some(d) = &dev {
+            crate::python::device::check_device(Some(d))?;
         }
         let v = slf.borrow().var()?;
         let d = target.unwrap_or(v.t.dtype());
@@ -524,6 +520,7 @@ impl PyTensor {
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
+        refuse_if_requires_grad(slf)?;
         let arr = numpy_view(slf)?;
         let np = py.import("numpy")?;
         let mut out = arr;
@@ -543,12 +540,26 @@ impl PyTensor {
 
     #[pyo3(signature = (*, force=false))]
     fn numpy<'py>(slf: &Bound<'py, Self>, force: bool) -> PyResult<Bound<'py, PyAny>> {
+        if !force {
+            refuse_if_requires_grad(slf)?;
+        }
         let arr = numpy_view(slf)?;
         if force {
             return arr.call_method0("copy");
         }
         Ok(arr)
     }
+}
+
+/// PyTorch refuses a NumPy view of a tensor that requires grad: the array would escape
+/// the graph silently.
+fn refuse_if_requires_grad(slf: &Bound<'_, PyTensor>) -> PyResult<()> {
+    if slf.borrow().requires_grad()? {
+        return Err(PyRuntimeError::new_err(
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+        ));
+    }
+    Ok(())
 }
 
 /// Builds a NumPy array over the tensor's memory; the array keeps the tensor alive.

@@ -34,7 +34,7 @@ pub(crate) fn inplace_mask(op: &str, dst: &Tensor, mask: &Tensor) -> Result<Tens
         .layout
         .expand(&target)
         .map_err(|e| Error::runtime(op, e.msg.trim_start_matches("expand: ")))?;
-    Ok(mask.with_layout(l))
+    Ok(mask.with_layout(l)?)
 }
 
 /// Broadcast shape of two operands, with the op named in the error.
@@ -213,14 +213,14 @@ impl Tensor {
     /// `nonzero(as_tuple=True)`: one 1-d index tensor per dim (a 0-d input counts as 1-d).
     pub fn nonzero_tuple(&self) -> Result<Vec<Tensor>> {
         let x = if self.ndim() == 0 {
-            self.with_layout(self.layout.unsqueeze(0))
+            self.with_layout(self.layout.unsqueeze(0))?
         } else {
             self.clone()
         };
         let nz = x.nonzero()?.contiguous()?;
         Ok((0..x.ndim())
             .map(|j| nz.with_layout(nz.layout.select(1, j)))
-            .collect())
+            .collect::<Result<_>>()?)
     }
 }
 

@@ -61,7 +61,12 @@ fn size_at(t: &Tensor, d: usize) -> usize {
 
 /// `strides` of `t` (made at least 1-d) over the index's shape, with `dim` zeroed.
 fn strides_without(t: &Tensor, dim: usize) -> Strides {
-    let mut s: Strides = at_least_1d(t).layout.strides;
+    // a 0-d tensor counts as 1-d (its one stride is irrelevant: the size is 1)
+    let mut s: Strides = if t.ndim() == 0 {
+        t.layout.unsqueeze(0).strides
+    } else {
+        t.layout.strides.clone()
+    };
     s[dim] = 0;
     s
 }
@@ -130,10 +135,10 @@ impl Tensor {
             }
         }
         check_range(index, d, size_at(self, d))?;
-        let idx = at_least_1d(index);
+        let idx = at_least_1d(index)?;
         let shape = idx.shape().to_vec();
         let xs = strides_without(self, d);
-        let step = at_least_1d(self).strides()[d];
+        let step = at_least_1d(self)?.strides()[d];
         let rowmajor = contiguous_strides(&shape);
         let n = index.numel();
         let out = crate::with_dtype!(self.dtype(), T, {
@@ -221,20 +226,20 @@ impl Tensor {
                 Ok(t.clone())
             }
         };
-        let idx = at_least_1d(&fresh(index)?);
+        let idx = at_least_1d(&fresh(index)?)?;
         let src_tensor = match src {
-            ScatterSrc::Tensor(s) => at_least_1d(&fresh(s)?),
+            ScatterSrc::Tensor(s) => at_least_1d(&fresh(s)?)?,
             ScatterSrc::Value(v) => {
                 Tensor::scalar(v, self.dtype()).with_layout(crate::layout::Layout {
                     shape: idx.layout.shape.clone(),
                     strides: Strides::from_elem(0, idx.ndim()),
                     offset: 0,
-                })
+                })?
             }
         };
         let shape = idx.shape().to_vec();
         let ys = strides_without(self, d);
-        let step = at_least_1d(self).strides()[d];
+        let step = at_least_1d(self)?.strides()[d];
         crate::with_dtype!(self.dtype(), T, {
             let f = reduce.apply::<T>();
             // SAFETY: dtypes match; `idx` and `src_tensor` do not share self's storage.

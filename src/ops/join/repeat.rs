@@ -120,7 +120,7 @@ impl Tensor {
             ));
         }
         let x = if self.ndim() == 0 {
-            self.with_layout(self.layout.unsqueeze(0))
+            self.with_layout(self.layout.unsqueeze(0))?
         } else {
             self.clone()
         };
@@ -148,9 +148,9 @@ impl Tensor {
                     dst = dst.narrow(d, s, n - s);
                 }
             }
-            out.with_layout(dst).copy_from(&x.with_layout(src))?;
+            out.with_layout(dst)?.copy_from(&x.with_layout(src)?)?;
         }
-        Ok(out.with_layout(Layout::contiguous(self.shape())))
+        Ok(out.with_layout(Layout::contiguous(self.shape()))?)
     }
 
     /// `repeat(*sizes)`: the tensor tiled `sizes[i]` times along each dim (leading new
@@ -185,7 +185,7 @@ impl Tensor {
         }
         checked_numel("repeat", &out_shape)?;
         let out = copy_signed(self, &shape, &strides, self.layout.offset)?;
-        Ok(out.with_layout(Layout::contiguous(&out_shape)))
+        Ok(out.with_layout(Layout::contiguous(&out_shape))?)
     }
 
     /// `tile(dims)`: `repeat` with `dims` padded by leading ones to the tensor's rank.
@@ -215,7 +215,7 @@ impl Tensor {
             Some(dim) => {
                 let d = normalize_dim(dim, self.ndim())?;
                 let x = if self.ndim() == 0 {
-                    self.with_layout(self.layout.unsqueeze(0))
+                    self.with_layout(self.layout.unsqueeze(0))?
                 } else {
                     self.clone()
                 };

@@ -122,7 +122,7 @@ impl Tensor {
             shape,
             strides,
             offset: off,
-        }))
+        })?)
     }
 
     /// `diag(diagonal)`: a 1-d input becomes a square matrix with it on the given
@@ -150,7 +150,7 @@ impl Tensor {
             ));
         }
         let x = if self.ndim() == 0 {
-            self.with_layout(self.layout.unsqueeze(0))
+            self.with_layout(self.layout.unsqueeze(0))?
         } else {
             self.clone()
         };

@@ -153,7 +153,7 @@ impl EinsumOperand for Tensor {
         Tensor::shape(self)
     }
     fn align(&self, a: &Align) -> Result<Tensor> {
-        Ok(self.with_layout(a.apply(&self.layout)))
+        Ok(self.with_layout(a.apply(&self.layout))?)
     }
     fn mul(&self, other: &Tensor) -> Result<Tensor> {
         binary(BinaryOp::Mul, Operand::T(self), Operand::T(other))
@@ -171,7 +171,7 @@ impl EinsumOperand for Tensor {
         Tensor::bmm(self, other)
     }
     fn squeeze_dims(&self, dims: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.squeeze_dims(dims)))
+        Ok(self.with_layout(self.layout.squeeze_dims(dims))?)
     }
 }
 
@@ -505,7 +505,7 @@ pub(crate) fn sum_keepdim(t: &Tensor, dims: &[usize]) -> Result<Tensor> {
     let nd = t.ndim();
     let kept: Vec<usize> = (0..nd).filter(|d| !dims.contains(d)).collect();
     let order: Vec<usize> = kept.iter().chain(dims.iter()).copied().collect();
-    let moved = t.with_layout(t.layout.permute(&order));
+    let moved = t.with_layout(t.layout.permute(&order))?;
     let group: usize = dims.iter().map(|&d| t.shape()[d]).product();
     let mut out_shape: Dims = t.shape().into();
     for &d in dims {

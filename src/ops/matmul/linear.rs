@@ -59,9 +59,9 @@ pub fn check_linear(input: &Tensor, weight: &Tensor) -> Result<()> {
 }
 
 /// `weight.t()` (after `check_linear`): a view, the tensor itself when 1-D.
-pub fn weight_t(weight: &Tensor) -> Tensor {
+pub fn weight_t(weight: &Tensor) -> Result<Tensor> {
     if weight.ndim() < 2 {
-        return weight.clone();
+        return Ok(weight.clone());
     }
     weight.with_layout(weight.layout.transpose(0, 1))
 }
@@ -108,7 +108,7 @@ impl Tensor {
     /// `torch.nn.functional.linear`: `self @ weight.T + bias` (see the module docs).
     pub fn linear(&self, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         check_linear(self, weight)?;
-        let wt = weight_t(weight);
+        let wt = weight_t(weight)?;
         let one = Scalar::Int(1);
         match (bias, linear_path(self, bias)) {
             (Some(b), LinearPath::Addmm) => b.addmm(self, &wt, one, one),
@@ -117,7 +117,7 @@ impl Tensor {
                 let x2 = self.reshape(&[rows as i64, k as i64])?;
                 let r = b.addmm(&x2, &wt, one, one)?;
                 let shape = unfolded_shape(self, r.shape()[1]);
-                Ok(r.with_layout(Layout::contiguous(&shape)))
+                Ok(r.with_layout(Layout::contiguous(&shape))?)
             }
             (Some(b), _) => match fused_matmul_add(self, &wt, b)? {
                 Some(out) => Ok(out),
@@ -152,26 +152,26 @@ fn fused_matmul_add(x: &Tensor, wt: &Tensor, bias: &Tensor) -> Result<Option<Ten
     };
     if x.numel() == 0 || shape.contains(&0) || x.shape()[nd - 1] == 0 {
         // nothing to multiply: the result is the broadcast bias
-        return Ok(Some(bias.with_layout(init).copy_as(x.dtype())?));
+        return Ok(Some(bias.with_layout(init)?.copy_as(x.dtype())?));
     }
-    let init = bias.with_layout(init);
+    let init = bias.with_layout(init)?;
     let (rows, k) = folded_sizes(x);
     if let Some(l) = x.layout.view(&[rows, k]) {
         // the leading dims fold into rows: one 2-D GEMM
         let r = gemm_new(
             "addmm_impl_cpu_",
             &[rows, shape[nd - 1]],
-            &x.with_layout(l),
+            &x.with_layout(l)?,
             wt,
             Some((&init, Scalar::Int(1))),
             Scalar::Int(1),
         )?;
-        return Ok(Some(r.with_layout(Layout::contiguous(&shape))));
+        return Ok(Some(r.with_layout(Layout::contiguous(&shape))?));
     }
     // the weight is shared by every batch entry: broadcast it with stride-0 batch dims
     let mut wshape = x.shape()[..nd - 2].to_vec();
     wshape.extend_from_slice(wt.shape());
-    let wb = wt.with_layout(wt.layout.broadcast_to(&wshape)?);
+    let wb = wt.with_layout(wt.layout.broadcast_to(&wshape)?)?;
     gemm_new(
         "addmm_impl_cpu_",
         &shape,
