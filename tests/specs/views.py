@@ -10,7 +10,6 @@ from specs.common import (
     ALL,
     LAYOUTS,
     NO0D,
-    NUM,
     first,
     fm,
     pairs,
