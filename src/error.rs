@@ -17,6 +17,8 @@ pub enum ErrorKind {
     Memory,
     /// Documented as unsupported (e.g. an op on nested tensors): `NotImplementedError`.
     NotImplemented,
+    /// The user interrupted a long op (Ctrl-C): the interpreter's `KeyboardInterrupt`.
+    Interrupted,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +55,9 @@ impl Error {
     }
     pub fn not_implemented(op: &str, msg: impl fmt::Display) -> Self {
         Self::new(ErrorKind::NotImplemented, op, msg)
+    }
+    pub fn interrupted(op: &str) -> Self {
+        Self::new(ErrorKind::Interrupted, op, "interrupted")
     }
     /// PyTorch's `"kernel" not implemented for 'Long'` (NotImplementedError, itself a
     /// RuntimeError subclass in Python).

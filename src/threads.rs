@@ -11,12 +11,17 @@
 
 use crate::error::{Error, Result};
 use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 struct Pool {
     threads: usize,
     /// Built on first use: a process that stays on one thread never spawns workers.
     pool: Option<Arc<ThreadPool>>,
+    /// The process that built `pool`. A forked child inherits the handle but not the
+    /// worker threads (fork copies only the calling thread), so a child that used the
+    /// parent's pool would wait forever; it builds its own instead.
+    pid: u32,
 }
 
 fn state() -> &'static Mutex<Pool> {
@@ -25,6 +30,7 @@ fn state() -> &'static Mutex<Pool> {
         Mutex::new(Pool {
             threads: default_threads(),
             pool: None,
+            pid: std::process::id(),
         })
     })
 }
@@ -73,6 +79,13 @@ pub fn set_num_threads(n: usize) -> Result<()> {
 /// The pool to run on, or None when ferric is set to one thread.
 fn pool() -> Option<Arc<ThreadPool>> {
     let mut s = lock();
+    if s.pid != std::process::id() {
+        // in a forked child: the parent's workers do not exist here. Dropping the handle
+        // would try to wake and join them, so it is leaked (a few hundred bytes, once
+        // per fork) and a new pool is built on demand.
+        std::mem::forget(s.pool.take());
+        s.pid = std::process::id();
+    }
     if s.threads <= 1 {
         return None;
     }
@@ -99,13 +112,107 @@ pub fn worth_splitting(work: usize) -> bool {
 }
 
 /// Runs `f` inside ferric's pool (so rayon's parallel iterators and `gemm`'s rayon
-/// parallelism inside it use ferric's workers), or directly on one thread.
+/// parallelism inside it use ferric's workers), or directly on one thread. Callers use
+/// it for large work only, so the host's lock is let go meanwhile ([`unlocked`]).
 pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    match pool() {
+    unlocked(|| match pool() {
         Some(p) if rayon::current_thread_index().is_none() => p.install(f),
         // already on a worker (nested parallel code) or single-threaded
         _ => f(),
+    })
+}
+
+// ---------------------------------------------------------------- the host's lock
+
+/// How the embedding host lets other threads run while a long kernel computes: the
+/// Python bindings install a hook that releases the GIL around the call (when the
+/// calling thread holds it). The core itself knows nothing of Python; without a hook
+/// (Rust tests, benches) the work simply runs.
+static UNLOCK_HOOK: OnceLock<fn(&mut dyn FnMut())> = OnceLock::new();
+
+thread_local! {
+    /// How many [`unlocked`] calls are running on this thread (they nest).
+    static LONG_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Installs the host's unlock hook (once; later calls are ignored).
+pub fn set_unlock_hook(hook: fn(&mut dyn FnMut())) {
+    let _ = UNLOCK_HOOK.set(hook);
+}
+
+/// Runs `f` with the host's lock released, for work long enough (tens of microseconds
+/// and more) that other threads should not wait for it. `f` must not touch host
+/// objects (Python objects, the autograd tape); kernels on slices never do.
+pub fn unlocked<R>(f: impl FnOnce() -> R) -> R {
+    // the outermost long call on the caller's thread starts with no interrupt pending: a
+    // Ctrl-C that arrived between calls was the interpreter's to handle
+    let outermost = rayon::current_thread_index().is_none() && LONG_DEPTH.get() == 0;
+    if outermost {
+        clear_interrupt();
     }
+    LONG_DEPTH.set(LONG_DEPTH.get() + 1);
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            LONG_DEPTH.set(LONG_DEPTH.get() - 1);
+        }
+    }
+    let _leave = Leave;
+    let Some(hook) = UNLOCK_HOOK.get() else {
+        return f();
+    };
+    let mut f = Some(f);
+    let mut out = None;
+    hook(&mut || out = f.take().map(|f| f()));
+    match out {
+        Some(r) => r,
+        // a hook that did not run its closure breaks its contract; run it here instead
+        None => f.take().map(|f| f()).unwrap_or_else(|| unreachable!()),
+    }
+}
+
+/// [`unlocked`] when `work` (element-operations) is at least [`MIN_PARALLEL_WORK`],
+/// else a plain call: releasing and re-taking the lock costs about a microsecond.
+pub fn unlocked_if_long<R>(work: usize, f: impl FnOnce() -> R) -> R {
+    if work >= MIN_PARALLEL_WORK {
+        unlocked(f)
+    } else {
+        f()
+    }
+}
+
+// ---------------------------------------------------------------- interrupts
+
+/// Set (from a signal handler: an atomic store is async-signal-safe) when the user asked
+/// to interrupt, e.g. with Ctrl-C; long kernels poll it between chunks and stop early.
+static INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+/// Records an interrupt request (called by the host's SIGINT handler).
+pub fn request_interrupt() {
+    INTERRUPT.store(true, Ordering::Relaxed);
+}
+
+/// True when an interrupt was requested: a long kernel should stop at its next chunk
+/// boundary (its output is then discarded by [`check_interrupt`]).
+pub fn interrupted() -> bool {
+    INTERRUPT.load(Ordering::Relaxed)
+}
+
+/// Forgets an earlier request: called as a long call starts, so a Ctrl-C the
+/// interpreter already handled between calls does not stop the next one.
+fn clear_interrupt() {
+    INTERRUPT.store(false, Ordering::Relaxed);
+}
+
+/// After a long op: an error if an interrupt arrived meanwhile (the op's kernels may
+/// have stopped early, so its result must not be used). The bindings turn the error
+/// into the interpreter's own `KeyboardInterrupt`.
+pub fn check_interrupt(op: &str) -> Result<()> {
+    // a plain load first: this runs once per op, and a swap is a locked instruction
+    if INTERRUPT.load(Ordering::Relaxed) && INTERRUPT.swap(false, Ordering::Relaxed) {
+        return Err(Error::interrupted(op));
+    }
+    Ok(())
 }
 
 /// Runs `f(i)` for every `i < parts`: the calling thread does part 0 itself while
@@ -113,6 +220,10 @@ pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// worker fewer than handing everything to the pool (on a VM a wake-up costs ~10 us).
 /// On a pool worker or with one thread, all parts run here in order.
 pub fn for_each_part(parts: usize, f: impl Fn(usize) + Sync) {
+    unlocked(|| for_each_part_locked(parts, f))
+}
+
+fn for_each_part_locked(parts: usize, f: impl Fn(usize) + Sync) {
     match pool() {
         Some(p) if parts > 1 && rayon::current_thread_index().is_none() => {
             let f = &f;

@@ -320,6 +320,9 @@ pub fn run(
         }
     }
     while let Some(Ready(_, k)) = heap.pop() {
+        // Ctrl-C during a long backward: a kernel may have stopped early, so nothing
+        // computed after the request may reach a .grad
+        crate::threads::check_interrupt("backward")?;
         let Some(node) = nodes.get(&k).cloned() else {
             continue;
         };

@@ -151,15 +151,21 @@ macro_rules! float_mat_elem {
                     }
                 };
                 let (a, b, c) = (a as usize, b as usize, c as usize);
-                let Some(p) = par
-                    .then(|| panels(s, crate::threads::num_threads()))
-                    .flatten()
-                else {
+                let threads = if par {
+                    crate::threads::num_threads()
+                } else {
+                    1
+                };
+                let Some(p) = panels(s, threads) else {
                     run(s.m, s.n, a, b, c, gemm::Parallelism::None);
                     return true;
                 };
                 let size = std::mem::size_of::<Self>() as isize;
                 crate::threads::for_each_part(p.count, |i| {
+                    if crate::threads::interrupted() {
+                        // the caller discards the result (threads::check_interrupt)
+                        return;
+                    }
                     let (lo, hi) = p.range(i);
                     let lo_i = lo as isize * size;
                     // panels write disjoint columns (or rows) of C
@@ -223,6 +229,10 @@ const MIN_PANEL: usize = 64;
 /// threads, 96^3 and 64^3 run 0.8x and 0.4x when split).
 const MIN_PANEL_WORK: usize = 1 << 20;
 
+/// The most work (multiply-adds) one uninterruptible piece of a product does: ~10-30 ms
+/// on one core. Re-packing the shared operand per piece costs under 1% at this size.
+const SLICE_WORK: usize = 1 << 30;
+
 /// A single product cut into `count` panels of C along its columns (`cols`) or rows,
 /// each computed serially by `gemm` on its own thread.
 ///
@@ -252,11 +262,22 @@ impl Panels {
 /// How to cut a product for `threads` threads, or None when the longer side of C is too
 /// short for two panels of [`MIN_PANEL`] or the product too small for two of
 /// [`MIN_PANEL_WORK`].
+///
+/// A product of more than [`SLICE_WORK`] is cut further (into a multiple of `threads`
+/// panels, also on one thread), so that it can stop within a fraction of a second when
+/// the user interrupts ([`crate::threads::interrupted`]).
 fn panels<T>(s: &GemmSpec<T>, threads: usize) -> Option<Panels> {
     let cols = s.n >= s.m;
     let len = if cols { s.n } else { s.m };
     let work = s.m.saturating_mul(s.n).saturating_mul(s.k);
-    let count = threads.min(len / MIN_PANEL).min(work / MIN_PANEL_WORK);
+    let threads = threads.max(1);
+    let slices = work / SLICE_WORK;
+    let want = if slices > threads {
+        slices.next_multiple_of(threads)
+    } else {
+        threads
+    };
+    let count = want.min(len / MIN_PANEL).min(work / MIN_PANEL_WORK);
     if count < 2 {
         return None;
     }
@@ -326,7 +347,9 @@ pub fn gemm_batched<T: MatElem>(
 
 /// `gemm_batched` into uninitialised memory: C must be write-only (`!spec.read_c`,
 /// otherwise nothing is done and false returned). On success every element of every
-/// listed C matrix has been written.
+/// listed C matrix has been written, unless the user interrupted meanwhile
+/// ([`crate::threads::interrupted`]): then parts may be skipped and the caller must
+/// discard C without reading it ([`crate::threads::check_interrupt`]).
 pub fn gemm_batched_uninit<T: MatElem>(
     spec: &GemmSpec<T>,
     a: &[T],
@@ -338,6 +361,20 @@ pub fn gemm_batched_uninit<T: MatElem>(
 }
 
 fn run<T: MatElem>(
+    spec: &GemmSpec<T>,
+    a: &[T],
+    b: &[T],
+    c: &mut [MaybeUninit<T>],
+    offsets: &[[usize; 3]],
+) -> bool {
+    let work = spec.m.saturating_mul(spec.n).saturating_mul(spec.k.max(1));
+    // long products let other Python threads run meanwhile
+    crate::threads::unlocked_if_long(work.saturating_mul(offsets.len()), || {
+        run_locked(spec, a, b, c, offsets)
+    })
+}
+
+fn run_locked<T: MatElem>(
     spec: &GemmSpec<T>,
     a: &[T],
     b: &[T],
@@ -384,6 +421,9 @@ fn run<T: MatElem>(
     }
     let par = threads > 1 && work >= PARALLEL_THRESHOLD;
     for &[ao, bo, co] in offsets {
+        if crate::threads::interrupted() {
+            break;
+        }
         product(spec, a, ao, b, bo, c, co, par);
     }
     true

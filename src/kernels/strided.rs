@@ -378,14 +378,17 @@ pub fn par_chunks<O: Send>(dst: &mut [O], cost: usize, body: impl Fn(usize, &mut
         })
     });
     let Some(chunk) = chunk else {
-        body(0, dst);
+        crate::threads::unlocked_if_long(n.saturating_mul(cost) / SCALE, || body(0, dst));
         return;
     };
     crate::threads::install(|| {
         if rayon::current_thread_index().is_some() {
-            dst.par_chunks_mut(chunk)
-                .enumerate()
-                .for_each(|(i, c)| body(i * chunk, c));
+            dst.par_chunks_mut(chunk).enumerate().for_each(|(i, c)| {
+                // on Ctrl-C the op's result is discarded (threads::check_interrupt)
+                if !crate::threads::interrupted() {
+                    body(i * chunk, c)
+                }
+            });
         } else {
             // not inside ferric's pool (one thread, or the setting changed meanwhile):
             // never fall through to rayon's global pool

@@ -120,6 +120,7 @@ fn gemm_typed<T: MatElem>(
         let ok = for_each_chunk(batch, a, b, &strides, |offs| {
             kern::gemm_batched(&spec, ad, bd, od, offs)
         });
+        crate::threads::check_interrupt(kernel)?;
         // `init` may have another (foldable) shape with the same elements
         return if ok {
             Ok(out.with_layout(Layout::contiguous(shape))?)
@@ -134,6 +135,8 @@ fn gemm_typed<T: MatElem>(
     if !ok {
         return Err(bad());
     }
+    // an interrupted product may have skipped panels: their memory is not initialised
+    crate::threads::check_interrupt(kernel)?;
     // every batch entry was listed once, and the kernel wrote each element of its matrix
     // (the result is contiguous, so the matrices cover the whole buffer)
     Tensor::from_vec(assume_init(buf), shape)

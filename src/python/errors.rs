@@ -2,7 +2,8 @@
 
 use crate::error::{Error, ErrorKind};
 use pyo3::exceptions::{
-    PyIndexError, PyMemoryError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError,
+    PyIndexError, PyKeyboardInterrupt, PyMemoryError, PyNotImplementedError, PyRuntimeError,
+    PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -21,6 +22,12 @@ impl From<Error> for PyErr {
                 Err(err) => err,
             }),
             ErrorKind::NotImplemented => PyNotImplementedError::new_err(e.msg),
+            // the SIGINT also reached the interpreter's own handler: running it now
+            // raises what the user's handler raises (KeyboardInterrupt by default)
+            ErrorKind::Interrupted => Python::attach(|py| match py.check_signals() {
+                Err(err) => err,
+                Ok(()) => PyKeyboardInterrupt::new_err(()),
+            }),
         }
     }
 }

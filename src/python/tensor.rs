@@ -105,7 +105,11 @@ impl PyTensor {
 }
 
 /// Wraps the result of a differentiable op.
+///
+/// A result computed while the user pressed Ctrl-C may be incomplete (long kernels stop
+/// early): it is dropped and the interrupt raised instead.
 pub fn wrap_var(py: Python<'_>, v: Var) -> PyResult<Py<PyTensor>> {
+    crate::threads::check_interrupt("")?;
     Py::new(py, PyTensor::from_var(v))
 }
 
@@ -159,6 +163,7 @@ pub fn as_tensor_ref(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
 
 /// Wraps a core tensor as a new Python `Tensor`.
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
+    crate::threads::check_interrupt("")?;
     Py::new(py, PyTensor::new(t))
 }
 
