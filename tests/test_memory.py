@@ -217,9 +217,6 @@ def test_hooks_and_retain_grad_do_not_leak():
     assert calls[0] >= 1000
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a hook closure holding the very leaf it is "
-                   "registered on is a cycle through the tape that Python's collector cannot "
-                   "see (PyTorch collects this one; it leaks the non-leaf case too)")
 def test_leaf_hook_referencing_its_own_tensor_is_collected():
     def make():
         v = ferric.randn(3, requires_grad=True)
@@ -228,6 +225,38 @@ def test_leaf_hook_referencing_its_own_tensor_is_collected():
 
     r = make()
     gc.collect()
+    assert r() is None
+
+
+@pytest.mark.parametrize("where", ["leaf", "post-accumulate"])
+def test_hook_closure_capturing_its_module_is_collected(where):
+    # the issue's case: 1,000 models whose tensors' hooks capture the model stayed alive
+    def make():
+        model = ferric.nn.Linear(3, 2)
+        x = model(ferric.randn(4, 3))
+        x.sum().backward()
+        if where == "leaf":
+            model.weight.register_hook(lambda g: g if model.training else g)
+        else:
+            model.weight.register_post_accumulate_grad_hook(lambda p: model.zero_grad())
+        return weakref.ref(model)
+
+    refs = [make() for _ in range(50)]
+    gc.collect()
+    assert all(r() is None for r in refs)
+
+
+def test_removed_hook_releases_its_callable():
+    v = ferric.randn(3, requires_grad=True)
+
+    def hook(g):
+        return g
+
+    r = weakref.ref(hook)
+    h = v.register_hook(hook)
+    del hook
+    assert r() is not None
+    h.remove()
     assert r() is None
 
 

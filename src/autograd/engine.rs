@@ -165,6 +165,11 @@ fn accumulate_leaf(
     g: Var,
     create_graph: bool,
 ) -> Result<()> {
+    // a leaf that stopped requiring grad after the graph was built (`requires_grad_(False)`)
+    // gets nothing, as PyTorch's AccumulateGrad checks at the time it runs
+    if !meta.requires_grad.get() {
+        return Ok(());
+    }
     let mut g = g;
     let hooks: Vec<_> = meta.hooks.borrow().iter().map(|(_, h)| h.clone()).collect();
     for h in hooks {

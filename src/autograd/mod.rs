@@ -98,6 +98,11 @@ pub struct Meta {
     pub retains_grad: Cell<bool>,
     pub hooks: RefCell<Vec<(u64, GradHook)>>,
     pub post_acc_hooks: RefCell<Vec<(u64, PostAccHook)>>,
+    /// The embedding host's objects that this tensor's hooks hold (the Python callables),
+    /// by hook id. The closures above are opaque; keeping the objects here too lets the
+    /// host's garbage collector see them, so a hook that refers back to its own tensor
+    /// forms a cycle the collector can find and break.
+    pub host_refs: RefCell<Vec<(u64, Box<dyn std::any::Any>)>>,
     /// When this tensor is a view of another tensor that requires grad: the base and how
     /// to re-create the view from it (used to rebase history after in-place ops).
     pub view_of: RefCell<Option<ViewInfo>>,
@@ -109,6 +114,14 @@ pub struct Meta {
 pub struct ViewInfo {
     pub base: Var,
     pub replay: views::Replay,
+    /// The storage version the view's history was made at. When the base (or another
+    /// view of it) is later written in place, the version moves on and the view's
+    /// history is re-derived from the base's current one (PyTorch regenerates a view's
+    /// grad_fn the same way), so gradients through the view see the write.
+    pub version: Cell<u64>,
+    /// For the outputs of `split`/`chunk`/`unbind`: the op's name and which output this
+    /// is. PyTorch refuses in-place writes to such views while recording a graph.
+    pub multi_output: Option<(&'static str, usize)>,
 }
 
 /// A tensor with (optional) autograd metadata. Cloning shares both.
@@ -144,7 +157,29 @@ impl Var {
     }
 
     pub fn grad_fn(&self) -> Option<Rc<Node>> {
+        self.refresh_view();
         self.meta.as_ref().and_then(|m| m.grad_fn.borrow().clone())
+    }
+
+    /// Re-derives the history of a view whose base was written in place since the view
+    /// was made (see [`ViewInfo::version`]). Cheap when nothing changed: one comparison.
+    fn refresh_view(&self) {
+        let Some(m) = &self.meta else { return };
+        let Some(vi) = m.view_of.borrow().clone() else {
+            return;
+        };
+        let now = self.t.storage.version();
+        if vi.version.get() == now || !vi.base.requires_grad() {
+            return;
+        }
+        // the same view of the base as it is now; on failure the old history stays
+        if let Ok(fresh) = views::view_op("AsStridedBackward0", &vi.base, vi.replay.clone()) {
+            *m.grad_fn.borrow_mut() = fresh.meta.as_ref().and_then(|f| f.grad_fn.borrow().clone());
+            m.output_nr.set(0);
+        }
+        if let Some(cur) = m.view_of.borrow().as_ref() {
+            cur.version.set(now);
+        }
     }
 
     pub fn is_leaf(&self) -> bool {
@@ -165,6 +200,7 @@ impl Var {
     /// The edge gradients for this tensor flow into, creating a leaf's accumulator on
     /// first use.
     pub fn gradient_edge(&self) -> Option<Edge> {
+        self.refresh_view();
         let m = self.meta.as_ref()?;
         if let Some(f) = m.grad_fn.borrow().as_ref() {
             return Some(Edge {

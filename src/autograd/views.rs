@@ -172,11 +172,15 @@ pub fn mark_view(v: &Var, x: &Var, replay: Replay) {
             ViewInfo {
                 base: p.base,
                 replay: Rc::new(move |t: &Tensor| r2(&r1(t)?)),
+                version: std::cell::Cell::new(v.t.storage.version()),
+                multi_output: None,
             }
         }
         None => ViewInfo {
             base: x.clone(),
             replay,
+            version: std::cell::Cell::new(v.t.storage.version()),
+            multi_output: None,
         },
     };
     *m.view_of.borrow_mut() = Some(info);

@@ -113,6 +113,18 @@ pub fn inplace_with(
     }
     let view_of = me.meta.as_ref().and_then(|m| m.view_of.borrow().clone());
     if let Some(vi) = &view_of {
+        if let Some((op, i)) = vi.multi_output {
+            return Err(Error::runtime(
+                "",
+                format!(
+                    "Output {i} of {op} is a view and is being modified inplace. This view is \
+                     the output of a function that returns multiple views. Such functions do \
+                     not allow the output views to be modified inplace. You should replace the \
+                     inplace operation by an out-of-place one."
+                ),
+            )
+            .into());
+        }
         if vi.base.is_leaf() && vi.base.requires_grad() {
             return Err(Error::runtime(
                 "",
@@ -140,10 +152,18 @@ pub fn inplace_with(
     }
     let r = autograd::unary::to_dtype(&r, slf.t.dtype())?;
     slf.t.copy_from(&r.t)?;
-    match view_of {
+    match (view_of, &me.meta, &r.meta) {
         // writing through a view rewrites the history of its base too
-        Some(vi) => slf.ag.set(autograd::views::rebase_view(&vi, &r)?.meta)?,
-        None => slf.ag.set(r.meta)?,
+        (Some(vi), _, _) => slf.ag.set(autograd::views::rebase_view(&vi, &r)?.meta)?,
+        // the tensor keeps its own autograd record and takes the new history into it, so
+        // everything that refers to the tensor (the base of its views, above all) sees
+        // the write
+        (None, Some(m), Some(rm)) => {
+            *m.grad_fn.borrow_mut() = rm.grad_fn.borrow().clone();
+            m.output_nr.set(rm.output_nr.get());
+            m.requires_grad.set(rm.requires_grad.get());
+        }
+        (None, _, _) => slf.ag.set(r.meta)?,
     }
     Ok(())
 }
@@ -773,6 +793,16 @@ impl PyTensor {
     }
     fn fill_<'py>(slf: PyRef<'py, Self>, value: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
         let v = match arg(value)? {
+            None if value.is_instance_of::<pyo3::types::PyInt>() => {
+                // an int beyond int64: fine for floating-point tensors, else PyTorch's error
+                if !slf.t.dtype().is_float() {
+                    return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                        "value cannot be converted to type {} without overflow",
+                        if slf.t.dtype() == DType::Bool { "bool" } else { "int64_t" }
+                    )));
+                }
+                Scalar::Float(value.extract::<f64>()?)
+            }
             Some(Arg::S(s)) => s,
             Some(Arg::T(t)) if t.ndim() == 0 => {
                 // unlike a number, a tensor value may not be written to an expanded tensor

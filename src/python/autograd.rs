@@ -4,7 +4,7 @@
 
 use crate::autograd::engine::{run, Mode};
 use crate::autograd::{self as ag, next_hook_id, GradHook, Meta, Node, Saved, SavedRole, Var};
-use crate::dtype::Scalar;
+use crate::dtype::{DType, Scalar};
 use crate::error::Error;
 use crate::python::tensor::{wrap_var, PyTensor};
 use crate::tensor::Tensor;
@@ -277,29 +277,36 @@ pub struct PyHandle {
 enum HookTarget {
     Leaf(Weak<Meta>),
     LeafPost(Weak<Meta>),
-    Node(Weak<Node>),
+    /// A hook on a non-leaf: it lives on the node; the tensor's meta keeps its callable
+    Node(Weak<Node>, Weak<Meta>),
 }
 
 #[pymethods]
 impl PyHandle {
     fn remove(&self) -> PyResult<()> {
         let id = self.id;
-        match self.target.get()? {
+        let meta = match self.target.get()? {
             HookTarget::Leaf(m) => {
                 if let Some(m) = m.upgrade() {
                     m.hooks.borrow_mut().retain(|(i, _)| *i != id);
                 }
+                m
             }
             HookTarget::LeafPost(m) => {
                 if let Some(m) = m.upgrade() {
                     m.post_acc_hooks.borrow_mut().retain(|(i, _)| *i != id);
                 }
+                m
             }
-            HookTarget::Node(n) => {
+            HookTarget::Node(n, m) => {
                 if let Some(n) = n.upgrade() {
                     n.pre_hooks.borrow_mut().retain(|(_, i, _)| *i != id);
                 }
+                m
             }
+        };
+        if let Some(m) = meta.upgrade() {
+            m.host_refs.borrow_mut().retain(|(i, _)| *i != id);
         }
         Ok(())
     }
@@ -317,18 +324,67 @@ impl PyHandle {
 }
 
 /// Wraps a Python hook `fn(grad) -> Tensor | None` for the engine.
-fn py_hook(f: Py<PyAny>) -> GradHook {
+/// The Python callable of hook `id`, held (once) in `m.host_refs`. Hooks look their
+/// callable up there instead of holding it themselves, so the tensor owns the only
+/// reference and its `__traverse__` reports it exactly: a hook that refers back to
+/// its tensor is then a cycle the collector can break.
+fn hook_callable(py: Python<'_>, m: &Weak<Meta>, id: u64) -> Option<Py<PyAny>> {
+    let m = m.upgrade()?;
+    let refs = m.host_refs.borrow();
+    let (_, r) = refs.iter().find(|(i, _)| *i == id)?;
+    r.downcast_ref::<Py<PyAny>>().map(|f| f.clone_ref(py))
+}
+
+/// Where a gradient hook's Python callable is kept.
+enum Hooked {
+    /// held by the hook itself
+    Owned(Py<PyAny>),
+    /// in the tensor's record (`Meta::host_refs`) under this id
+    InRecord(Weak<Meta>, u64),
+}
+
+fn py_hook(hooked: Hooked) -> GradHook {
     Rc::new(move |g: &Var| {
         call_py(|py| {
+            let f = match &hooked {
+                Hooked::Owned(f) => f.clone_ref(py),
+                Hooked::InRecord(m, id) => match hook_callable(py, m, *id) {
+                    Some(f) => f,
+                    None => return Ok(None),
+                },
+            };
             let arg = wrap_var(py, g.clone())?;
             let r = f.bind(py).call1((arg,))?;
             if r.is_none() {
                 return Ok(None);
             }
-            match r.cast::<PyTensor>() {
-                Ok(t) => Ok(Some(t.borrow().var()?)),
-                Err(_) => Err(PyTypeError::new_err("hook must return a Tensor or None")),
+            let r = match r.cast::<PyTensor>() {
+                Ok(t) => t.borrow().var()?,
+                Err(_) => return Err(PyTypeError::new_err("hook must return a Tensor or None")),
+            };
+            // a hook may change the values, never the shape or dtype (PyTorch's check)
+            let name = || {
+                f.bind(py)
+                    .getattr("__name__")
+                    .and_then(|n| n.extract::<String>())
+                    .unwrap_or_else(|_| "<hook>".into())
+            };
+            if r.t.shape() != g.t.shape() {
+                return Err(PyRuntimeError::new_err(format!(
+                    "hook '{}' has changed the size of value",
+                    name()
+                )));
             }
+            if r.t.dtype() != g.t.dtype() {
+                let legacy = |d: DType| format!("torch.{}Tensor", d.torch_name());
+                return Err(PyRuntimeError::new_err(format!(
+                    "hook '{}' has changed the type of value (was {} got {})",
+                    name(),
+                    legacy(g.t.dtype()),
+                    legacy(r.t.dtype())
+                )));
+            }
+            Ok(Some(r))
         })
     })
 }
@@ -841,14 +897,22 @@ impl PyTensor {
         };
         let id = next_hook_id();
         let target = match v.grad_fn() {
+            // a non-leaf's hook lives on its node and must keep working after the Python
+            // tensor is gone, so the node's closure owns the callable (as in PyTorch, a
+            // cycle through it is not collected)
             Some(node) => {
-                node.pre_hooks
-                    .borrow_mut()
-                    .push((m.output_nr.get(), id, py_hook(hook)));
-                HookTarget::Node(Rc::downgrade(&node))
+                node.pre_hooks.borrow_mut().push((
+                    m.output_nr.get(),
+                    id,
+                    py_hook(Hooked::Owned(hook)),
+                ));
+                HookTarget::Node(Rc::downgrade(&node), Rc::downgrade(&m))
             }
+            // a leaf's hook lives in its record, which owns the callable once
             None => {
-                m.hooks.borrow_mut().push((id, py_hook(hook)));
+                m.host_refs.borrow_mut().push((id, Box::new(hook)));
+                let h = py_hook(Hooked::InRecord(Rc::downgrade(&m), id));
+                m.hooks.borrow_mut().push((id, h));
                 HookTarget::Leaf(Rc::downgrade(&m))
             }
         };
@@ -881,10 +945,12 @@ impl PyTensor {
             .call1((slf,))?
             .unbind();
         let id = next_hook_id();
+        m.host_refs.borrow_mut().push((id, Box::new(hook)));
+        let meta = Rc::downgrade(&m);
         let f: ag::PostAccHook = Rc::new(move |_g: &Var| {
             call_py(|py| {
                 let t = weak.bind(py).call0()?;
-                if !t.is_none() {
+                if let (false, Some(hook)) = (t.is_none(), hook_callable(py, &meta, id)) {
                     hook.bind(py).call1((t,))?;
                 }
                 Ok(())
@@ -948,6 +1014,16 @@ impl PyTensor {
     }
 
     fn detach_(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
+        let is_view = slf.ag.get()?.is_some_and(|m| m.view_of.borrow().is_some());
+        if is_view {
+            return Err(PyRuntimeError::new_err(
+                "Can't detach views in-place. Use detach() instead. If you are using \
+                 DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set \
+                 as True, gradients are views of DDP buckets, and hence detach_() cannot be \
+                 called on these gradients. To fix this error, please refer to the \
+                 Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.",
+            ));
+        }
         slf.ag.set(None)?;
         Ok(slf)
     }

@@ -65,12 +65,70 @@ impl AgSlot {
         Ok(self.meta.borrow().clone())
     }
 
+    /// The metadata for the garbage collector's visit: None off the owning thread or
+    /// while the slot is being changed (the collector then sees less, never a race).
+    fn meta_for_gc(&self) -> Option<Rc<Meta>> {
+        if self.owner.get() != Some(std::thread::current().id()) {
+            return None;
+        }
+        self.meta.try_borrow().ok()?.clone()
+    }
+
     pub fn set(&self, meta: Option<Rc<Meta>>) -> PyResult<()> {
         self.check_thread()?;
         self.owner
             .set(meta.as_ref().map(|_| std::thread::current().id()));
         *self.meta.borrow_mut() = meta;
         Ok(())
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    /// Python objects reachable from this tensor through its hooks (see
+    /// `Meta::host_refs`), for the cycle collector.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        let Some(m) = self.ag.meta_for_gc() else {
+            return Ok(());
+        };
+        // the references are this tensor's to report only while no other owner shares the
+        // record (a graph node of a leaf, another wrapper): reporting one reference twice
+        // would let the collector free an object still in use. (2 = the slot + `m`.)
+        if Rc::strong_count(&m) != 2 {
+            return Ok(());
+        }
+        let Ok(refs) = m.host_refs.try_borrow() else {
+            return Ok(());
+        };
+        for (_, r) in refs.iter() {
+            if let Some(obj) = r.downcast_ref::<Py<PyAny>>() {
+                visit.call(obj)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Breaks a reference cycle through the hooks: they are dropped (the tensor is
+    /// unreachable, so no backward can run them any more).
+    fn __clear__(&mut self) {
+        let Some(m) = self.ag.meta_for_gc() else {
+            return;
+        };
+        let ids: Vec<u64> = match m.host_refs.try_borrow_mut() {
+            Ok(mut refs) => refs.drain(..).map(|(id, _)| id).collect(),
+            Err(_) => return,
+        };
+        if let Ok(mut h) = m.hooks.try_borrow_mut() {
+            h.retain(|(i, _)| !ids.contains(i));
+        }
+        if let Ok(mut h) = m.post_acc_hooks.try_borrow_mut() {
+            h.retain(|(i, _)| !ids.contains(i));
+        }
+        if let Some(node) = m.grad_fn.try_borrow().ok().and_then(|f| f.clone()) {
+            if let Ok(mut h) = node.pre_hooks.try_borrow_mut() {
+                h.retain(|(_, i, _)| !ids.contains(i));
+            }
+        }
     }
 }
 

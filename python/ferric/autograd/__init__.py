@@ -51,6 +51,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     single_in = isinstance(inputs, _core.Tensor)
     ins = [inputs] if single_in else list(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     outs = [outputs] if isinstance(outputs, _core.Tensor) else list(outputs)
     if grad_outputs is not None and isinstance(grad_outputs, _core.Tensor):
         grad_outputs = [grad_outputs]

@@ -109,9 +109,8 @@ class Function(metaclass=FunctionMeta):
             res = cls.backward(ctx, *full)
             if not isinstance(res, tuple):
                 res = (res,)
-            if len(res) < n_args:
-                res = res + (None,) * (n_args - len(res))
-            if len(res) > n_args and any(r is not None for r in res[n_args:]):
+            # one gradient per forward argument (PyTorch allows extra trailing Nones only)
+            if len(res) < n_args or any(r is not None for r in res[n_args:]):
                 raise RuntimeError(
                     f"function {cls.__name__}Backward returned an incorrect number of gradients "
                     f"(expected {n_args}, got {len(res)})"
