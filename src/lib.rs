@@ -1,4 +1,4 @@
-//! ferric: strided tensors, CPU kernels and (soon) a define-by-run autograd tape.
+//! ferric: strided tensors, SIMD + thread-pool CPU kernels and a define-by-run autograd tape.
 //! The numeric core is plain Rust; `python/` (feature `python`) is the only place that
 //! knows about PyO3.
 

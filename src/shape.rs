@@ -65,6 +65,24 @@ pub fn checked_numel(op: &str, shape: &[usize]) -> Result<usize> {
             format!("number of elements of shape {} overflows", fmt_shape(shape)),
         ));
     }
+    // Row-major strides must fit too, even when an empty dim makes n zero: they are
+    // products of the trailing sizes (an empty dim counting as 1, as in PyTorch), and
+    // (0, 2**62, 2**62) would otherwise get a stride that wrapped around.
+    let mut stride: usize = 1;
+    for &d in shape.iter().skip(1).rev() {
+        stride = stride
+            .checked_mul(d.max(1))
+            .filter(|&s| s <= isize::MAX as usize)
+            .ok_or_else(|| {
+                Error::runtime(
+                    op,
+                    format!(
+                        "Stride calculation overflowed for shape {}",
+                        fmt_shape(shape)
+                    ),
+                )
+            })?;
+    }
     Ok(n)
 }
 

@@ -267,11 +267,14 @@ pub fn cached_bytes() -> usize {
     lock_cache().bytes
 }
 
-fn too_big<T>(op: &str, n: usize) -> Error {
+/// PyTorch's error for a buffer of `n` elements of `T` that cannot be allocated (an
+/// `OutOfMemoryError` in Python: both a RuntimeError, as PyTorch raises, and a
+/// MemoryError).
+pub fn too_big<T>(op: &str, n: usize) -> Error {
     Error::memory(
         op,
         format!(
-            "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.",
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {} bytes.",
             (n as u128) * std::mem::size_of::<T>() as u128
         ),
     )

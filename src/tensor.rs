@@ -275,6 +275,15 @@ impl Tensor {
         Ok(())
     }
 
+    /// Checks only that `self`'s memory is writable: for writes of one value, which are
+    /// well defined even through an expanded (self-aliasing) view.
+    pub fn check_storage_writable(&self, op: &str) -> Result<()> {
+        if !self.storage.writable() {
+            return Err(Error::runtime(op, "the tensor's memory is read-only"));
+        }
+        Ok(())
+    }
+
     /// Checks that `self` may be written in place (not an expanded view, not read-only).
     pub fn check_writable(&self, op: &str) -> Result<()> {
         if self.layout.has_internal_overlap() && self.numel() > 1 {

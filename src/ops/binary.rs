@@ -119,10 +119,6 @@ pub fn result_type(a: &Operand, b: &Operand) -> DType {
     rt.finish()
 }
 
-fn type_name(d: DType) -> &'static str {
-    d.torch_name()
-}
-
 /// (dtype the kernel computes in, dtype of the result).
 fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
     use BinaryOp::*;
@@ -145,18 +141,15 @@ fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
             (common, common)
         }
         Sub if is_bool(a) || is_bool(b) => {
-            let which = if is_bool(a) && is_bool(b) {
-                "two bool tensors"
+            // PyTorch's two messages (a RuntimeError in both cases)
+            let msg = if is_bool(a) && is_bool(b) {
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the \
+                 `^` or `logical_xor()` operator instead."
             } else {
-                "a bool tensor"
+                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are \
+                 trying to invert a mask, use the `~` or `logical_not()` operator instead."
             };
-            return Err(Error::not_implemented(
-                "sub",
-                format!(
-                    "Subtraction, the `-` operator, with {which} is not supported. If you are trying to invert \
-                     a mask, use the `~` or `logical_not()` operator instead."
-                ),
-            ));
+            return Err(Error::runtime("sub", msg));
         }
         FloorDiv | Rem | Fmod | Pow if common == DType::Bool => {
             let kernel = match op {
@@ -265,8 +258,8 @@ pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
             &name,
             format!(
                 "result type {} can't be cast to the desired output type {}",
-                type_name(out),
-                type_name(a.dtype())
+                out.torch_name(),
+                a.dtype().torch_name()
             ),
         ));
     }

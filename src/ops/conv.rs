@@ -17,7 +17,6 @@ pub mod pool;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::conv::{self as kern, Axis, ConvDims, Image};
-use crate::ops::matmul::scalar_type_name;
 use crate::tensor::Tensor;
 
 /// Groups and per-dim geometry of one convolution (see the module docs). For 1-d
@@ -243,8 +242,8 @@ pub fn plan(
     if x.dtype() != w.dtype() {
         return Err(rt(format!(
             "expected scalar type {} but found {}",
-            scalar_type_name(x.dtype()),
-            scalar_type_name(w.dtype())
+            x.dtype().torch_name(),
+            w.dtype().torch_name()
         )));
     }
     if let Some(b) = bias {

@@ -54,16 +54,6 @@ pub(crate) fn visit_indexed(
     visit(shape, [strides, &rowmajor], [offset, 0], |[p, k]| f(k, p));
 }
 
-/// PyTorch's C++ type names, used in a few dtype messages (`Float`, `Long`, ...).
-pub(crate) fn type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::I64 => "Long",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
-}
-
 /// An advanced index, normalised: int64 index tensors (masks already expanded) for the
 /// view dims `dims` (ascending), all broadcast to `bshape`.
 struct Plan {
@@ -300,7 +290,12 @@ impl Plan {
     /// `view[idx] = value` (or `+=` with `accumulate`); `value` broadcasts to the indexed
     /// shape and is converted to the view's dtype.
     fn put(&self, op: &str, value: &Tensor, accumulate: bool, bounds: &Bounds) -> Result<()> {
-        self.view.check_writable(op)?;
+        // PyTorch allows index_fill_ and index_put_ on an expanded (self-aliasing) tensor
+        if matches!(op, "index_fill_" | "index_put_") {
+            self.view.check_storage_writable(op)?;
+        } else {
+            self.view.check_writable(op)?;
+        }
         let shape = self.out_shape();
         let lv = value.layout.broadcast_to(&shape).map_err(|_| {
             Error::runtime(
@@ -377,15 +372,8 @@ fn block_offsets(shape: &[usize], strides: &[isize], offset: usize) -> Result<Ve
 /// `n` copies of `v`; a request too large to allocate is a MemoryError, not an abort.
 pub(crate) fn try_filled<T: Clone>(op: &str, n: usize, v: T) -> Result<Vec<T>> {
     let mut out = Vec::new();
-    out.try_reserve_exact(n).map_err(|_| {
-        Error::memory(
-            op,
-            format!(
-                "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.",
-                n as u128 * std::mem::size_of::<T>() as u128
-            ),
-        )
-    })?;
+    out.try_reserve_exact(n)
+        .map_err(|_| crate::storage::too_big::<T>(op, n))?;
     out.resize(n, v);
     Ok(out)
 }
@@ -554,7 +542,7 @@ impl Tensor {
             return Err(Error::runtime(
                 "take",
                 "take(): Expected a long tensor for index, but got ".to_string()
-                    + type_name(index.dtype()),
+                    + index.dtype().torch_name(),
             ));
         }
         let flat = self.reshape(&[-1])?;
@@ -585,8 +573,8 @@ impl Tensor {
                 format!(
                     "Index put requires the source and destination dtypes match, got {} for \
                      the destination and {} for the source.",
-                    type_name(self.dtype()),
-                    type_name(values.dtype())
+                    self.dtype().torch_name(),
+                    values.dtype().torch_name()
                 ),
             ));
         }
@@ -642,8 +630,8 @@ impl Tensor {
                 "index_add_",
                 format!(
                     "index_add_(): self ({}) and source ({}) must have the same scalar type",
-                    type_name(self.dtype()),
-                    type_name(source.dtype())
+                    self.dtype().torch_name(),
+                    source.dtype().torch_name()
                 ),
             ));
         }

@@ -20,8 +20,8 @@ fn cat_skips(t: &Tensor) -> bool {
 /// `cat(tensors, dim)`: the inputs joined along `dim`, promoted to a common dtype.
 pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     if tensors.is_empty() {
-        return Err(Error::runtime(
-            "cat",
+        return Err(Error::value(
+            "",
             "torch.cat(): expected a non-empty list of Tensors",
         ));
     }

@@ -18,16 +18,6 @@ use crate::shape::{broadcast_shapes, checked_numel, contiguous_strides};
 use crate::tensor::Tensor;
 use std::mem::MaybeUninit;
 
-/// PyTorch's `ScalarType` name (`Float`), used in most dtype messages.
-pub fn scalar_type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::I64 => "Long",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
-}
-
 /// The C++ type name PyTorch prints for a `TypeMeta` (`float`, `long int`).
 fn c_type_name(d: DType) -> &'static str {
     match d {
@@ -42,7 +32,7 @@ fn c_type_name(d: DType) -> &'static str {
 fn not_implemented(kernel: &str, d: DType) -> Error {
     Error::not_implemented(
         "",
-        format!("\"{kernel}\" not implemented for '{}'", scalar_type_name(d)),
+        format!("\"{kernel}\" not implemented for '{}'", d.torch_name()),
     )
 }
 
@@ -166,15 +156,8 @@ fn for_each_chunk(
 /// A buffer of `n` uninitialised elements (MemoryError if it cannot be allocated).
 fn uninit_vec<T>(op: &str, n: usize) -> Result<Vec<MaybeUninit<T>>> {
     let mut v: Vec<MaybeUninit<T>> = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Error::memory(
-            op,
-            format!(
-                "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.",
-                (n as u128) * std::mem::size_of::<T>() as u128
-            ),
-        )
-    })?;
+    v.try_reserve_exact(n)
+        .map_err(|_| crate::storage::too_big::<MaybeUninit<T>>(op, n))?;
     // SAFETY: the capacity is at least n and MaybeUninit needs no initialisation
     unsafe { v.set_len(n) };
     Ok(v)
@@ -300,10 +283,7 @@ impl Tensor {
         }
         if self.dtype() != vec.dtype() {
             // PyTorch's result takes the vector's dtype and is listed first.
-            let (v, m) = (
-                scalar_type_name(vec.dtype()),
-                scalar_type_name(self.dtype()),
-            );
+            let (v, m) = (vec.dtype().torch_name(), self.dtype().torch_name());
             return Err(rt(format!(
                 "addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
             )));
@@ -325,8 +305,8 @@ impl Tensor {
         if self.dtype() != other.dtype() {
             return Err(rt(format!(
                 "dot : expected both vectors to have same dtype, but found {} and {}",
-                scalar_type_name(self.dtype()),
-                scalar_type_name(other.dtype())
+                self.dtype().torch_name(),
+                other.dtype().torch_name()
             )));
         }
         let (n, m) = (self.shape()[0], other.shape()[0]);
@@ -416,15 +396,15 @@ impl Tensor {
         if self.dtype() != mat2.dtype() {
             return Err(rt(format!(
                 "self and mat2 must have the same dtype, but got {} and {}",
-                scalar_type_name(self.dtype()),
-                scalar_type_name(mat2.dtype())
+                self.dtype().torch_name(),
+                mat2.dtype().torch_name()
             )));
         }
         if mat1.dtype() != mat2.dtype() {
             return Err(rt(format!(
                 "mat1 and mat2 must have the same dtype, but got {} and {}",
-                scalar_type_name(mat1.dtype()),
-                scalar_type_name(mat2.dtype())
+                mat1.dtype().torch_name(),
+                mat2.dtype().torch_name()
             )));
         }
         scaled_product("addmm_impl_cpu_", &input, mat1, mat2, beta, alpha)
@@ -515,7 +495,7 @@ fn expand_input(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
         None => format!(
             "expand(torch.{}Tensor{{{}}}, size={}): the number of sizes provided ({nd}) must \
              be greater or equal to the number of dimensions in the tensor ({})",
-            scalar_type_name(t.dtype()),
+            t.dtype().torch_name(),
             crate::error::fmt_shape(src),
             crate::error::fmt_shape(shape),
             src.len()
@@ -587,8 +567,8 @@ fn bmm_dtype_check(a: DType, b: DType, n: usize, k: usize, p: usize) -> Result<(
         if a != b {
             return Err(rt(format!(
                 "expected scalar type {} but found {}",
-                scalar_type_name(a),
-                scalar_type_name(b)
+                a.torch_name(),
+                b.torch_name()
             )));
         }
         return Ok(());
@@ -597,8 +577,8 @@ fn bmm_dtype_check(a: DType, b: DType, n: usize, k: usize, p: usize) -> Result<(
         return Err(rt(if b.is_float() {
             format!(
                 "expected scalar type {} but found {}",
-                scalar_type_name(b),
-                scalar_type_name(a)
+                b.torch_name(),
+                a.torch_name()
             )
         } else {
             format!(

@@ -110,6 +110,9 @@ impl Tensor {
     pub fn flatten(&self, start: i64, end: i64) -> Result<Tensor> {
         let nd = self.ndim();
         if nd == 0 {
+            // a 0-d tensor's dims are checked as if it were 1-d, as in PyTorch
+            normalize_dim(start, 1)?;
+            normalize_dim(end, 1)?;
             return self.reshape(&[1]);
         }
         let (s, e) = (normalize_dim(start, nd)?, normalize_dim(end, nd)?);
@@ -128,6 +131,16 @@ impl Tensor {
 
     pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
         let nd = self.ndim();
+        if nd == 0 {
+            return Err(Error::runtime(
+                "unflatten",
+                // PyTorch wraps the dim as for a 1-d tensor first (-1 is 0)
+                format!(
+                    "Dimension specified as {} but tensor has no dimensions",
+                    if dim < 0 { dim + 1 } else { dim }
+                ),
+            ));
+        }
         let d = normalize_dim(dim, nd)?;
         if sizes.is_empty() {
             return Err(Error::runtime(
@@ -290,8 +303,14 @@ impl Tensor {
         // ceil(n / chunks) without forming n + chunks (chunks may be i64::MAX)
         let size = if n == 0 { 0 } else { (n - 1) / chunks + 1 };
         if size == 0 {
-            // PyTorch: splitting an empty dim gives `chunks` empty pieces
-            return Ok((0..chunks).map(|_| self.clone()).collect());
+            // PyTorch: splitting an empty dim gives `chunks` empty pieces (so the count is
+            // the user's: allocate fallibly)
+            let chunks = usize::try_from(chunks).unwrap_or(usize::MAX);
+            let mut out = Vec::new();
+            out.try_reserve_exact(chunks)
+                .map_err(|_| crate::storage::too_big::<Tensor>("chunk", chunks))?;
+            out.extend((0..chunks).map(|_| self.clone()));
+            return Ok(out);
         }
         self.split_size(size, dim)
     }

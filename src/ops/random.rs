@@ -27,7 +27,6 @@ use crate::error::{Error, Result};
 use crate::kernels::strided;
 use crate::layout::Layout;
 use crate::ops::binary::{binary_, BinaryOp, Operand};
-use crate::ops::matmul::scalar_type_name;
 use crate::shape::{broadcast_shapes, contiguous_strides};
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
@@ -40,7 +39,7 @@ fn rt(msg: impl std::fmt::Display) -> Error {
 fn not_implemented(kernel: &str, d: DType) -> Error {
     Error::not_implemented(
         "",
-        format!("\"{kernel}\" not implemented for '{}'", scalar_type_name(d)),
+        format!("\"{kernel}\" not implemented for '{}'", d.torch_name()),
     )
 }
 
@@ -164,7 +163,7 @@ pub fn uniform_(t: &Tensor, from: f64, to: f64, g: &Generator) -> Result<()> {
         return Err(rt(format!(
             "uniform_ expects to-from <= std::numeric_limits<{}>::max(), but found to={} and \
              from={} which result in to-from to exceed the limit",
-            scalar_type_name(d),
+            d.torch_name(),
             fmt_g(to),
             fmt_g(from)
         )));
@@ -469,7 +468,7 @@ pub fn exponential_(t: &Tensor, lambd: f64, g: &Generator) -> Result<()> {
         return Err(rt(format!(
             "Exponential distribution is a continuous probability distribution. dtype must be a \
              floating point but you specified {}",
-            scalar_type_name(d)
+            d.torch_name()
         )));
     }
     if lambd.is_nan() || lambd <= 0.0 {

@@ -17,16 +17,6 @@ use crate::storage::{try_output_vec, try_zeroed_vec};
 use crate::tensor::Tensor;
 use smallvec::SmallVec;
 
-/// PyTorch's scalar type names, used in its error messages.
-fn type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::I64 => "Long",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
-}
-
 /// Runs `$body` with `$A` the accumulator type for output dtype `$d` (bool and
 /// integer outputs accumulate in i64).
 macro_rules! with_acc {
@@ -245,12 +235,12 @@ pub fn mean(
         None => ("Input", x.dtype()),
     };
     if !d.is_float() {
-        return Err(Error::not_implemented(
+        return Err(Error::runtime(
             "",
             format!(
                 "mean(): could not infer output dtype. {what} dtype must be either a floating \
                  point or complex dtype. Got: {}",
-                type_name(d)
+                d.torch_name()
             ),
         ));
     }
@@ -266,11 +256,11 @@ pub fn nanmean(
     dtype: Option<DType>,
 ) -> Result<Tensor> {
     if !x.dtype().is_float() {
-        return Err(Error::not_implemented(
+        return Err(Error::runtime(
             "",
             format!(
                 "nanmean(): expected input to have floating point or complex dtype but got {}",
-                type_name(x.dtype())
+                x.dtype().torch_name()
             ),
         ));
     }
@@ -503,7 +493,7 @@ fn check_float_var(x: &Tensor) -> Result<()> {
     if x.dtype().is_float() {
         Ok(())
     } else {
-        Err(Error::not_implemented(
+        Err(Error::runtime(
             "",
             "std and var only support floating point and complex dtypes",
         ))
@@ -619,12 +609,12 @@ pub fn norm(
     // the input itself must be floating (dtype= does not rescue an integer input)
     for t in [x.dtype(), d] {
         if !t.is_float() {
-            return Err(Error::not_implemented(
+            return Err(Error::runtime(
                 "",
                 format!(
                     "linalg.vector_norm: Expected a floating point or complex tensor as input. \
                      Got {}",
-                    type_name(t)
+                    t.torch_name()
                 ),
             ));
         }
@@ -818,7 +808,7 @@ pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<
                 format!(
                     "\"{name}_{}kernel_impl\" not implemented for '{}'",
                     if last { "lastdim_" } else { "" },
-                    type_name(x.dtype())
+                    x.dtype().torch_name()
                 ),
             ))
         }

@@ -337,10 +337,6 @@ pub fn map<S: Element, O: Element>(op: &str, x: &Tensor, f: impl Fn(S) -> O) -> 
     Tensor::from_vec_in(out, x.shape(), &order)
 }
 
-fn type_name(d: DType) -> &'static str {
-    d.torch_name()
-}
-
 /// Applies a unary op with PyTorch's dtype rules: float math promotes integers and bool
 /// to float32; sign/abs/rounding keep integer dtypes; predicates return bool.
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
@@ -383,7 +379,7 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
                     op.name(),
                     format!(
                         "\"bitwise_not_cpu\" not implemented for '{}'",
-                        type_name(dt)
+                        dt.torch_name()
                     ),
                 )),
             };
@@ -395,7 +391,7 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     }
     // integer and bool inputs
     match (op, dt) {
-        (Neg, DType::Bool) => Err(Error::not_implemented(
+        (Neg, DType::Bool) => Err(Error::runtime(
             "neg",
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying \
              to invert a mask, use the `~` or `logical_not()` operator instead.",
@@ -462,8 +458,8 @@ pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<()> {
             &format!("{}_", op.name()),
             format!(
                 "result type {} can't be cast to the desired output type {}",
-                type_name(r.dtype()),
-                type_name(x.dtype())
+                r.dtype().torch_name(),
+                x.dtype().torch_name()
             ),
         ));
     }

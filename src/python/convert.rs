@@ -187,10 +187,16 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     }
     let mut shape: Vec<usize> = Vec::new();
     let mut values: Vec<Scalar> = Vec::new();
-    let mut np_dtype: Option<DType> = None;
-    collect(obj, 0, &mut shape, &mut values, &mut np_dtype)?;
-    let inferred = values.iter().fold(np_dtype, |acc, s| {
+    let mut seen = Seen::default();
+    collect(obj, 0, &mut shape, &mut values, &mut seen)?;
+    // ints beyond int64 were collected as floats; they count as ints for the inference
+    let mut big = seen.big_ints;
+    let inferred = values.iter().fold(seen.np_dtype, |acc, s| {
         let d = match s {
+            Scalar::Float(_) if big > 0 => {
+                big -= 1;
+                DType::I64
+            }
             Scalar::Float(_) => DType::F32,
             Scalar::Int(_) => DType::I64,
             Scalar::Bool(_) => DType::Bool,
@@ -198,6 +204,10 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
         Some(acc.map_or(d, |a| a.max(d)))
     });
     let d = dtype.unwrap_or(inferred.unwrap_or(DType::F32));
+    if seen.big_ints > 0 && !d.is_float() {
+        // PyTorch's message for an int beyond int64 in integer tensor data
+        return Err(PyValueError::new_err("Overflow when unpacking long long"));
+    }
     Ok(crate::with_dtype!(d, T, {
         use crate::dtype::Element;
         Tensor::from_vec(
@@ -214,21 +224,37 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
 /// before the recursion could exhaust the stack.
 const MAX_NESTING: usize = 64;
 
+/// What `collect` learns besides the values: the dtypes of NumPy scalars met, and how
+/// many Python ints beyond int64 were collected (as floats: fine for a floating-point
+/// result, an overflow error for an integer one, as in PyTorch).
+#[derive(Default)]
+struct Seen {
+    np_dtype: Option<DType>,
+    big_ints: usize,
+}
+
 fn collect(
     obj: &Bound<'_, PyAny>,
     depth: usize,
     shape: &mut Vec<usize>,
     out: &mut Vec<Scalar>,
-    np_dtype: &mut Option<DType>,
+    seen: &mut Seen,
 ) -> PyResult<()> {
     // NumPy scalars inside lists also contribute their own dtype (as in PyTorch)
     if is_numpy_scalar(obj) {
         let name: String = obj.getattr("dtype")?.getattr("name")?.extract()?;
         if let Some(d) = DType::ALL.iter().find(|d| d.name() == name) {
-            *np_dtype = Some(np_dtype.map_or(*d, |p| p.max(*d)));
+            seen.np_dtype = Some(seen.np_dtype.map_or(*d, |p| p.max(*d)));
         }
     }
-    if let Some(s) = scalar_arg(obj) {
+    let big = obj.is_instance_of::<PyInt>() && scalar_arg(obj).is_none();
+    let scalar = if big {
+        seen.big_ints += 1;
+        Some(Scalar::Float(obj.extract::<f64>()?))
+    } else {
+        scalar_arg(obj)
+    };
+    if let Some(s) = scalar {
         if depth < shape.len() {
             return Err(PyValueError::new_err(format!(
                 "expected sequence of length {} at dim {depth} (got a number)",
@@ -247,11 +273,11 @@ fn collect(
             return Ok(());
         }
         let list = crate::python::tensor::to_pylist(obj.py(), &t)?;
-        return collect(&list, depth, shape, out, np_dtype);
+        return collect(&list, depth, shape, out, seen);
     }
     if is_ndarray(obj) {
         let list = obj.call_method0("tolist")?;
-        return collect(&list, depth, shape, out, np_dtype);
+        return collect(&list, depth, shape, out, seen);
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         // PyTorch's limit on nesting (also what stops a list that contains itself)
@@ -265,8 +291,10 @@ fn collect(
         let n = seq.len()?;
         if depth == shape.len() {
             if !out.is_empty() {
-                return Err(PyValueError::new_err(format!(
-                    "expected a number at dim {depth} (got a sequence)"
+                // a sequence where numbers came before: PyTorch's TypeError
+                return Err(PyTypeError::new_err(format!(
+                    "must be real number, not {}",
+                    type_name(obj)
                 )));
             }
             shape.push(n);
@@ -277,7 +305,7 @@ fn collect(
             )));
         }
         for item in seq.try_iter()? {
-            collect(&item?, depth + 1, shape, out, np_dtype)?;
+            collect(&item?, depth + 1, shape, out, seen)?;
         }
         if n == 0 && depth + 1 < shape.len() {
             return Err(PyValueError::new_err("ragged nested sequence"));

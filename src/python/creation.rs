@@ -6,6 +6,7 @@ use crate::error::Error;
 use crate::python::convert::{
     dtype_arg, from_numpy_any, is_ndarray, scalar_arg, size_args, tensor_from_data,
 };
+use crate::python::out::{check_out, out_arg, write_out};
 use crate::python::tensor::{as_tensor_ref, PyTensor};
 use crate::shape::to_dims;
 use crate::storage::try_vec_from_fn;
@@ -34,6 +35,48 @@ pub fn finish(
 }
 
 pub use crate::python::device::check_device;
+
+/// A factory's `dtype=` and `out=` together: the dtype to build in (the explicit one,
+/// else out's, else the factory's default) and the tensor to write into, checked before
+/// anything is computed.
+struct Target<'py> {
+    op: &'static str,
+    dtype: Option<DType>,
+    out: Option<Bound<'py, PyTensor>>,
+}
+
+fn target<'py>(
+    op: &'static str,
+    dtype: Option<&Bound<'py, PyAny>>,
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Target<'py>> {
+    let explicit = opt_dtype(dtype)?;
+    let out = out_arg(op, out)?;
+    if let Some(o) = &out {
+        check_out(op, o, explicit)?;
+    }
+    let dtype = explicit.or_else(|| out.as_ref().map(|o| o.borrow().t.dtype()));
+    Ok(Target { op, dtype, out })
+}
+
+impl Target<'_> {
+    /// The new tensor, or `out` holding its values.
+    fn finish(
+        self,
+        py: Python<'_>,
+        t: Tensor,
+        requires_grad: bool,
+        device: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        match self.out {
+            None => Ok(finish(py, t, requires_grad, device)?.into_any()),
+            Some(o) => {
+                check_device(device)?;
+                write_out(self.op, &o, &t)
+            }
+        }
+    }
+}
 
 fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
     match d {
@@ -97,17 +140,6 @@ fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> PyResult<Py<PyTenso
     Py::new(py, PyTensor::new(from_numpy_any(ndarray, false)?))
 }
 
-fn filled(
-    op: &str,
-    size: &Bound<'_, PyTuple>,
-    v: Scalar,
-    dtype: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Tensor> {
-    let dims = to_dims(op, &size_args(size)?)?;
-    let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
-    Ok(Tensor::full(op, &dims, v, d)?)
-}
-
 #[pyfunction]
 #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
 fn zeros(
@@ -118,11 +150,12 @@ fn zeros(
     requires_grad: bool,
     layout: Option<&Bound<'_, PyAny>>,
     out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, out);
+) -> PyResult<Py<PyAny>> {
+    let _ = layout;
+    let tg = target("zeros", dtype, out)?;
     let dims = to_dims("zeros", &size_args(size)?)?;
-    let t = Tensor::zeros("zeros", &dims, opt_dtype(dtype)?.unwrap_or(DType::F32))?;
-    finish(py, t, requires_grad, device)
+    let t = Tensor::zeros("zeros", &dims, tg.dtype.unwrap_or(DType::F32))?;
+    tg.finish(py, t, requires_grad, device)
 }
 
 #[pyfunction]
@@ -135,14 +168,17 @@ fn ones(
     requires_grad: bool,
     layout: Option<&Bound<'_, PyAny>>,
     out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, out);
-    finish(
-        py,
-        filled("ones", size, Scalar::Int(1), dtype)?,
-        requires_grad,
-        device,
-    )
+) -> PyResult<Py<PyAny>> {
+    let _ = layout;
+    let tg = target("ones", dtype, out)?;
+    let dims = to_dims("ones", &size_args(size)?)?;
+    let t = Tensor::full(
+        "ones",
+        &dims,
+        Scalar::Int(1),
+        tg.dtype.unwrap_or(DType::F32),
+    )?;
+    tg.finish(py, t, requires_grad, device)
 }
 
 /// `empty` returns zero-filled memory: reading uninitialised memory is never useful and
@@ -160,20 +196,37 @@ fn empty(
     out: Option<&Bound<'_, PyAny>>,
     pin_memory: bool,
     memory_format: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
+) -> PyResult<Py<PyAny>> {
     use super::memory_format::{memory_format_arg, MemoryFormat};
-    let _ = (layout, out, pin_memory);
+    let _ = (layout, pin_memory);
+    let tg = target("empty", dtype, out)?;
     let dims = to_dims("empty", &size_args(size)?)?;
     let f = memory_format_arg("empty", memory_format, MemoryFormat::Contiguous)?;
     let order = f.order(&crate::layout::Layout::contiguous(&dims))?;
-    let t =
-        Tensor::zeros("empty", &dims, opt_dtype(dtype)?.unwrap_or(DType::F32))?.in_order(&order);
-    finish(py, t, requires_grad, device)
+    let t = Tensor::zeros("empty", &dims, tg.dtype.unwrap_or(DType::F32))?.in_order(&order);
+    tg.finish(py, t, requires_grad, device)
 }
 
-fn fill_scalar(v: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+/// The fill value of `full`. A Python int beyond int64 fills a floating-point tensor
+/// (rounded) and is refused for the others, as in PyTorch.
+fn fill_scalar(v: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Scalar> {
     if let Some(s) = scalar_arg(v) {
         return Ok(s);
+    }
+    if v.is_instance_of::<pyo3::types::PyInt>() && !v.is_instance_of::<pyo3::types::PyBool>() {
+        // beyond what PyTorch's Scalar holds (int64 and uint64): Python's own error
+        let in_u64 = v.extract::<u64>().is_ok();
+        if !in_u64 {
+            return Err(pyo3::exceptions::PyOverflowError::new_err(
+                "Python int too large to convert to C long",
+            ));
+        }
+        return match dtype {
+            Some(d) if d.is_float() => Ok(Scalar::Float(v.extract::<f64>()?)),
+            _ => Err(PyRuntimeError::new_err(
+                "value cannot be converted to type int64_t without overflow",
+            )),
+        };
     }
     if let Some(t) = as_tensor_ref(v) {
         if t.numel() == 1 {
@@ -198,17 +251,14 @@ fn full(
     requires_grad: bool,
     layout: Option<&Bound<'_, PyAny>>,
     out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, out);
+) -> PyResult<Py<PyAny>> {
+    let _ = layout;
+    let tg = target("full", dtype, out)?;
     let dims = to_dims("full", &crate::python::convert::int_list(size, "size")?)?;
-    let v = fill_scalar(fill_value)?;
-    let d = opt_dtype(dtype)?.unwrap_or(v.dtype());
-    finish(
-        py,
-        Tensor::full("full", &dims, v, d)?,
-        requires_grad,
-        device,
-    )
+    let v = fill_scalar(fill_value, tg.dtype)?;
+    let d = tg.dtype.unwrap_or(v.dtype());
+    let t = Tensor::full("full", &dims, v, d)?;
+    tg.finish(py, t, requires_grad, device)
 }
 
 /// A fresh tensor shaped like `input`, filled with `value`, of `dtype` (default the
@@ -307,7 +357,7 @@ fn full_like(
         like(
             "full_like",
             &input.t,
-            fill_scalar(fill_value)?,
+            fill_scalar(fill_value, None)?,
             dtype,
             memory_format,
         )?,
@@ -317,7 +367,8 @@ fn full_like(
 }
 
 fn number(op: &str, o: &Bound<'_, PyAny>) -> PyResult<Scalar> {
-    fill_scalar(o).map_err(|_| PyTypeError::new_err(format!("{op}(): arguments must be numbers")))
+    fill_scalar(o, None)
+        .map_err(|_| PyTypeError::new_err(format!("{op}(): arguments must be numbers")))
 }
 
 /// `arange(end)`, `arange(start, end, step=1)`; int64 when all arguments are ints.
@@ -334,8 +385,9 @@ fn arange(
     requires_grad: bool,
     layout: Option<&Bound<'_, PyAny>>,
     out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, out);
+) -> PyResult<Py<PyAny>> {
+    let _ = layout;
+    let tg = target("arange", dtype, out)?;
     let (s, e) = match end {
         Some(e) if !e.is_none() => (number("arange", start)?, number("arange", e)?),
         _ => (Scalar::Int(0), number("arange", start)?),
@@ -345,7 +397,9 @@ fn arange(
         _ => Scalar::Int(1),
     };
     let all_int = [s, e, st].iter().all(|v| !matches!(v, Scalar::Float(_)));
-    let d = opt_dtype(dtype)?.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let d = tg
+        .dtype
+        .unwrap_or(if all_int { DType::I64 } else { DType::F32 });
     let t = if all_int && d == DType::I64 {
         let (a, b, c) = (s.to_i64(), e.to_i64(), st.to_i64());
         if c == 0 {
@@ -366,7 +420,7 @@ fn arange(
         Tensor::from_vec(v, &[n])?
     } else {
         let (a, b, c) = (s.to_f64(), e.to_f64(), st.to_f64());
-        if c == 0.0 {
+        if c == 0.0 || c.is_nan() {
             return Err(Error::runtime("arange", "step must be nonzero").into());
         }
         if !(a.is_finite() && b.is_finite()) {
@@ -391,7 +445,7 @@ fn arange(
         let v = try_vec_from_fn("arange", n, |i| a + i as f64 * c)?;
         Tensor::from_vec(v, &[n])?.to_dtype(d)?
     };
-    finish(py, t.to_dtype(d)?, requires_grad, device)
+    tg.finish(py, t.to_dtype(d)?, requires_grad, device)
 }
 
 /// `steps` evenly spaced values from `a` to `b`, each mapped through `f`; allocated
@@ -433,8 +487,9 @@ fn linspace(
     requires_grad: bool,
     layout: Option<&Bound<'_, PyAny>>,
     out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, out);
+) -> PyResult<Py<PyAny>> {
+    let _ = layout;
+    let tg = target("linspace", dtype, out)?;
     if steps < 0 {
         return Err(Error::runtime("linspace", "number of steps must be non-negative").into());
     }
@@ -442,7 +497,7 @@ fn linspace(
         number("linspace", start)?.to_f64(),
         number("linspace", end)?.to_f64(),
     );
-    let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
+    let d = tg.dtype.unwrap_or(DType::F32);
     let n = steps as usize;
     let t = if d == DType::I64 {
         Tensor::from_vec(
@@ -452,7 +507,7 @@ fn linspace(
     } else {
         Tensor::from_vec(linspace_values("linspace", a, b, n, |x| x)?, &[n])?.to_dtype(d)?
     };
-    finish(py, t, requires_grad, device)
+    tg.finish(py, t, requires_grad, device)
 }
 
 #[pyfunction]
@@ -497,8 +552,9 @@ fn eye(
     requires_grad: bool,
     layout: Option<&Bound<'_, PyAny>>,
     out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = (layout, out);
+) -> PyResult<Py<PyAny>> {
+    let _ = layout;
+    let tg = target("eye", dtype, out)?;
     let m = m.unwrap_or(n);
     if n < 0 || m < 0 {
         return Err(Error::runtime(
@@ -508,7 +564,7 @@ fn eye(
         .into());
     }
     let dims = to_dims("eye", &[n, m])?;
-    let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
+    let d = tg.dtype.unwrap_or(DType::F32);
     let t = Tensor::zeros("eye", &dims, d)?;
     let diag = t.with_layout(crate::layout::Layout {
         shape: [n.min(m) as usize].as_slice().into(),
@@ -516,7 +572,7 @@ fn eye(
         offset: 0,
     })?;
     diag.fill(Scalar::Int(1))?;
-    finish(py, t, requires_grad, device)
+    tg.finish(py, t, requires_grad, device)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -33,7 +33,7 @@ impl From<Error> for PyErr {
 }
 
 /// `ferric.OutOfMemoryError`: raised when a buffer cannot be allocated. PyTorch's CPU
-/// allocator raises `RuntimeError` ("DefaultCPUAllocator: not enough memory ..."), and
+/// allocator raises `RuntimeError` ("DefaultCPUAllocator: can't allocate memory ..."), and
 /// Python code catches `MemoryError`; the class derives from both so either works
 /// (PyTorch's own `torch.OutOfMemoryError` is a `RuntimeError` too).
 fn out_of_memory_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {

@@ -7,7 +7,7 @@ use crate::dtype::Scalar;
 use crate::ops::join::repeat::{repeat_interleave_index, Repeats};
 use crate::ops::join::PadMode;
 use crate::python::arith::inplace_with;
-use crate::python::convert::{int_list, scalar_arg, size_args, type_name};
+use crate::python::convert::{index_int, int_list, scalar_arg, size_args, type_name};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -57,15 +57,39 @@ fn dims_or_args(
 }
 
 #[pyfunction]
-#[pyo3(signature = (tensors, dim=0))]
-fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> PyResult<Py<PyTensor>> {
+#[pyo3(signature = (tensors, dim=None, *, axis=None))]
+fn cat(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    dim: Option<&Bound<'_, PyAny>>,
+    axis: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let dim = join_dim("cat", dim, axis)?;
     wrap_var(py, aj::cat(&tensor_list("cat", tensors)?, dim)?)
 }
 
 #[pyfunction]
-#[pyo3(signature = (tensors, dim=0))]
-fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, dim: i64) -> PyResult<Py<PyTensor>> {
+#[pyo3(signature = (tensors, dim=None, *, axis=None))]
+fn stack(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    dim: Option<&Bound<'_, PyAny>>,
+    axis: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyTensor>> {
+    let dim = join_dim("stack", dim, axis)?;
     wrap_var(py, aj::stack(&tensor_list("stack", tensors)?, dim)?)
+}
+
+/// The `dim` (or its NumPy-style alias `axis`) of `cat`/`stack`: 0 when neither is given.
+fn join_dim(
+    op: &str,
+    dim: Option<&Bound<'_, PyAny>>,
+    axis: Option<&Bound<'_, PyAny>>,
+) -> PyResult<i64> {
+    match crate::python::reduce::dim_or_axis(op, dim, axis)? {
+        Some(d) => index_int(d, "dim"),
+        None => Ok(0),
+    }
 }
 
 #[pyfunction]

@@ -18,6 +18,7 @@ mod matmul;
 mod memory_format;
 mod nn;
 mod optim;
+mod out;
 mod pickling;
 mod random;
 mod reduce;

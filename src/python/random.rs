@@ -285,6 +285,15 @@ fn randint(
         ([], l, Some(h), Some(s)) => (l.cloned(), h.clone(), s.clone()),
         _ => return Err(randint_usage(args)),
     };
+    // an int beyond int64 is PyTorch's ValueError, not a usage error
+    let too_big = |o: &Bound<'_, PyAny>| {
+        o.is_instance_of::<pyo3::types::PyInt>() && o.extract::<i64>().is_err()
+    };
+    if too_big(&hi) || lo.as_ref().is_some_and(too_big) {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "Overflow when unpacking long long",
+        ));
+    }
     let is_int = |o: &Bound<'_, PyAny>| index_int(o, "high").is_ok();
     if !is_int(&hi) || lo.as_ref().is_some_and(|l| !is_int(l)) || is_int(&sz) {
         return Err(randint_usage(args));

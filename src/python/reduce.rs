@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyModule, PyString};
 
-type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
+pub type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
 fn opt_dtype(obj: Arg) -> PyResult<Option<DType>> {
     match obj {
@@ -182,15 +182,31 @@ fn keepdim_needs_dim(name: &str, dim: Arg, keepdim: Option<bool>) -> PyResult<bo
     }
 }
 
+/// PyTorch's NumPy-compatible keyword: `axis=` names the same argument as `dim=`.
+pub fn dim_or_axis<'a, 'py>(
+    op: &str,
+    dim: Arg<'a, 'py>,
+    axis: Arg<'a, 'py>,
+) -> PyResult<Arg<'a, 'py>> {
+    match (dim.filter(|d| !d.is_none()), axis.filter(|a| !a.is_none())) {
+        (Some(_), Some(_)) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{op}() got multiple values for argument 'dim' (also given as 'axis')"
+        ))),
+        (None, a @ Some(_)) => Ok(a),
+        (d, None) => Ok(d),
+    }
+}
+
 /// Sums-like methods that share `(dim=None, keepdim=False, *, dtype=None)`.
 macro_rules! sum_methods {
     ($($name:ident => $f:path;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
-                #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-                fn $name(&self, py: Python<'_>, dim: Arg, keepdim: bool, dtype: Arg)
+                #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None, axis=None))]
+                fn $name(&self, py: Python<'_>, dim: Arg, keepdim: bool, dtype: Arg, axis: Arg)
                     -> PyResult<Py<PyTensor>> {
+                    let dim = dim_or_axis(stringify!($name), dim, axis)?;
                     let (d, dt) = (dims_arg(dim)?, opt_dtype(dtype)?);
                     wrap_var(py, $f(&self.var()?, d.as_deref(), keepdim, dt)?)
                 }
@@ -246,15 +262,15 @@ impl PyTensor {
         minmax(py, &self.var()?, dim, keepdim, other, false)
     }
 
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amax(&self, py: Python<'_>, dim: Arg, keepdim: bool) -> PyResult<Py<PyTensor>> {
-        let d = dims_arg(dim)?.unwrap_or_default();
+    #[pyo3(signature = (dim=None, keepdim=false, *, axis=None))]
+    fn amax(&self, py: Python<'_>, dim: Arg, keepdim: bool, axis: Arg) -> PyResult<Py<PyTensor>> {
+        let d = dims_arg(dim_or_axis("amax", dim, axis)?)?.unwrap_or_default();
         wrap_var(py, av::amax(&self.var()?, &d, keepdim, true)?)
     }
 
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amin(&self, py: Python<'_>, dim: Arg, keepdim: bool) -> PyResult<Py<PyTensor>> {
-        let d = dims_arg(dim)?.unwrap_or_default();
+    #[pyo3(signature = (dim=None, keepdim=false, *, axis=None))]
+    fn amin(&self, py: Python<'_>, dim: Arg, keepdim: bool, axis: Arg) -> PyResult<Py<PyTensor>> {
+        let d = dims_arg(dim_or_axis("amin", dim, axis)?)?.unwrap_or_default();
         wrap_var(py, av::amax(&self.var()?, &d, keepdim, false)?)
     }
 

@@ -44,6 +44,17 @@ fn pieces(
             start += len;
             av::view_op(name, x, Rc::new(move |t: &Tensor| t.narrow(dim, s0, len)))?
         };
+        // one of several views made at once: in-place writes to it are refused
+        if let Some(m) = &v.meta {
+            if let Some(vi) = m.view_of.borrow_mut().as_mut() {
+                let op = match name {
+                    "UnbindBackward0" => "Unbind",
+                    "SplitWithSizesBackward0" => "SplitWithSizes",
+                    _ => "Split",
+                };
+                vi.multi_output = Some((op, i));
+            }
+        }
         out.push(v);
     }
     Ok(out)
@@ -110,6 +121,10 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
     if let Ok(i) = obj.call_method0("__index__") {
         return Ok(IndexItem::Int(i.extract()?));
     }
+    if obj.is_instance_of::<pyo3::types::PyString>() {
+        // PyTorch reads a string index as a sequence to make an index tensor from
+        return Err(PyTypeError::new_err("new(): invalid data type 'str'"));
+    }
     Err(PyIndexError::new_err(format!(
         "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
         type_name(obj)
@@ -130,6 +145,8 @@ fn index_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
                     || k.is_instance_of::<PySlice>()
                     || k.is_instance_of::<PyList>()
                     || k.is_instance_of::<PyTuple>()
+                    // a string is a sequence too, for PyTorch's rule
+                    || k.is_instance_of::<pyo3::types::PyString>()
                     || k.cast::<PyTensor>().is_ok()
             });
         if tuple_like {
@@ -155,7 +172,12 @@ fn value_tensor(op: &str, v: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor
         Some(Arg::T(t)) => Ok(t),
         Some(Arg::S(s)) => Ok(Tensor::scalar(s, dtype)),
         None => {
-            if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+            // lists, and ints beyond int64 (a float for float tensors, else PyTorch's
+            // overflow error)
+            if v.is_instance_of::<PyList>()
+                || v.is_instance_of::<PyTuple>()
+                || v.is_instance_of::<pyo3::types::PyInt>()
+            {
                 return crate::python::convert::tensor_from_data(v, Some(dtype));
             }
             Err(PyTypeError::new_err(format!(

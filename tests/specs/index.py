@@ -332,13 +332,6 @@ op_row("nonzero(as_tuple=True)", {"Tensor.nonzero": lambda F, x: x.nonzero(as_tu
 
 # --- known library bugs (see specs.common.known_bug) ------------------------------
 
-known_bug(["index_fill(-2.5)_", "index_fill(7)_", "index_fill(True)_", "index_fill(0-d tensor)_",
-           "index_put_", "index_put(accumulate)_", "masked_fill(2.5)_", "masked_fill(-3)_",
-           "masked_fill(False)_", "masked_fill(0-d tensor)_"],
-          "ferric.zeros(1, 3).expand(2, 3).masked_fill_(ferric.ones(2, 3, dtype=ferric.bool), 1) "
-          "(and index_fill_, index_put_) raises 'more than one element of the written-to tensor "
-          "refers to a single memory location'; PyTorch allows these writes on expanded tensors "
-          "(as for fill_)", layouts=["broadcast"])
 known_bug(["scatter(src)_", "scatter(value=2.5)_", "scatter(value=-3)_", "scatter(value=True)_",
            "scatter(reduce=add)_", "scatter(reduce=multiply)_", "scatter_add_"],
           "x = ferric.zeros(3, 4); x.scatter_(0, ferric.zeros(0, 4, dtype=ferric.int64), 1.0) "

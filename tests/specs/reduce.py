@@ -50,9 +50,10 @@ def with_indices(ops):
 
 
 def float_only(name, fragment=None):
-    """PyTorch's NotImplementedError for bool/int64 input (``fragment`` when its message
-    does not contain "not implemented for")."""
-    return [((d,), NotImplementedError if fragment else NOT_IMPL[0], fragment or NOT_IMPL[1])
+    """PyTorch's error for bool/int64 input: NotImplementedError for a missing kernel
+    ("not implemented for"), RuntimeError for a dtype check with its own message
+    (``fragment``), as PyTorch 2.13 raises them."""
+    return [((d,), RuntimeError if fragment else NOT_IMPL[0], fragment or NOT_IMPL[1])
             for d in INTEGRAL]
 
 

@@ -144,8 +144,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
-    if input.numel() and (bool((input < 0).any()) or bool((input > 1).any())):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    # written so that NaN fails the check too, as in PyTorch's kernel
+    for name, t in (("input", input), ("target", target)):
+        if t.numel() and not bool(((t >= 0) & (t <= 1)).all()):
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     log_x = input.log().clamp_min(-100.0)
     log_1mx = (1 - input).log().clamp_min(-100.0)
     loss = -(target * log_x + (1 - target) * log_1mx)

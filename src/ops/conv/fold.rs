@@ -218,7 +218,13 @@ pub fn plan_fold(
         )));
     }
     let planes = xs[nd - 2];
-    let kk = (pr.k[0] * pr.k[1]) as usize;
+    let kk = pr.k[0].checked_mul(pr.k[1]).ok_or_else(|| {
+        rt(format!(
+            "Given kernel_width = {} and kernel_height = {} the product of kernel_width and \
+             kernel_height overflowed.",
+            pr.k[1], pr.k[0]
+        ))
+    })? as usize;
     if planes % kk != 0 {
         return Err(rt(format!(
             "Expected size of input's dimension 1 to be divisible by the product of kernel_size, \

@@ -54,7 +54,8 @@ impl Tensor {
                 ),
             ));
         }
-        self.check_writable("masked_fill_")?;
+        // one value into aliased elements is well defined (PyTorch allows it)
+        self.check_storage_writable("masked_fill_")?;
         let mask = inplace_mask("masked_fill_", self, mask)?;
         crate::with_dtype!(self.dtype(), T, {
             let v = T::from_scalar(value);
@@ -138,8 +139,8 @@ impl Tensor {
                 format!(
                     "masked_scatter_: expected self and source to have same dtypes but got {} \
                      and {}",
-                    super::type_name(self.dtype()),
-                    super::type_name(source.dtype())
+                    self.dtype().torch_name(),
+                    source.dtype().torch_name()
                 ),
             ));
         }
@@ -233,7 +234,7 @@ pub fn where_(cond: &Tensor, a: Operand, b: Operand) -> Result<Tensor> {
             "where",
             format!(
                 "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-                super::type_name(cond.dtype())
+                cond.dtype().torch_name()
             ),
         ));
     }

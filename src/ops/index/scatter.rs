@@ -98,7 +98,9 @@ fn check_range(index: &Tensor, dim: usize, size: usize) -> Result<()> {
         },
     );
     match bad {
-        Some(v) => Err(Error::index(
+        // a RuntimeError in PyTorch's gather/scatter kernels (the index_* ops raise
+        // IndexError)
+        Some(v) => Err(Error::runtime(
             "",
             format!("index {v} is out of bounds for dimension {dim} with size {size}"),
         )),

@@ -119,11 +119,16 @@ impl Tensor {
                 ),
             ));
         }
-        let x = if self.ndim() == 0 {
-            self.with_layout(self.layout.unsqueeze(0))?
-        } else {
-            self.clone()
-        };
+        if self.ndim() == 0 {
+            return Err(Error::index(
+                "roll",
+                format!(
+                    "Dimension specified as {} but tensor has no dimensions",
+                    if dims[0] < 0 { dims[0] + 1 } else { dims[0] }
+                ),
+            ));
+        }
+        let x = self.clone();
         // total shift per dim (repeated dims add up), reduced modulo the size
         let mut shift = vec![0i64; x.ndim()];
         for (&s, &d) in shifts.iter().zip(dims) {

@@ -97,8 +97,8 @@ pub fn check_bias_add(out: &Tensor, bias: &Tensor) -> Result<()> {
     if !can_cast(r, out.dtype()) {
         return Err(rt(format!(
             "result type {} can't be cast to the desired output type {}",
-            super::scalar_type_name(r),
-            super::scalar_type_name(out.dtype())
+            r.torch_name(),
+            out.dtype().torch_name()
         )));
     }
     Ok(())

@@ -5,7 +5,6 @@ use super::{exponential_, is_negative_or_nan, not_implemented, rt, Generator};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::ops::binary::{binary, BinaryOp, Operand};
-use crate::ops::matmul::scalar_type_name;
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
 
@@ -23,7 +22,7 @@ pub fn randperm(n: i64, dtype: DType, g: &Generator) -> Result<Tensor> {
     if dtype == DType::F32 && n > (1 << 24) + 1 {
         return Err(rt(format!(
             "n is too large for result tensor type: '{}'",
-            scalar_type_name(dtype)
+            dtype.torch_name()
         )));
     }
     let n = n as usize;
@@ -61,7 +60,7 @@ pub fn multinomial(
     if !d.is_float() {
         return Err(rt(format!(
             "multinomial only supports floating-point dtypes for input, got: {}",
-            scalar_type_name(d)
+            d.torch_name()
         )));
     }
     if n_sample <= 0 {

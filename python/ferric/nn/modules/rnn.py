@@ -118,6 +118,12 @@ class RNNBase(Module):
                 f"dropout={dropout} and num_layers={num_layers}",
                 stacklevel=2,
             )
+        if not isinstance(input_size, int):
+            raise TypeError(
+                f"input_size should be of type int, got: {type(input_size).__name__}"
+            )
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError(
                 f"hidden_size should be of type int, got: {type(hidden_size).__name__}"
