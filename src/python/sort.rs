@@ -1,0 +1,121 @@
+//! Bindings for sorting and selection (`sort`, `argsort`, `msort`, `topk`, `kthvalue`,
+//! `median`, `nanmedian`, `mode`) as `Tensor` methods, exposed as module functions too
+//! (`ferric.topk = Tensor.topk`). Each method converts its arguments and calls
+//! `autograd::sort`; pairs come back as `ferric.return_types` named tuples.
+
+use crate::autograd::sort as av;
+use crate::autograd::Var;
+use crate::python::convert::index_int;
+use crate::python::reduce::{keepdim_needs_dim, named};
+use crate::python::tensor::{wrap_var, PyTensor};
+use pyo3::prelude::*;
+use pyo3::types::PyModule;
+
+type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
+
+#[pymethods]
+impl PyTensor {
+    /// `stable` is keyword-only, as in PyTorch's signatures; every sort keeps equal
+    /// elements in input order, so it changes nothing.
+    #[pyo3(signature = (dim=-1, descending=false, *, stable=None))]
+    fn sort(
+        &self,
+        py: Python<'_>,
+        dim: i64,
+        descending: bool,
+        stable: Option<bool>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = stable;
+        let (v, i) = av::sort(&self.var()?, dim, descending)?;
+        named(py, "sort", v, Var::plain(i))
+    }
+
+    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    fn argsort(
+        &self,
+        py: Python<'_>,
+        dim: i64,
+        descending: bool,
+        stable: bool,
+    ) -> PyResult<Py<PyTensor>> {
+        let _ = stable;
+        let (_, i) = crate::ops::sort::sort(&self.var()?.t, dim, descending)?;
+        wrap_var(py, Var::plain(i))
+    }
+
+    fn msort(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap_var(py, av::sort(&self.var()?, 0, false)?.0)
+    }
+
+    #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
+    fn topk(
+        &self,
+        py: Python<'_>,
+        k: i64,
+        dim: i64,
+        largest: bool,
+        sorted: bool,
+    ) -> PyResult<Py<PyAny>> {
+        // results are always sorted, which `sorted=False` allows
+        let _ = sorted;
+        let (v, i) = av::topk(&self.var()?, k, dim, largest)?;
+        named(py, "topk", v, Var::plain(i))
+    }
+
+    #[pyo3(signature = (k, dim=-1, keepdim=false))]
+    fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
+        let (v, i) = av::kthvalue(&self.var()?, k, dim, keepdim)?;
+        named(py, "kthvalue", v, Var::plain(i))
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=None))]
+    fn median(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>) -> PyResult<Py<PyAny>> {
+        median(py, &self.var()?, dim, keepdim, false)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=None))]
+    fn nanmedian(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>) -> PyResult<Py<PyAny>> {
+        median(py, &self.var()?, dim, keepdim, true)
+    }
+
+    #[pyo3(signature = (dim=-1, keepdim=false))]
+    fn mode(&self, py: Python<'_>, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
+        let (v, i) = av::mode(&self.var()?, dim, keepdim)?;
+        named(py, "mode", v, Var::plain(i))
+    }
+}
+
+/// `median()` -> 0-d tensor; `median(dim, keepdim)` -> (values, indices).
+fn median(
+    py: Python<'_>,
+    t: &Var,
+    dim: Arg,
+    keepdim: Option<bool>,
+    nan: bool,
+) -> PyResult<Py<PyAny>> {
+    let name = if nan { "nanmedian" } else { "median" };
+    let keepdim = keepdim_needs_dim(name, dim, keepdim)?;
+    match dim.filter(|d| !d.is_none()) {
+        None => Ok(wrap_var(py, av::median_all(t, nan)?)?.into_any()),
+        Some(d) => {
+            let (v, i) = av::median_dim(t, index_int(d, "dim")?, keepdim, nan)?;
+            named(py, name, v, Var::plain(i))
+        }
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    crate::python::tensor::alias_methods(
+        m,
+        &[
+            "sort",
+            "argsort",
+            "msort",
+            "topk",
+            "kthvalue",
+            "median",
+            "nanmedian",
+            "mode",
+        ],
+    )
+}
