@@ -55,15 +55,15 @@ fn selecting(
     ))
 }
 
-/// `x.sort(dim, descending)`: (values, indices).
-pub fn sort(x: &Var, dim: i64, descending: bool) -> Result<(Var, Tensor)> {
-    let (v, i) = s::sort(&x.t, dim, descending)?;
+/// `x.sort(dim, descending, stable)`: (values, indices).
+pub fn sort(x: &Var, dim: i64, descending: bool, stable: bool) -> Result<(Var, Tensor)> {
+    let (v, i) = s::sort(&x.t, dim, descending, stable)?;
     Ok((selecting("SortBackward0", x, dim, v, &i, false)?, i))
 }
 
-/// `x.topk(k, dim, largest)`: (values, indices), best first.
-pub fn topk(x: &Var, k: i64, dim: i64, largest: bool) -> Result<(Var, Tensor)> {
-    let (v, i) = s::topk(&x.t, k, dim, largest)?;
+/// `x.topk(k, dim, largest, sorted)`: (values, indices).
+pub fn topk(x: &Var, k: i64, dim: i64, largest: bool, sorted: bool) -> Result<(Var, Tensor)> {
+    let (v, i) = s::topk(&x.t, k, dim, largest, sorted)?;
     Ok((selecting("TopkBackward0", x, dim, v, &i, false)?, i))
 }
 

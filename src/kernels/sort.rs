@@ -1,14 +1,23 @@
 //! Sorting and selection along one dim of a strided view: sort, top-k, the k-th
 //! smallest value, median and mode. Pure functions on slices, strides and lengths.
 //!
-//! **Order.** Every op orders elements by the pair (value, index) under PyTorch's
-//! value order: NaN is larger than every number (+inf included), `-0.0 == 0.0`. Each
-//! value is mapped once to an unsigned integer key whose integer order is that value
-//! order ([`SortKey`]), and rows are sorted as (key, index) pairs. The pairs are all
-//! distinct, so an unstable sort gives the same result as a stable one: equal values
-//! keep their input order (ascending or descending; a descending sort flips the key,
-//! not the index). That is what PyTorch's stable CPU sort gives; its default
-//! (`stable=False`) sort gives the same on the inputs we recorded (see the fixtures).
+//! **Order.** Every op orders elements by PyTorch's value order: NaN is larger than
+//! every number (+inf included), `-0.0 == 0.0`. Each value is mapped once to an
+//! unsigned integer key whose integer order is that value order ([`SortKey`]; a
+//! descending sort or a largest-k flips the key), and rows are sorted or selected as
+//! (key, position) pairs. Which of several equal values comes first is PyTorch's
+//! choice, op by op:
+//!
+//! * `sort(stable=True)` keeps equal values in input order: the pairs are compared
+//!   whole, so any sort gives that order (the fast unstable one is used).
+//! * `sort(stable=False)`, `topk` and `mode` order ties as PyTorch's CPU kernels do,
+//!   which call the C++ library's `std::sort` / `nth_element` / `partial_sort` on
+//!   pairs compared by value only: [`stl`] repeats those algorithms step for step.
+//! * `kthvalue` repeats PyTorch's own quickselect ([`Pick::Kth`]); `median` breaks
+//!   ties by position, as PyTorch's comparator does, so any selection agrees.
+//!
+//! The tie rules were read off PyTorch 2.13 and are checked against its recorded
+//! outputs (`tests/fixtures/sort`).
 //!
 //! **Layout.** The input is read through its strides (transposed, stepped, expanded and
 //! 0-d views alike: a 0-d view is one row of one element). Results are written row
@@ -278,20 +287,32 @@ fn emit<T: SortKey, K, I: Idx>(
 }
 
 /// Sorts every row (ascending, or descending with NaN first), writing `rows.count()`
-/// rows of `rows.n` values and positions. Equal values keep their input order.
-pub fn sort<T: SortKey>(src: &[T], rows: &Rows, descending: bool, vals: &mut [T], idx: &mut [i64]) {
-    by_index_width!(rows.n, sort_w, src, rows, descending, vals, idx)
+/// rows of `rows.n` values and positions. With `stable`, equal values keep their input
+/// order; without, they end up as PyTorch's default sort leaves them (libstdc++'s
+/// `std::sort` on (value, index) pairs, see [`stl`]), except along an expanded (stride
+/// 0) dim, where PyTorch returns the positions in order.
+pub fn sort<T: SortKey>(
+    src: &[T],
+    rows: &Rows,
+    descending: bool,
+    stable: bool,
+    vals: &mut [T],
+    idx: &mut [i64],
+) {
+    by_index_width!(rows.n, sort_w, src, rows, descending, stable, vals, idx)
 }
 
 fn sort_w<T: SortKey, I: Idx>(
     src: &[T],
     rows: &Rows,
     descending: bool,
+    stable: bool,
     vals: &mut [T],
     idx: &mut [i64],
 ) {
     let (n, count) = (rows.n, rows.count());
     let work = n.saturating_mul(count);
+    let stable = stable || rows.step == 0;
     let one_long_row = count == 1 && worth_splitting(n);
     for_rows(
         count,
@@ -302,7 +323,9 @@ fn sort_w<T: SortKey, I: Idx>(
         |r, s: &mut Scratch<T::Key, I>, v, i| {
             let start = rows.start(r);
             fill(src, rows, start, descending, &mut s.pairs);
-            if one_long_row {
+            if !stable {
+                stl::sort(&mut s.pairs, &|a, b| a.0 < b.0);
+            } else if one_long_row {
                 install(|| s.pairs.par_sort_unstable());
             } else {
                 s.pairs.sort_unstable();
@@ -312,17 +335,22 @@ fn sort_w<T: SortKey, I: Idx>(
     );
 }
 
-/// The `k` largest (or smallest) elements of every row, in order, largest first (or
-/// smallest first); ties go to the lower position. Needs `k <= rows.n`.
+/// The `k` largest (or smallest) elements of every row, largest (smallest) first. Ties
+/// come out as PyTorch's CPU top-k leaves them: it runs libstdc++'s `partial_sort` when
+/// `64 k <= n` and else `nth_element` followed by a `sort` of the first `k - 1` (which
+/// `sorted=False` skips); [`stl`] repeats those steps. The partial-sort path reads the
+/// row once and keeps only a heap of `k` pairs: most elements of a long row cost one
+/// compare with the heap's top. Needs `k <= rows.n`.
 pub fn topk<T: SortKey>(
     src: &[T],
     rows: &Rows,
     k: usize,
     largest: bool,
+    sorted: bool,
     vals: &mut [T],
     idx: &mut [i64],
 ) {
-    by_index_width!(rows.n, topk_w, src, rows, k, largest, vals, idx)
+    by_index_width!(rows.n, topk_w, src, rows, k, largest, sorted, vals, idx)
 }
 
 fn topk_w<T: SortKey, I: Idx>(
@@ -330,6 +358,7 @@ fn topk_w<T: SortKey, I: Idx>(
     rows: &Rows,
     k: usize,
     largest: bool,
+    sorted: bool,
     vals: &mut [T],
     idx: &mut [i64],
 ) {
@@ -338,6 +367,9 @@ fn topk_w<T: SortKey, I: Idx>(
         return;
     }
     let work = n.saturating_mul(count);
+    let lt = |a: &(T::Key, I), b: &(T::Key, I)| a.0 < b.0;
+    // the best pairs come first: flip the key when the largest are wanted
+    let key = |x: T| if largest { !x.key() } else { x.key() };
     for_rows(
         count,
         k,
@@ -346,63 +378,29 @@ fn topk_w<T: SortKey, I: Idx>(
         idx,
         |r, s: &mut Scratch<T::Key, I>, v, i| {
             let start = rows.start(r);
-            // the best pairs come first: flip the key when the largest are wanted
-            if k.saturating_mul(16) <= n {
-                stream_best(src, rows, start, k, largest, &mut s.pairs);
+            let pairs = &mut s.pairs;
+            if k.saturating_mul(64) <= n {
+                pairs.clear();
+                pairs.extend((0..k).map(|j| (key(src[rows.at(start, j)]), I::of(j))));
+                if rows.step == 1 {
+                    let tail = src[start + k..start + n].iter().enumerate();
+                    stl::heap_select(pairs, tail.map(|(j, &x)| (key(x), I::of(j + k))), &lt);
+                } else {
+                    let tail = (k..n).map(|j| (key(src[rows.at(start, j)]), I::of(j)));
+                    stl::heap_select(pairs, tail, &lt);
+                }
+                stl::sort_heap(pairs, &lt);
             } else {
-                fill(src, rows, start, largest, &mut s.pairs);
-                s.pairs.select_nth_unstable(k - 1);
-                s.pairs.truncate(k);
+                fill(src, rows, start, largest, pairs);
+                stl::nth_element(pairs, k - 1, &lt);
+                if sorted {
+                    stl::sort(&mut pairs[..k - 1], &lt);
+                }
+                pairs.truncate(k);
             }
-            s.pairs.sort_unstable();
-            emit(src, rows, start, &s.pairs, v, i);
+            emit(src, rows, start, pairs, v, i);
         },
     );
-}
-
-/// Leaves the `k` smallest (key, position) pairs of a row in `pairs` (in no order),
-/// reading the row once: candidates collect in a buffer of `2k` that is cut back to
-/// its best `k` when full. After a cut, the k-th best key is a threshold that most
-/// elements of a long row fail, so they cost one compare; an element equal to the
-/// threshold comes later than it and so ranks below it.
-fn stream_best<T: SortKey, I: Idx>(
-    src: &[T],
-    rows: &Rows,
-    start: usize,
-    k: usize,
-    flip: bool,
-    pairs: &mut Vec<(T::Key, I)>,
-) {
-    pairs.clear();
-    let cap = k.saturating_mul(2).max(64);
-    pairs.reserve(cap);
-    let mut thr: Option<T::Key> = None;
-    let mut push = |pairs: &mut Vec<(T::Key, I)>, key: T::Key, j: usize| {
-        if thr.is_some_and(|t| key >= t) {
-            return;
-        }
-        pairs.push((key, I::of(j)));
-        if pairs.len() >= cap {
-            pairs.select_nth_unstable(k - 1);
-            pairs.truncate(k);
-            thr = Some(pairs[k - 1].0);
-        }
-    };
-    if rows.step == 1 {
-        for (j, x) in src[start..start + rows.n].iter().enumerate() {
-            let key = if flip { !x.key() } else { x.key() };
-            push(pairs, key, j);
-        }
-    } else {
-        for j in 0..rows.n {
-            let key = src[rows.at(start, j)].key();
-            push(pairs, if flip { !key } else { key }, j);
-        }
-    }
-    if pairs.len() > k {
-        pairs.select_nth_unstable(k - 1);
-        pairs.truncate(k);
-    }
 }
 
 /// What [`select`] picks from each row.
@@ -415,8 +413,8 @@ pub enum Pick {
     Median,
     /// The lower median of the non-NaN elements (the first NaN if all are NaN).
     NanMedian,
-    /// The most frequent value (the smallest of equally frequent ones) and the last
-    /// position where it occurs.
+    /// The most frequent value (the smallest of equally frequent ones) and the position
+    /// PyTorch gives (the last occurrence in rows of up to 16; see [`stl`]).
     Mode,
 }
 
@@ -484,8 +482,10 @@ fn pick_one<T: SortKey, I: Idx>(
             (n - nans - 1) / 2
         }
         Pick::Mode => {
+            // PyTorch std::sorts (value, index) pairs by value and takes the last pair
+            // of the longest run: the same sort gives the same pair
             fill(src, rows, start, false, pairs);
-            pairs.sort_unstable();
+            stl::sort(pairs, &|a, b| a.0 < b.0);
             return mode_of(pairs);
         }
     };
@@ -567,5 +567,6 @@ fn mode_of<K: Eq, I: Idx>(pairs: &[(K, I)]) -> usize {
     best
 }
 
+pub mod stl;
 #[cfg(test)]
 mod tests;

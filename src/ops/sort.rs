@@ -14,8 +14,15 @@ use crate::tensor::Tensor;
 
 /// Which (values, indices) a kernel writes per row.
 enum Job {
-    Sort { descending: bool },
-    TopK { k: usize, largest: bool },
+    Sort {
+        descending: bool,
+        stable: bool,
+    },
+    TopK {
+        k: usize,
+        largest: bool,
+        sorted: bool,
+    },
     Select(Pick),
 }
 
@@ -40,8 +47,12 @@ fn run(op: &str, x: &Tensor, d: usize, m: usize, job: Job) -> Result<(Tensor, Te
         // SAFETY: T is x's dtype.
         let src = unsafe { x.data::<T>() };
         match job {
-            Job::Sort { descending } => ks::sort(src, &rows, descending, &mut v, &mut i),
-            Job::TopK { k, largest } => ks::topk(src, &rows, k, largest, &mut v, &mut i),
+            Job::Sort { descending, stable } => {
+                ks::sort(src, &rows, descending, stable, &mut v, &mut i)
+            }
+            Job::TopK { k, largest, sorted } => {
+                ks::topk(src, &rows, k, largest, sorted, &mut v, &mut i)
+            }
             Job::Select(p) => ks::select(src, &rows, p, &mut v, &mut i),
         }
         (
@@ -72,17 +83,21 @@ fn run(op: &str, x: &Tensor, d: usize, m: usize, job: Job) -> Result<(Tensor, Te
 }
 
 /// `x.sort(dim, descending, stable=)`: (values, indices). NaN sorts as the largest
-/// value; equal values keep their input order whether or not `stable` is asked for
-/// (PyTorch's CPU sort gives that order too, see the module doc of `kernels::sort`).
-pub fn sort(x: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+/// value. With `stable` equal values keep their input order; without, they are ordered
+/// as PyTorch's CPU sort orders them (see `kernels::sort::sort`), which is also stable
+/// where PyTorch takes its radix-sort path (1-d int64 of at least 32768 elements,
+/// ascending).
+pub fn sort(x: &Tensor, dim: i64, descending: bool, stable: bool) -> Result<(Tensor, Tensor)> {
     let d = normalize_dim(dim, x.ndim())?;
     let n = x.shape().get(d).copied().unwrap_or(1);
-    run("sort", x, d, n, Job::Sort { descending })
+    let radix = x.ndim() == 1 && x.dtype() == DType::I64 && n >= 32768 && !descending;
+    let stable = stable || radix;
+    run("sort", x, d, n, Job::Sort { descending, stable })
 }
 
-/// `x.topk(k, dim, largest, sorted)`: the k largest (smallest) along `dim`, best first.
-/// Results are always sorted (PyTorch leaves the order unspecified when `sorted=False`).
-pub fn topk(x: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
+/// `x.topk(k, dim, largest, sorted)`: the k largest (smallest) along `dim`, best first
+/// (with `sorted=False`, in the order PyTorch leaves them).
+pub fn topk(x: &Tensor, k: i64, dim: i64, largest: bool, sorted: bool) -> Result<(Tensor, Tensor)> {
     let d = normalize_dim(dim, x.ndim())?;
     let n = x.shape().get(d).copied().unwrap_or(1);
     let k = usize::try_from(k)
@@ -95,7 +110,7 @@ pub fn topk(x: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tens
             "topk does not support bool dtypes on CPU",
         ));
     }
-    run("topk", x, d, k, Job::TopK { k, largest })
+    run("topk", x, d, k, Job::TopK { k, largest, sorted })
 }
 
 /// Drops (or keeps as size 1) dim `d` of a selection's (values, indices).
@@ -183,7 +198,7 @@ pub fn median_all(x: &Tensor, nan: bool) -> Result<Tensor> {
             DType::I64 => crate::dtype::Scalar::Int(i64::MIN),
             _ => crate::dtype::Scalar::Float(f64::NAN),
         };
-        return Ok(Tensor::full("median", &[], fill, x.dtype())?);
+        return Tensor::full("median", &[], fill, x.dtype());
     }
     let flat = x.reshape(&[-1])?;
     let pick = if nan { Pick::NanMedian } else { Pick::Median };

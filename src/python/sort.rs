@@ -15,8 +15,7 @@ type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
 #[pymethods]
 impl PyTensor {
-    /// `stable` is keyword-only, as in PyTorch's signatures; every sort keeps equal
-    /// elements in input order, so it changes nothing.
+    /// `stable` is keyword-only, as in PyTorch's signatures.
     #[pyo3(signature = (dim=-1, descending=false, *, stable=None))]
     fn sort(
         &self,
@@ -25,8 +24,8 @@ impl PyTensor {
         descending: bool,
         stable: Option<bool>,
     ) -> PyResult<Py<PyAny>> {
-        let _ = stable;
-        let (v, i) = av::sort(&self.var()?, dim, descending)?;
+        let stable = stable.unwrap_or(false);
+        let (v, i) = av::sort(&self.var()?, dim, descending, stable)?;
         named(py, "sort", v, Var::plain(i))
     }
 
@@ -38,13 +37,12 @@ impl PyTensor {
         descending: bool,
         stable: bool,
     ) -> PyResult<Py<PyTensor>> {
-        let _ = stable;
-        let (_, i) = crate::ops::sort::sort(&self.var()?.t, dim, descending)?;
+        let (_, i) = crate::ops::sort::sort(&self.var()?.t, dim, descending, stable)?;
         wrap_var(py, Var::plain(i))
     }
 
     fn msort(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, av::sort(&self.var()?, 0, false)?.0)
+        wrap_var(py, av::sort(&self.var()?, 0, false, false)?.0)
     }
 
     #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
@@ -56,9 +54,7 @@ impl PyTensor {
         largest: bool,
         sorted: bool,
     ) -> PyResult<Py<PyAny>> {
-        // results are always sorted, which `sorted=False` allows
-        let _ = sorted;
-        let (v, i) = av::topk(&self.var()?, k, dim, largest)?;
+        let (v, i) = av::topk(&self.var()?, k, dim, largest, sorted)?;
         named(py, "topk", v, Var::plain(i))
     }
 

@@ -143,11 +143,15 @@ fn sort_matches_stable_reference_on_layouts() {
         for_cases(|src, rows, want| {
             let len = rows.count() * rows.n;
             let (mut v, mut i) = (vec![0.0; len], vec![0i64; len]);
-            sort(src, rows, desc, &mut v, &mut i);
+            sort(src, rows, desc, true, &mut v, &mut i);
+            let (mut uv, mut ui) = (vec![0.0; len], vec![0i64; len]);
+            sort(src, rows, desc, false, &mut uv, &mut ui);
             for (r, row) in want.iter().enumerate() {
                 for (j, &(x, p)) in ref_sorted(row, desc).iter().enumerate() {
-                    assert!(same(v[r * rows.n + j], x));
-                    assert_eq!(i[r * rows.n + j], p as i64);
+                    let o = r * rows.n + j;
+                    assert!(same(v[o], x) && same(uv[o], x));
+                    assert_eq!(i[o], p as i64);
+                    assert!(same(row[ui[o] as usize], x));
                 }
             }
         });
@@ -164,11 +168,13 @@ fn topk_is_a_prefix_of_the_stable_sort() {
                 }
                 let len = rows.count() * k;
                 let (mut v, mut i) = (vec![0.0; len], vec![0i64; len]);
-                topk(src, rows, k, largest, &mut v, &mut i);
+                topk(src, rows, k, largest, true, &mut v, &mut i);
                 for (r, row) in want.iter().enumerate() {
-                    for (j, &(x, p)) in ref_sorted(row, largest).iter().take(k).enumerate() {
-                        assert!(same(v[r * k + j], x));
-                        assert_eq!(i[r * k + j], p as i64);
+                    let mut seen = vec![false; rows.n];
+                    for (j, &(x, _)) in ref_sorted(row, largest).iter().take(k).enumerate() {
+                        let p = i[r * k + j] as usize;
+                        assert!(same(v[r * k + j], x) && same(row[p], x) && !seen[p]);
+                        seen[p] = true;
                     }
                 }
             }
@@ -177,19 +183,26 @@ fn topk_is_a_prefix_of_the_stable_sort() {
 }
 
 #[test]
-fn streaming_topk_on_long_rows() {
-    // long enough for the streaming path, with many ties and NaNs
-    let src = data(5000, 9);
-    let rows = Rows::new(&[5000], &[1], 0, 0);
-    for k in [1, 5, 50, 200] {
-        for largest in [true, false] {
-            let (mut v, mut i) = (vec![0.0; k], vec![0i64; k]);
-            topk(&src, &rows, k, largest, &mut v, &mut i);
-            for (j, &(x, p)) in ref_sorted(&src, largest).iter().take(k).enumerate() {
-                assert!(
-                    same(v[j], x) && i[j] == p as i64,
-                    "k {k} largest {largest} at {j}"
-                );
+fn heap_topk_on_long_rows() {
+    // long enough for the partial-sort (heap) path, with many ties and NaNs; strided too
+    let src = data(10000, 9);
+    for (rows, stride) in [
+        (Rows::new(&[5000], &[1], 0, 0), 1),
+        (Rows::new(&[5000], &[2], 1, 0), 2),
+    ] {
+        let row: Vec<f64> = (0..5000).map(|j| src[1 % stride + j * stride]).collect();
+        let row = if stride == 1 {
+            src[..5000].to_vec()
+        } else {
+            row
+        };
+        for k in [1, 5, 50, 78, 200] {
+            for largest in [true, false] {
+                let (mut v, mut i) = (vec![0.0; k], vec![0i64; k]);
+                topk(&src, &rows, k, largest, true, &mut v, &mut i);
+                for (j, &(x, _)) in ref_sorted(&row, largest).iter().take(k).enumerate() {
+                    assert!(same(v[j], x) && same(row[i[j] as usize], x), "k {k} at {j}");
+                }
             }
         }
     }
@@ -250,8 +263,8 @@ fn select_picks_rank_median_and_mode() {
                     best = Some((cnt, x, last));
                 }
             }
-            let (_, x, p) = best.unwrap();
-            assert!(same(v[r], x) && i[r] == p as i64);
+            let (_, x, _) = best.unwrap();
+            assert!(same(v[r], x) && same(row[i[r] as usize], x));
         }
     });
 }
@@ -262,15 +275,15 @@ fn parallel_rows_match_one_thread() {
     let src = data(64 * 3000, 5);
     let rows = Rows::new(&[64, 3000], &[3000, 1], 0, 1);
     let (mut v, mut i) = (vec![0.0; 64 * 3000], vec![0i64; 64 * 3000]);
-    sort(&src, &rows, true, &mut v, &mut i);
+    sort(&src, &rows, true, true, &mut v, &mut i);
     let (mut tv, mut ti) = (vec![0.0; 64 * 7], vec![0i64; 64 * 7]);
-    topk(&src, &rows, 7, true, &mut tv, &mut ti);
+    topk(&src, &rows, 7, true, true, &mut tv, &mut ti);
     for r in 0..64 {
         let want = ref_sorted(&src[r * 3000..(r + 1) * 3000], true);
         for (j, &(x, p)) in want.iter().enumerate() {
             assert!(same(v[r * 3000 + j], x) && i[r * 3000 + j] == p as i64);
             if j < 7 {
-                assert!(same(tv[r * 7 + j], x) && ti[r * 7 + j] == p as i64);
+                assert!(same(tv[r * 7 + j], x) && same(src[r * 3000 + ti[r * 7 + j] as usize], x));
             }
         }
     }
@@ -281,13 +294,13 @@ fn integer_and_bool_rows() {
     let src: Vec<i64> = vec![3, -1, 3, i64::MIN, 0, i64::MAX, -1];
     let rows = Rows::new(&[7], &[1], 0, 0);
     let (mut v, mut i) = (vec![0i64; 7], vec![0i64; 7]);
-    sort(&src, &rows, false, &mut v, &mut i);
+    sort(&src, &rows, false, true, &mut v, &mut i);
     assert_eq!(v, vec![i64::MIN, -1, -1, 0, 3, 3, i64::MAX]);
     assert_eq!(i, vec![3, 1, 6, 4, 0, 2, 5]);
     let b = [true, false, true, false];
     let rows = Rows::new(&[4], &[1], 0, 0);
     let (mut v, mut i) = (vec![false; 4], vec![0i64; 4]);
-    sort(&b, &rows, true, &mut v, &mut i);
+    sort(&b, &rows, true, true, &mut v, &mut i);
     assert_eq!((v, i), (vec![true, true, false, false], vec![0, 2, 1, 3]));
     let (mut v, mut i) = (vec![0i64; 1], vec![0i64; 1]);
     select(
@@ -313,4 +326,56 @@ fn kth_ties_follow_pytorch() {
         })
         .collect();
     assert_eq!(got, vec![5, 3, 0, 2, 1, 4, 6, 7]);
+}
+
+/// Indices PyTorch 2.13 returns for ties (torch.topk / torch.sort / torch.mode).
+#[test]
+fn tie_indices_follow_pytorch() {
+    let t = [1.0f32, 2.0, 2.0, 1.0, 2.0, 1.0, 3.0, 3.0];
+    let rows = Rows::new(&[8], &[1], 0, 0);
+    let top = |k: usize, largest: bool| {
+        let (mut v, mut i) = (vec![0.0f32; k], vec![0i64; k]);
+        topk(&t, &rows, k, largest, true, &mut v, &mut i);
+        i
+    };
+    assert_eq!(top(4, true), vec![7, 6, 4, 1]);
+    assert_eq!(top(8, true), vec![7, 6, 4, 1, 2, 5, 3, 0]);
+    assert_eq!(top(3, false), vec![5, 3, 0]);
+    assert_eq!(top(6, false), vec![0, 5, 3, 1, 2, 4]);
+    let nan = [3.0f32, 1.0, f32::NAN, 2.0, 1.0, f32::NAN, 3.0, 0.0];
+    let (mut v, mut i) = (vec![0.0f32; 4], vec![0i64; 4]);
+    topk(&nan, &rows, 4, true, true, &mut v, &mut i);
+    assert_eq!(i, vec![5, 2, 0, 6]);
+    // 200 elements, k = 3: the partial-sort (heap) path
+    let y: Vec<f32> = (0..200).map(|i| ((i * 5) % 4) as f32).collect();
+    let rows = Rows::new(&[200], &[1], 0, 0);
+    let (mut v, mut i) = (vec![0.0f32; 3], vec![0i64; 3]);
+    topk(&y, &rows, 3, true, true, &mut v, &mut i);
+    assert_eq!(i, vec![11, 3, 7]);
+    topk(&y, &rows, 3, false, true, &mut v, &mut i);
+    assert_eq!(i, vec![8, 4, 0]);
+    // an unstable sort of 20 elements (introsort, not insertion sort)
+    let s: Vec<f32> = (0..20).map(|i| (((7 * i) % 20) % 3) as f32).collect();
+    let rows = Rows::new(&[20], &[1], 0, 0);
+    let (mut v, mut i) = (vec![0.0f32; 20], vec![0i64; 20]);
+    sort(&s, &rows, false, false, &mut v, &mut i);
+    let want = [
+        18, 16, 5, 14, 7, 9, 0, 10, 19, 17, 12, 8, 3, 1, 11, 13, 6, 15, 4, 2,
+    ];
+    assert_eq!(i, want);
+    sort(&s, &rows, true, false, &mut v, &mut i);
+    let want = [
+        2, 4, 15, 6, 13, 11, 10, 19, 17, 12, 8, 3, 1, 0, 9, 7, 14, 5, 16, 18,
+    ];
+    assert_eq!(i, want);
+    let m: Vec<f32> = (0..30).map(|i| ((i * 7) % 5) as f32).collect();
+    let (mut v, mut i) = ([0.0f32], [0i64]);
+    select(
+        &m,
+        &Rows::new(&[30], &[1], 0, 0),
+        Pick::Mode,
+        &mut v,
+        &mut i,
+    );
+    assert_eq!((v[0], i[0]), (0.0, 15));
 }
