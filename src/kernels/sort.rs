@@ -43,22 +43,24 @@ pub trait SortKey: Copy + Send + Sync {
 
 /// The IEEE bit trick: flip all bits of negatives, set the sign bit of positives, so
 /// unsigned order is numeric order. NaNs (any sign, any payload) map to the top key.
+/// Branch-free: with random signs a branch here mispredicts on half the elements,
+/// which made top-k over normal logits ~5x slower.
 macro_rules! float_key {
-    ($t:ty, $u:ty) => {
+    ($t:ty, $u:ty, $i:ty) => {
         impl SortKey for $t {
             type Key = $u;
             #[inline(always)]
             fn key(self) -> $u {
-                if self.is_nan() {
-                    return <$u>::MAX;
-                }
                 // adding +0.0 turns -0.0 into +0.0 and leaves every other value alone
                 let b = (self + 0.0).to_bits();
-                let sign = 1 << (<$u>::BITS - 1);
-                if b & sign != 0 {
-                    !b
+                let sign: $u = 1 << (<$u>::BITS - 1);
+                // all ones for a negative value, else zero
+                let neg = ((b as $i) >> (<$u>::BITS - 1)) as $u;
+                let k = b ^ (neg | sign);
+                if self.is_nan() {
+                    <$u>::MAX
                 } else {
-                    b | sign
+                    k
                 }
             }
             #[inline(always)]
@@ -68,8 +70,8 @@ macro_rules! float_key {
         }
     };
 }
-float_key!(f32, u32);
-float_key!(f64, u64);
+float_key!(f32, u32, i32);
+float_key!(f64, u64, i64);
 
 impl SortKey for i64 {
     type Key = u64;

@@ -13,10 +13,16 @@ use pyo3::types::PyModule;
 
 type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
+// `text_signature`s spell out `dim=-1`: PyO3 renders a negative default as `...`, which
+// `__text_signature__` (and stubtest) would read as Ellipsis.
+
 #[pymethods]
 impl PyTensor {
     /// `stable` is keyword-only, as in PyTorch's signatures.
-    #[pyo3(signature = (dim=-1, descending=false, *, stable=None))]
+    #[pyo3(
+        signature = (dim=-1, descending=false, *, stable=None),
+        text_signature = "(self, /, dim=-1, descending=False, *, stable=None)"
+    )]
     fn sort(
         &self,
         py: Python<'_>,
@@ -29,7 +35,10 @@ impl PyTensor {
         named(py, "sort", v, Var::plain(i))
     }
 
-    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    #[pyo3(
+        signature = (dim=-1, descending=false, *, stable=false),
+        text_signature = "(self, /, dim=-1, descending=False, *, stable=False)"
+    )]
     fn argsort(
         &self,
         py: Python<'_>,
@@ -45,7 +54,10 @@ impl PyTensor {
         wrap_var(py, av::sort(&self.var()?, 0, false, false)?.0)
     }
 
-    #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
+    #[pyo3(
+        signature = (k, dim=-1, largest=true, sorted=true),
+        text_signature = "(self, /, k, dim=-1, largest=True, sorted=True)"
+    )]
     fn topk(
         &self,
         py: Python<'_>,
@@ -58,7 +70,10 @@ impl PyTensor {
         named(py, "topk", v, Var::plain(i))
     }
 
-    #[pyo3(signature = (k, dim=-1, keepdim=false))]
+    #[pyo3(
+        signature = (k, dim=-1, keepdim=false),
+        text_signature = "(self, /, k, dim=-1, keepdim=False)"
+    )]
     fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
         let (v, i) = av::kthvalue(&self.var()?, k, dim, keepdim)?;
         named(py, "kthvalue", v, Var::plain(i))
@@ -74,7 +89,10 @@ impl PyTensor {
         median(py, &self.var()?, dim, keepdim, true)
     }
 
-    #[pyo3(signature = (dim=-1, keepdim=false))]
+    #[pyo3(
+        signature = (dim=-1, keepdim=false),
+        text_signature = "(self, /, dim=-1, keepdim=False)"
+    )]
     fn mode(&self, py: Python<'_>, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
         let (v, i) = av::mode(&self.var()?, dim, keepdim)?;
         named(py, "mode", v, Var::plain(i))
