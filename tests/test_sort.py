@@ -71,6 +71,16 @@ def test_errors_match_recorded_pytorch(case):
         assert case["message"] in str(e.value)
 
 
+@pytest.mark.parametrize("case", FIXTURE["search"], ids=lambda c: c["expr"])
+def test_search_matches_recorded_pytorch(case):
+    assert eval(case["expr"], {"torch": ferric}).tolist() == case["out"]
+
+
+def test_search_out_int32_is_refused():
+    with pytest.raises(NotImplementedError, match="int32"):
+        ferric.searchsorted(ferric.tensor([1.0]), ferric.tensor([1.0]), out_int32=True)
+
+
 def test_fixture_records_its_pytorch_version():
     assert FIXTURE["torch_version"].startswith("2.13.0")
 

@@ -1079,6 +1079,18 @@ def nanmedian(self: Tensor, /, dim: None = None, keepdim: None = None) -> Tensor
 @overload
 def nanmedian(self: Tensor, /, dim: int, keepdim: _bool | None = None) -> _ValuesIndices: ...
 def mode(self: Tensor, /, dim: int = -1, keepdim: _bool = False) -> _ValuesIndices: ...
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Tensor | _Number,
+    *,
+    out_int32: _bool = False,
+    right: _bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor: ...
+def bucketize(
+    input: Tensor | _Number, boundaries: Tensor, *, out_int32: _bool = False, right: _bool = False
+) -> Tensor: ...
 
 # indexing
 def gather(self: Tensor, /, dim: int, index: Tensor, *, sparse_grad: _bool = False) -> Tensor: ...

@@ -569,6 +569,7 @@ fn mode_of<K: Eq, I: Idx>(pairs: &[(K, I)]) -> usize {
     best
 }
 
+pub mod search;
 pub mod stl;
 #[cfg(test)]
 mod tests;

@@ -5,9 +5,11 @@
 
 use crate::autograd::sort as av;
 use crate::autograd::Var;
-use crate::python::convert::index_int;
+use crate::python::convert::{index_int, scalar_arg};
 use crate::python::reduce::{keepdim_needs_dim, named};
-use crate::python::tensor::{wrap_var, PyTensor};
+use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
@@ -118,7 +120,91 @@ fn median(
     }
 }
 
+/// A tensor argument or a Python number (a 0-d tensor); the flag says it was a number.
+fn tensor_or_scalar(op: &str, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<(Tensor, bool)> {
+    if let Some(t) = as_tensor_ref(obj) {
+        return Ok((t, false));
+    }
+    match scalar_arg(obj) {
+        Some(s) => Ok((Tensor::scalar(s, s.dtype()), true)),
+        None => Err(PyTypeError::new_err(format!(
+            "{op}(): argument '{name}' must be Tensor or Number"
+        ))),
+    }
+}
+
+fn no_int32(op: &str, out_int32: bool) -> PyResult<()> {
+    if out_int32 {
+        return Err(PyNotImplementedError::new_err(format!(
+            "{op}(): out_int32=True is not supported: ferric has no int32 dtype"
+        )));
+    }
+    Ok(())
+}
+
+/// `ferric.searchsorted(sorted_sequence, input, *, out_int32=False, right=False,
+/// side=None, sorter=None)`.
+#[pyfunction]
+#[pyo3(signature = (sorted_sequence, input, *, out_int32=false, right=false, side=None, sorter=None))]
+fn searchsorted(
+    py: Python<'_>,
+    sorted_sequence: PyRef<'_, PyTensor>,
+    input: &Bound<'_, PyAny>,
+    out_int32: bool,
+    right: bool,
+    side: Option<&str>,
+    sorter: Option<PyRef<'_, PyTensor>>,
+) -> PyResult<Py<PyTensor>> {
+    no_int32("searchsorted", out_int32)?;
+    let right = match side {
+        None => right,
+        Some("right") => true,
+        Some("left") if right => {
+            return Err(PyRuntimeError::new_err(
+                "torch.searchsorted(): side and right can't be set to opposites, got side of \
+                 left while right was True",
+            ))
+        }
+        Some("left") => false,
+        Some(s) => {
+            return Err(PyRuntimeError::new_err(format!(
+                "torch.searchsorted(): side can only be 'left' or 'right' but got {s}"
+            )))
+        }
+    };
+    let (vals, scalar) = tensor_or_scalar("searchsorted", "input", input)?;
+    let sorter = sorter.map(|s| s.t.clone());
+    let out = crate::ops::search::searchsorted(
+        &sorted_sequence.t,
+        &vals,
+        right,
+        sorter.as_ref(),
+        scalar,
+    )?;
+    wrap(py, out)
+}
+
+/// `ferric.bucketize(input, boundaries, *, out_int32=False, right=False)`.
+#[pyfunction]
+#[pyo3(signature = (input, boundaries, *, out_int32=false, right=false))]
+fn bucketize(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    boundaries: PyRef<'_, PyTensor>,
+    out_int32: bool,
+    right: bool,
+) -> PyResult<Py<PyTensor>> {
+    no_int32("bucketize", out_int32)?;
+    let (vals, scalar) = tensor_or_scalar("bucketize", "input", input)?;
+    wrap(
+        py,
+        crate::ops::search::bucketize(&vals, &boundaries.t, right, scalar)?,
+    )
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(searchsorted, m)?)?;
+    m.add_function(wrap_pyfunction!(bucketize, m)?)?;
     crate::python::tensor::alias_methods(
         m,
         &[

@@ -199,3 +199,43 @@ for _n, _skip in [("median", False), ("nanmedian", True)]:
 r("mode", fm("mode"), rows_of(_mode, -1), rule=with_indices, layouts=NONEMPTY)
 r("mode(0, keepdim)", fm("mode", 0, True), rows_of(_mode, 0, keepdim=True),
   rule=with_indices, layouts=NONEMPTY, dtypes=tuple((d,) for d in FLOAT))
+
+
+def _search(row_b, row_v, right):
+    """PyTorch's binary search with plain comparisons (NaN never compares true)."""
+    out = []
+    for v in row_v:
+        lo, hi = 0, len(row_b)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            b = row_b[mid]
+            if (not b > v) if right else (not b >= v):
+                lo = mid + 1
+            else:
+                hi = mid
+        out.append(lo)
+    return out
+
+
+def searchsorted_ref(right):
+    def ref(a):
+        b = np.sort(a, axis=-1, kind="stable")
+        flat_b, flat_v = b.reshape(-1, max(a.shape[-1], 1)), a.reshape(-1, max(a.shape[-1], 1))
+        out = [_search(rb, rv, right) for rb, rv in zip(flat_b, flat_v, strict=True)]
+        return np.array(out, np.int64).reshape(a.shape)
+    return ref
+
+
+NO_SCALAR = tuple(lay for lay in LAYOUTS if lay != "scalar")
+r("searchsorted", {"searchsorted": lambda F, x: F.searchsorted(F.sort(x).values, x)},
+  searchsorted_ref(False), rule=const(I64), dtypes=NUMERIC, layouts=NO_SCALAR,
+  differentiable=False, errors=[((B,), NOT_IMPL[0], "not implemented for 'Bool'")])
+r("searchsorted(side=right)",
+  {"searchsorted": lambda F, x: F.searchsorted(F.sort(x).values, x, side="right")},
+  searchsorted_ref(True), rule=const(I64), dtypes=NUMERIC, layouts=NO_SCALAR,
+  differentiable=False)
+r("bucketize", {"bucketize": lambda F, x: F.bucketize(x, F.sort(x.reshape(-1)).values,
+                                                      right=True)},
+  lambda a: np.array(_search(np.sort(a.reshape(-1), kind="stable"), a.reshape(-1), True),
+                     np.int64).reshape(a.shape),
+  rule=const(I64), dtypes=NUMERIC, differentiable=False)
