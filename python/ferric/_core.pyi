@@ -543,6 +543,16 @@ class Tensor:
     @overload
     def nanmedian(self, dim: int, keepdim: _bool | None = None) -> _ValuesIndices: ...
     def mode(self, dim: int = -1, keepdim: _bool = False) -> _ValuesIndices: ...
+    def unique(
+        self,
+        sorted: _bool = True,
+        return_inverse: _bool = False,
+        return_counts: _bool = False,
+        dim: int | None = None,
+    ) -> Tensor | tuple[Tensor, ...]: ...
+    def unique_consecutive(
+        self, return_inverse: _bool = False, return_counts: _bool = False, dim: int | None = None
+    ) -> Tensor | tuple[Tensor, ...]: ...
 
     # --- indexing (index.rs)
     def gather(self, dim: int, index: Tensor, *, sparse_grad: _bool = False) -> Tensor: ...
@@ -1079,6 +1089,18 @@ def nanmedian(self: Tensor, /, dim: None = None, keepdim: None = None) -> Tensor
 @overload
 def nanmedian(self: Tensor, /, dim: int, keepdim: _bool | None = None) -> _ValuesIndices: ...
 def mode(self: Tensor, /, dim: int = -1, keepdim: _bool = False) -> _ValuesIndices: ...
+def unique(
+    self: Tensor,
+    /,
+    sorted: _bool = True,
+    return_inverse: _bool = False,
+    return_counts: _bool = False,
+    dim: int | None = None,
+) -> Tensor | tuple[Tensor, ...]: ...
+def unique_consecutive(
+    self: Tensor, /, return_inverse: _bool = False, return_counts: _bool = False,
+    dim: int | None = None
+) -> Tensor | tuple[Tensor, ...]: ...
 def searchsorted(
     sorted_sequence: Tensor,
     input: Tensor | _Number,

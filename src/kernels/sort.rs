@@ -573,3 +573,4 @@ pub mod search;
 pub mod stl;
 #[cfg(test)]
 mod tests;
+pub mod unique;

@@ -1,4 +1,5 @@
-//! `searchsorted` and `bucketize` on `Tensor`: checks as PyTorch's
+//! `unique` / `unique_consecutive` (flattened, `dim=None`), and `searchsorted` and
+//! `bucketize` on `Tensor`: checks as PyTorch's
 //! `searchsorted_pre_check`, promotion of boundaries and values to their common dtype,
 //! then `kernels::sort::search` over contiguous copies (boundaries are small next to the
 //! values in typical uses; the copy is skipped when already contiguous).
@@ -124,6 +125,23 @@ pub fn bucketize(
         ));
     }
     searchsorted(bnd, vals, right, None, value_is_scalar)
+}
+
+/// `torch.unique(x, sorted, return_inverse, return_counts)` (`consecutive` for
+/// `unique_consecutive`) with `dim=None`: (values, inverse with x's shape, counts). The
+/// CPU result is sorted whether or not `sorted` is asked for, as in PyTorch.
+pub fn unique(x: &Tensor, consecutive: bool) -> Result<(Tensor, Tensor, Tensor)> {
+    let flat = x.contiguous()?;
+    let mut inverse = try_zeroed_vec::<i64>("unique", x.numel())?;
+    let (vals, counts) = crate::with_dtype!(x.dtype(), T, {
+        // SAFETY: T is x's dtype; `flat` is contiguous from its offset.
+        let src = unsafe { flat.data::<T>() };
+        let src = &src[flat.layout.offset..flat.layout.offset + x.numel()];
+        let (v, c) = crate::kernels::sort::unique::unique(src, consecutive, &mut inverse);
+        let n = v.len();
+        (Tensor::from_vec(v, &[n])?, Tensor::from_vec(c, &[n])?)
+    });
+    Ok((vals, Tensor::from_vec(inverse, x.shape())?, counts))
 }
 
 fn type_name(d: DType) -> &'static str {

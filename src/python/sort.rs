@@ -91,6 +91,34 @@ impl PyTensor {
         median(py, &self.var()?, dim, keepdim, true)
     }
 
+    #[pyo3(signature = (sorted=true, return_inverse=false, return_counts=false, dim=None))]
+    fn unique(
+        &self,
+        py: Python<'_>,
+        sorted: bool,
+        return_inverse: bool,
+        return_counts: bool,
+        dim: Option<i64>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = sorted;
+        only_flat("unique", dim)?;
+        let r = crate::ops::search::unique(&self.t, false)?;
+        unique_result(py, r, return_inverse, return_counts)
+    }
+
+    #[pyo3(signature = (return_inverse=false, return_counts=false, dim=None))]
+    fn unique_consecutive(
+        &self,
+        py: Python<'_>,
+        return_inverse: bool,
+        return_counts: bool,
+        dim: Option<i64>,
+    ) -> PyResult<Py<PyAny>> {
+        only_flat("unique_consecutive", dim)?;
+        let r = crate::ops::search::unique(&self.t, true)?;
+        unique_result(py, r, return_inverse, return_counts)
+    }
+
     #[pyo3(
         signature = (dim=-1, keepdim=false),
         text_signature = "(self, /, dim=-1, keepdim=False)"
@@ -202,6 +230,36 @@ fn bucketize(
     )
 }
 
+/// The result of `unique`: the values alone, or a tuple with the asked-for extras.
+fn unique_result(
+    py: Python<'_>,
+    r: (Tensor, Tensor, Tensor),
+    inverse: bool,
+    counts: bool,
+) -> PyResult<Py<PyAny>> {
+    let vals = wrap(py, r.0)?.into_any();
+    if !inverse && !counts {
+        return Ok(vals);
+    }
+    let mut items = vec![vals];
+    if inverse {
+        items.push(wrap(py, r.1)?.into_any());
+    }
+    if counts {
+        items.push(wrap(py, r.2)?.into_any());
+    }
+    Ok(pyo3::types::PyTuple::new(py, items)?.into_any().unbind())
+}
+
+fn only_flat(op: &str, dim: Option<i64>) -> PyResult<()> {
+    if dim.is_some() {
+        return Err(PyNotImplementedError::new_err(format!(
+            "{op}(): dim= is not supported yet in ferric (dim=None only)"
+        )));
+    }
+    Ok(())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(searchsorted, m)?)?;
     m.add_function(wrap_pyfunction!(bucketize, m)?)?;
@@ -216,6 +274,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             "median",
             "nanmedian",
             "mode",
+            "unique",
+            "unique_consecutive",
         ],
     )
 }

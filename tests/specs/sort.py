@@ -239,3 +239,32 @@ r("bucketize", {"bucketize": lambda F, x: F.bucketize(x, F.sort(x.reshape(-1)).v
   lambda a: np.array(_search(np.sort(a.reshape(-1), kind="stable"), a.reshape(-1), True),
                      np.int64).reshape(a.shape),
   rule=const(I64), dtypes=NUMERIC, differentiable=False)
+
+
+
+def unique_ref(consecutive, part):
+    """(values, inverse, counts)[part] of PyTorch's unique: runs of equal values (NaN
+    never equal), each run's first element as its value, NaNs last when sorted."""
+    def ref(a):
+        flat = a.reshape(-1)
+        order = np.arange(flat.size) if consecutive else asc(flat)
+        vals, counts, inv = [], [], np.zeros(flat.size, np.int64)
+        for i in order:
+            v = flat[i]
+            if not vals or np.isnan(v) or np.isnan(vals[-1]) or v != vals[-1]:
+                vals.append(v)
+                counts.append(0)
+            counts[-1] += 1
+            inv[i] = len(vals) - 1
+        out = (np.array(vals, a.dtype), inv.reshape(a.shape), np.array(counts, np.int64))
+        return out[part]
+    return ref
+
+
+for _n, _c in [("unique", False), ("unique_consecutive", True)]:
+    r(_n, fm(_n), unique_ref(_c, 0), rule=first, differentiable=False)
+    r(f"{_n}(return_inverse, return_counts)",
+      {_n: lambda F, x, n=_n: list(getattr(F, n)(x, return_inverse=True,
+                                                   return_counts=True)[1:])},
+      lambda a, c=_c: [unique_ref(c, 1)(a), unique_ref(c, 2)(a)], rule=const((I64, I64)),
+      differentiable=False)
