@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import operator
 
-__all__ = ["aminmax", "cummax", "cummin", "max", "min"]
+__all__ = [
+    "aminmax",
+    "cummax",
+    "cummin",
+    "kthvalue",
+    "max",
+    "median",
+    "min",
+    "mode",
+    "nanmedian",
+    "sort",
+    "topk",
+]
 
 
 def _make(name: str, fields: tuple[str, ...]) -> type:
@@ -49,3 +61,9 @@ min = _make("min", ("values", "indices"))
 cummax = _make("cummax", ("values", "indices"))
 cummin = _make("cummin", ("values", "indices"))
 aminmax = _make("aminmax", ("min", "max"))
+sort = _make("sort", ("values", "indices"))
+topk = _make("topk", ("values", "indices"))
+kthvalue = _make("kthvalue", ("values", "indices"))
+median = _make("median", ("values", "indices"))
+nanmedian = _make("nanmedian", ("values", "indices"))
+mode = _make("mode", ("values", "indices"))

@@ -19,6 +19,7 @@ pub mod join;
 pub mod matmul;
 pub mod nn;
 pub mod reduce;
+pub mod sort;
 pub mod unary;
 pub mod views;
 

@@ -377,19 +377,23 @@ pub fn max_all(x: &Var, max: bool) -> Result<Var> {
         true,
         Box::new(move |g, _| {
             let (x, out) = (sx.get(name)?, so.get(name)?);
-            let mask = if out.t.item()?.to_f64().is_nan() {
-                is_nan(&x.t)?
-            } else {
-                cmp(BinaryOp::Eq, &x.t, &out.t)?
-            };
-            let m = mask.to_dtype(g[0].t.dtype())?;
-            let count = r::sum(&m, None, false, None)?;
-            Ok(vec![Some(ab::mul(
-                &plain(m),
-                &ab::div(&g[0], &plain(count))?,
-            )?)])
+            Ok(vec![Some(evenly_distribute(&g[0], &x.t, &out.t)?)])
         }),
     ))
+}
+
+/// PyTorch's `evenly_distribute_backward`: the gradient of a 0-d result that equals
+/// some elements of `x` (max(), min(), median()) is shared by those elements (by the
+/// NaNs when the result is NaN).
+pub(crate) fn evenly_distribute(g: &Var, x: &Tensor, out: &Tensor) -> Result<Var> {
+    let mask = if out.item()?.to_f64().is_nan() {
+        is_nan(x)?
+    } else {
+        cmp(BinaryOp::Eq, x, out)?
+    };
+    let m = mask.to_dtype(g.t.dtype())?;
+    let count = r::sum(&m, None, false, None)?;
+    ab::mul(&plain(m), &ab::div(g, &plain(count))?)
 }
 
 /// `x.amax(dims)` / `x.amin(dims)`: ties share the gradient evenly.

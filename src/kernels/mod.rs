@@ -4,4 +4,5 @@ pub mod conv;
 pub mod matmul;
 pub mod reduce;
 pub mod simd;
+pub mod sort;
 pub mod strided;

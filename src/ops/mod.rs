@@ -11,4 +11,6 @@ pub mod nn;
 pub mod optim;
 pub mod random;
 pub mod reduce;
+pub mod search;
+pub mod sort;
 pub mod unary;

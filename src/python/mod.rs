@@ -23,6 +23,7 @@ mod pickling;
 mod random;
 mod reduce;
 mod simd;
+mod sort;
 pub mod tensor;
 mod threads;
 mod views;
@@ -49,5 +50,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dlpack::register(m)?;
     info::register(m)?;
     simd::register(m)?;
+    sort::register(m)?;
     Ok(())
 }

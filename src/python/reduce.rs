@@ -28,7 +28,7 @@ fn opt_dtype(obj: Arg) -> PyResult<Option<DType>> {
 }
 
 /// A named tuple from `ferric.return_types` (`max`, `min`, `aminmax`, `cummax`, ...).
-fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
+pub(crate) fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
     static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
     let m = MODULE.get_or_try_init(py, || py.import("ferric.return_types").map(Bound::unbind))?;
     let cls = m.bind(py).getattr(name)?;
@@ -172,7 +172,7 @@ fn fro_dims(dims: Option<&[i64]>) -> PyResult<NormP> {
 }
 
 /// PyTorch has no `max(keepdim=...)` / `prod(keepdim=...)` overload without a dim.
-fn keepdim_needs_dim(name: &str, dim: Arg, keepdim: Option<bool>) -> PyResult<bool> {
+pub(crate) fn keepdim_needs_dim(name: &str, dim: Arg, keepdim: Option<bool>) -> PyResult<bool> {
     match (dim.filter(|d| !d.is_none()), keepdim) {
         (None, Some(_)) => Err(PyTypeError::new_err(format!(
             "{name}() received an invalid combination of arguments - got (keepdim=bool, ): \
