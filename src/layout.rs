@@ -455,4 +455,34 @@ mod tests {
         assert_eq!(l.max_extent(), 12);
         assert_eq!(Layout::contiguous(&[0]).max_extent(), 0);
     }
+
+    #[test]
+    fn fits_in_uses_checked_arithmetic() {
+        let l = Layout::contiguous(&[3, 4]);
+        assert!(l.fits_in(12) && !l.fits_in(11));
+        let mut past = l.narrow(0, 1, 2);
+        assert!(past.fits_in(12));
+        past.offset = 5;
+        assert!(!past.fits_in(12));
+        // an extent that overflows usize never fits
+        let huge = Layout {
+            shape: [2, 2].as_slice().into(),
+            strides: [isize::MAX, 1].as_slice().into(),
+            offset: usize::MAX / 2,
+        };
+        assert!(!huge.fits_in(usize::MAX));
+        // empty layouts fit wherever they point
+        let mut empty = Layout::contiguous(&[0, 5]);
+        empty.offset = 1 << 40;
+        assert!(empty.fits_in(0));
+    }
+
+    #[test]
+    fn slice_steps_do_not_overflow() {
+        let l = Layout::contiguous(&[5]);
+        let s = l.slice(0, 1, i64::MAX, i64::MAX - 1).unwrap();
+        assert_eq!((s.shape[0], s.offset), (1, 1));
+        let wide = Layout::contiguous(&[5, 3]);
+        assert!(wide.slice(0, 0, 5, i64::MAX).is_err());
+    }
 }

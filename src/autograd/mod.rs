@@ -166,13 +166,18 @@ impl Var {
     /// was made (see [`ViewInfo::version`]). Cheap when nothing changed: one comparison.
     fn refresh_view(&self) {
         let Some(m) = &self.meta else { return };
+        let now = self.t.storage.version();
+        // the common case (not a view, or nothing written since) without cloning the info
+        let stale = match m.view_of.borrow().as_ref() {
+            Some(vi) => vi.version.get() != now && vi.base.requires_grad(),
+            None => false,
+        };
+        if !stale {
+            return;
+        }
         let Some(vi) = m.view_of.borrow().clone() else {
             return;
         };
-        let now = self.t.storage.version();
-        if vi.version.get() == now || !vi.base.requires_grad() {
-            return;
-        }
         // the same view of the base as it is now; on failure the old history stays
         if let Ok(fresh) = views::view_op("AsStridedBackward0", &vi.base, vi.replay.clone()) {
             *m.grad_fn.borrow_mut() = fresh.meta.as_ref().and_then(|f| f.grad_fn.borrow().clone());

@@ -483,12 +483,10 @@ fn vector_index(op: &str, index: &Tensor) -> Result<Tensor> {
             format!("{op}(): Expected dtype int32 or int64 for index"),
         ));
     }
-    Ok(
-        index.with_layout(index.layout.view(&[index.numel()]).unwrap_or_else(|| {
-            // a 0-d or 1-d layout can always be viewed as 1-d; keep a safe fallback
-            index.layout.clone()
-        }))?,
-    )
+    index.with_layout(index.layout.view(&[index.numel()]).unwrap_or_else(|| {
+        // a 0-d or 1-d layout can always be viewed as 1-d; keep a safe fallback
+        index.layout.clone()
+    }))
 }
 
 /// A 0-d tensor viewed as 1-d, so dim-wise ops can treat it like PyTorch does.
@@ -531,7 +529,7 @@ impl Tensor {
             err: &self_oob,
         })?;
         if self.ndim() == 0 {
-            return Ok(out.with_layout(out.layout.squeeze_dims(&[0]))?);
+            return out.with_layout(out.layout.squeeze_dims(&[0]));
         }
         Ok(out)
     }

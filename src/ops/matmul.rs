@@ -290,7 +290,7 @@ impl Tensor {
         }
         let col = vec.with_layout(vec.layout.unsqueeze(1))?;
         let out = product("addmv_impl_cpu", self, &col)?;
-        Ok(out.with_layout(Layout::contiguous(&[n]))?)
+        out.with_layout(Layout::contiguous(&[n]))
     }
 
     /// `dot`: inner product of two 1-D tensors (a 0-d result).
@@ -368,7 +368,7 @@ impl Tensor {
                 let row = self.with_layout(self.layout.unsqueeze(0))?;
                 let r = row.mm(other)?;
                 let l = r.layout.squeeze_dims(&[0]);
-                return Ok(r.with_layout(l)?);
+                return r.with_layout(l);
             }
             (2, 2) => return self.mm(other),
             _ => {}
@@ -476,7 +476,7 @@ fn scaled_product(
 /// last mismatching dim, as PyTorch's `expand` does.
 fn expand_input(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
     if let Ok(l) = t.layout.broadcast_to(shape) {
-        return Ok(t.with_layout(l)?);
+        return t.with_layout(l);
     }
     let (src, nd) = (t.shape(), shape.len());
     let lead = nd.saturating_sub(src.len());
@@ -717,9 +717,9 @@ fn matmul_batched(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if d2 > 1 {
         out_shape.push(p);
     }
-    Ok(r.with_layout(Layout {
+    r.with_layout(Layout {
         strides: contiguous_strides(&out_shape),
         shape: out_shape.as_slice().into(),
         offset: 0,
-    })?)
+    })
 }

@@ -39,13 +39,13 @@ impl Tensor {
 
     pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
         let p = check_permutation(dims, self.ndim())?;
-        Ok(self.with_layout(self.layout.permute(&p))?)
+        self.with_layout(self.layout.permute(&p))
     }
 
     pub fn transpose(&self, d0: i64, d1: i64) -> Result<Tensor> {
         let n = self.ndim();
         let (a, b) = (normalize_dim(d0, n)?, normalize_dim(d1, n)?);
-        Ok(self.with_layout(self.layout.transpose(a, b))?)
+        self.with_layout(self.layout.transpose(a, b))
     }
 
     /// `t()`: transpose of a <=2-d tensor.
@@ -77,11 +77,11 @@ impl Tensor {
     }
 
     pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.expand(sizes)?)?)
+        self.with_layout(self.layout.expand(sizes)?)
     }
 
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.broadcast_to(shape)?)?)
+        self.with_layout(self.layout.broadcast_to(shape)?)
     }
 
     pub fn squeeze(&self, dims: Option<&[i64]>) -> Result<Tensor> {
@@ -99,12 +99,12 @@ impl Tensor {
                 normalize_dims("squeeze", ds, nd)?
             }
         };
-        Ok(self.with_layout(self.layout.squeeze_dims(&dims))?)
+        self.with_layout(self.layout.squeeze_dims(&dims))
     }
 
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
         let d = normalize_dim(dim, self.ndim() + 1)?;
-        Ok(self.with_layout(self.layout.unsqueeze(d))?)
+        self.with_layout(self.layout.unsqueeze(d))
     }
 
     pub fn flatten(&self, start: i64, end: i64) -> Result<Tensor> {
@@ -196,7 +196,7 @@ impl Tensor {
                 format!("start ({start}) + length ({length}) exceeds dimension size ({size})."),
             ));
         }
-        Ok(self.with_layout(self.layout.narrow(d, st as usize, length as usize))?)
+        self.with_layout(self.layout.narrow(d, st as usize, length as usize))
     }
 
     pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
@@ -208,12 +208,12 @@ impl Tensor {
         }
         let d = normalize_dim(dim, self.ndim())?;
         let i = wrap_index("select", index, d, self.shape()[d])?;
-        Ok(self.with_layout(self.layout.select(d, i))?)
+        self.with_layout(self.layout.select(d, i))
     }
 
     /// Python slice along one dim.
     pub fn slice(&self, dim: usize, start: i64, stop: i64, step: i64) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.slice(dim, start, stop, step)?)?)
+        self.with_layout(self.layout.slice(dim, start, stop, step)?)
     }
 
     pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
@@ -224,9 +224,9 @@ impl Tensor {
             ));
         }
         let d = normalize_dim(dim, self.ndim())?;
-        Ok((0..self.shape()[d])
+        (0..self.shape()[d])
             .map(|i| self.with_layout(self.layout.select(d, i)))
-            .collect::<Result<_>>()?)
+            .collect::<Result<_>>()
     }
 
     /// `split` with one size: chunks of `size` (the last may be smaller).
@@ -274,14 +274,14 @@ impl Tensor {
             ));
         }
         let mut s = 0;
-        Ok(sizes
+        sizes
             .iter()
             .map(|&len| {
                 let v = self.with_layout(self.layout.narrow(d, s, len as usize));
                 s += len as usize;
                 v
             })
-            .collect::<Result<_>>()?)
+            .collect::<Result<_>>()
     }
 
     pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {

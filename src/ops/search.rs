@@ -53,7 +53,7 @@ pub fn searchsorted(
             if s.dtype() != DType::I64 {
                 return Err(err(format!(
                     "sorter must be a tensor of long dtype but got dtype {}",
-                    type_name(s.dtype())
+                    s.dtype().torch_name()
                 )));
             }
             if s.shape() != bnd.shape() {
@@ -142,13 +142,4 @@ pub fn unique(x: &Tensor, consecutive: bool) -> Result<(Tensor, Tensor, Tensor)>
         (Tensor::from_vec(v, &[n])?, Tensor::from_vec(c, &[n])?)
     });
     Ok((vals, Tensor::from_vec(inverse, x.shape())?, counts))
-}
-
-fn type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::I64 => "Long",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
 }

@@ -34,7 +34,7 @@ pub(crate) fn inplace_mask(op: &str, dst: &Tensor, mask: &Tensor) -> Result<Tens
         .layout
         .expand(&target)
         .map_err(|e| Error::runtime(op, e.msg.trim_start_matches("expand: ")))?;
-    Ok(mask.with_layout(l)?)
+    mask.with_layout(l)
 }
 
 /// Broadcast shape of two operands, with the op named in the error.
@@ -219,9 +219,9 @@ impl Tensor {
             self.clone()
         };
         let nz = x.nonzero()?.contiguous()?;
-        Ok((0..x.ndim())
+        (0..x.ndim())
             .map(|j| nz.with_layout(nz.layout.select(1, j)))
-            .collect::<Result<_>>()?)
+            .collect::<Result<_>>()
     }
 }
 

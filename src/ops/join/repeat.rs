@@ -155,7 +155,7 @@ impl Tensor {
             }
             out.with_layout(dst)?.copy_from(&x.with_layout(src)?)?;
         }
-        Ok(out.with_layout(Layout::contiguous(self.shape()))?)
+        out.with_layout(Layout::contiguous(self.shape()))
     }
 
     /// `repeat(*sizes)`: the tensor tiled `sizes[i]` times along each dim (leading new
@@ -190,7 +190,7 @@ impl Tensor {
         }
         checked_numel("repeat", &out_shape)?;
         let out = copy_signed(self, &shape, &strides, self.layout.offset)?;
-        Ok(out.with_layout(Layout::contiguous(&out_shape))?)
+        out.with_layout(Layout::contiguous(&out_shape))
     }
 
     /// `tile(dims)`: `repeat` with `dims` padded by leading ones to the tensor's rank.

@@ -118,11 +118,11 @@ impl Tensor {
         }
         shape.push(len as usize);
         strides.push(s1 + s2);
-        Ok(self.with_layout(Layout {
+        self.with_layout(Layout {
             shape,
             strides,
             offset: off,
-        })?)
+        })
     }
 
     /// `diag(diagonal)`: a 1-d input becomes a square matrix with it on the given

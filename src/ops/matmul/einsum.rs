@@ -153,7 +153,7 @@ impl EinsumOperand for Tensor {
         Tensor::shape(self)
     }
     fn align(&self, a: &Align) -> Result<Tensor> {
-        Ok(self.with_layout(a.apply(&self.layout))?)
+        self.with_layout(a.apply(&self.layout))
     }
     fn mul(&self, other: &Tensor) -> Result<Tensor> {
         binary(BinaryOp::Mul, Operand::T(self), Operand::T(other))
@@ -171,7 +171,7 @@ impl EinsumOperand for Tensor {
         Tensor::bmm(self, other)
     }
     fn squeeze_dims(&self, dims: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout.squeeze_dims(dims))?)
+        self.with_layout(self.layout.squeeze_dims(dims))
     }
 }
 
