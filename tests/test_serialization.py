@@ -262,3 +262,25 @@ def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module),
                              optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("node,frag", [
+    # a "tensor class" that is a function reachable through a ferric module
+    ({"$": "tensor", "k": "t", "cls": "ferric.serialization:os.system"},
+     "is not a Tensor subclass"),
+    ({"$": "tensor", "k": "t", "cls": "ferric:zeros"}, "is not a Tensor subclass"),
+    ({"$": "tensor", "k": "t", "cls": "ferric:nope.nothing"}, "is not a Tensor subclass"),
+    # a "dtype" that is any other attribute of the extension
+    ({"$": "dtype", "v": "zeros"}, "unknown dtype"),
+], ids=["function via module", "factory", "missing", "dtype"])
+def test_hostile_structure_metadata_builds_nothing(tmp_path, node, frag):
+    import json
+
+    path = tmp_path / "hostile.safetensors"
+    safetensors_numpy.save_file(
+        {"t": np.zeros(2, np.float32)}, str(path),
+        metadata={"ferric.structure": json.dumps(node), "format": "pt", "ferric.version": "1"})
+    for weights_only in (True, False):
+        with pytest.raises(Exception, match=frag) as err:
+            ferric.load(path, weights_only=weights_only)
+        assert isinstance(err.value, (RuntimeError, pickle.UnpicklingError))

@@ -274,7 +274,13 @@ class _Decoder:
 
         cls = importlib.import_module(module)
         for part in qualname.split("."):
-            cls = getattr(cls, part)
+            cls = getattr(cls, part, None)
+        # the metadata may only name a tensor class: never call anything else it points at
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise pickle.UnpicklingError(
+                f"ferric.load: {self.where} names {path!r} as a tensor class, which is not a "
+                "Tensor subclass"
+            )
         try:
             return cls(t, requires_grad=requires_grad)
         except TypeError:
@@ -301,7 +307,11 @@ class _Decoder:
         if tag == "bytes":
             return base64.b64decode(node["v"])
         if tag == "dtype":
-            return getattr(_core, node["v"])
+            d = getattr(_core, str(node["v"]), None)
+            if not isinstance(d, _core.dtype):
+                raise RuntimeError(f"ferric.load: {self.where} names an unknown dtype "
+                                   f"{node['v']!r}")
+            return d
         if tag == "size":
             from . import Size
 
