@@ -62,6 +62,12 @@ def _longest_pause_while(call):
     ("exp of 3e7", lambda: (ferric.ones(30_000_000),), lambda a: a.exp()),
     ("add of 3e7", lambda: (ferric.ones(30_000_000), ferric.ones(30_000_000)),
      lambda a, b: a + b),
+    ("sum of 3e7", lambda: (ferric.ones(30_000_000),), lambda a: a.sum()),
+    ("transposed copy 4096^2", lambda: (ferric.ones(4096, 4096),), lambda a: a.t().contiguous()),
+    ("clone of 3e7", lambda: (ferric.ones(30_000_000),), lambda a: a.clone()),
+    ("softmax 4096^2", lambda: (ferric.ones(4096, 4096),), lambda a: a.softmax(-1)),
+    ("conv2d", lambda: (ferric.ones(8, 32, 64, 64), ferric.ones(32, 32, 3, 3)),
+     lambda x, w: ferric.nn.functional.conv2d(x, w)),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_other_threads_run_during_a_long_kernel(one_thread, name, make, call):
     args = make()

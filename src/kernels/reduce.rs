@@ -629,6 +629,28 @@ pub fn reduce_into<S, R, O>(
     R: Reducer<S> + Sync,
     O: Send,
 {
+    // long reductions let other Python threads run meanwhile
+    let n = shape.iter().product::<usize>();
+    crate::threads::unlocked_if_long(n, || {
+        reduce_into_locked(r, src, shape, strides, offset, reduced, out, fin)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn reduce_into_locked<S, R, O>(
+    r: &R,
+    src: &[S],
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    reduced: &[bool],
+    out: &mut [O],
+    fin: impl Fn(R::Acc, usize) -> O + Sync,
+) where
+    S: Copy + Sync,
+    R: Reducer<S> + Sync,
+    O: Send,
+{
     use rayon::prelude::*;
     let Some((d, parts)) = split_plan(shape, reduced, out.len()) else {
         reduce(r, src, shape, strides, offset, reduced, |k, a, n| {

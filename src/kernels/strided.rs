@@ -98,6 +98,20 @@ pub fn copy_to_contiguous<S: Copy, D>(
     dst: &mut [D],
     f: impl Fn(S) -> D,
 ) {
+    // long copies let other Python threads run meanwhile
+    crate::threads::unlocked_if_long(dst.len(), || {
+        copy_to_contiguous_locked(src, shape, strides, offset, dst, f)
+    })
+}
+
+fn copy_to_contiguous_locked<S: Copy, D>(
+    src: &[S],
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    dst: &mut [D],
+    f: impl Fn(S) -> D,
+) {
     let out_strides = crate::shape::contiguous_strides(shape);
     let (cs, [ss, ds]) = coalesce(shape, [strides, &out_strides]);
     if transpose_copy(src, &cs, &ss, &ds, offset, dst, &f) {

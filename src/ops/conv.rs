@@ -485,17 +485,21 @@ impl ConvGeom {
                 ok
             }};
         }
-        let ok = match x.dtype() {
-            DType::F32 => run!(f32),
-            DType::F64 => run!(f64),
-            DType::I64 => run!(i64),
-            DType::Bool => {
-                return Err(Error::dtype_not_implemented(
-                    kernel_name(false),
-                    DType::Bool,
-                ))
-            }
-        };
+        // long convolutions let other Python threads run meanwhile
+        let work = out_work(&out, x);
+        let ok = crate::threads::unlocked_if_long(work, || -> Result<bool> {
+            Ok(match x.dtype() {
+                DType::F32 => run!(f32),
+                DType::F64 => run!(f64),
+                DType::I64 => run!(i64),
+                DType::Bool => {
+                    return Err(Error::dtype_not_implemented(
+                        kernel_name(false),
+                        DType::Bool,
+                    ))
+                }
+            })
+        })?;
         internal(ok)?;
         Ok(out)
     }
@@ -537,14 +541,18 @@ impl ConvGeom {
                 ok
             }};
         }
-        let ok = match y.dtype() {
-            DType::F32 => run!(f32),
-            DType::F64 => run!(f64),
-            DType::I64 => run!(i64),
-            DType::Bool => {
-                return Err(Error::dtype_not_implemented(kernel_name(true), DType::Bool))
-            }
-        };
+        // long convolutions let other Python threads run meanwhile
+        let work = out_work(&out, &y);
+        let ok = crate::threads::unlocked_if_long(work, || -> Result<bool> {
+            Ok(match y.dtype() {
+                DType::F32 => run!(f32),
+                DType::F64 => run!(f64),
+                DType::I64 => run!(i64),
+                DType::Bool => {
+                    return Err(Error::dtype_not_implemented(kernel_name(true), DType::Bool))
+                }
+            })
+        })?;
         internal(ok)?;
         Ok(out)
     }
@@ -583,17 +591,21 @@ impl ConvGeom {
                 }
             }};
         }
-        let ok = match x.dtype() {
-            DType::F32 => run!(f32),
-            DType::F64 => run!(f64),
-            DType::I64 => run!(i64),
-            DType::Bool => {
-                return Err(Error::dtype_not_implemented(
-                    kernel_name(false),
-                    DType::Bool,
-                ))
-            }
-        };
+        // long convolutions let other Python threads run meanwhile
+        let work = out_work(&gw, x);
+        let ok = crate::threads::unlocked_if_long(work, || -> Result<bool> {
+            Ok(match x.dtype() {
+                DType::F32 => run!(f32),
+                DType::F64 => run!(f64),
+                DType::I64 => run!(i64),
+                DType::Bool => {
+                    return Err(Error::dtype_not_implemented(
+                        kernel_name(false),
+                        DType::Bool,
+                    ))
+                }
+            })
+        })?;
         internal(ok)?;
         Ok(gw)
     }
@@ -685,6 +697,13 @@ impl Tensor {
             Ok(y)
         }
     }
+}
+
+/// Roughly the multiply-adds of a convolution producing `out` from `input`: output
+/// elements times input channels (the kernel size only makes it larger).
+fn out_work(out: &Tensor, input: &Tensor) -> usize {
+    let c = input.shape().get(1).copied().unwrap_or(1);
+    out.numel().saturating_mul(c)
 }
 
 #[cfg(test)]

@@ -81,6 +81,22 @@ pub fn softmax<T: FastFloat>(
     out: &mut [T],
     log: bool,
 ) {
+    // long softmaxes let other Python threads run meanwhile
+    crate::threads::unlocked_if_long(out.len(), || {
+        softmax_locked(src, shape, strides, offset, dim, out, log)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn softmax_locked<T: FastFloat>(
+    src: &[T],
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    dim: usize,
+    out: &mut [T],
+    log: bool,
+) {
     let n = shape.get(dim).copied().unwrap_or(1);
     let total = out.len();
     if n == 0 || total == 0 {
