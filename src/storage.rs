@@ -39,11 +39,31 @@ enum Owner {
     External(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
 }
 
+thread_local! {
+    /// `inference_mode` on this thread (PyTorch's InferenceMode). Kept here, not with the
+    /// autograd modes, because memory allocated under it is marked (see
+    /// [`Storage::is_inference`]).
+    static INFERENCE_MODE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether `inference_mode` is on for this thread.
+pub fn inference_mode() -> bool {
+    INFERENCE_MODE.with(|m| m.get())
+}
+
+/// Turns `inference_mode` on or off for this thread (the grad mode is separate).
+pub fn set_inference_mode(on: bool) {
+    INFERENCE_MODE.with(|m| m.set(on));
+}
+
 pub struct Storage {
     ptr: *mut u8,
     len: usize,
     dtype: DType,
     writable: bool,
+    /// Allocated under `inference_mode`: tensors on it are PyTorch's inference tensors,
+    /// which may not be written in place (nor made to require grad) outside that mode.
+    inference: bool,
     _owner: Owner,
     /// Bumped by every in-place write through any view; autograd compares it with the
     /// version a saved tensor was recorded at.
@@ -304,6 +324,7 @@ impl Storage {
             len,
             dtype: T::DTYPE,
             writable: true,
+            inference: inference_mode(),
             _owner: owner,
             version: AtomicU64::new(0),
         }
@@ -330,6 +351,7 @@ impl Storage {
             len,
             dtype,
             writable,
+            inference: false,
             _owner: Owner::External(owner),
             version: AtomicU64::new(0),
         }
@@ -346,6 +368,10 @@ impl Storage {
     }
     pub fn writable(&self) -> bool {
         self.writable
+    }
+    /// Allocated under `inference_mode` (an inference tensor's memory).
+    pub fn is_inference(&self) -> bool {
+        self.inference
     }
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr

@@ -278,14 +278,29 @@ impl Tensor {
     /// Checks only that `self`'s memory is writable: for writes of one value, which are
     /// well defined even through an expanded (self-aliasing) view.
     pub fn check_storage_writable(&self, op: &str) -> Result<()> {
+        self.check_not_inference()?;
         if !self.storage.writable() {
             return Err(Error::runtime(op, "the tensor's memory is read-only"));
         }
         Ok(())
     }
 
+    /// PyTorch's rule for inference tensors: outside `inference_mode` they are read-only.
+    pub fn check_not_inference(&self) -> Result<()> {
+        if self.storage.is_inference() && !crate::storage::inference_mode() {
+            return Err(Error::runtime(
+                "",
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You \
+                 can make a clone to get a normal tensor before doing inplace update.See \
+                 https://github.com/pytorch/rfcs/pull/17 for more details.",
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks that `self` may be written in place (not an expanded view, not read-only).
     pub fn check_writable(&self, op: &str) -> Result<()> {
+        self.check_not_inference()?;
         if self.layout.has_internal_overlap() && self.numel() > 1 {
             return Err(Error::runtime(
                 op,
@@ -351,6 +366,7 @@ impl Tensor {
     /// `self.fill_(value)`. Unlike other in-place ops this is allowed on expanded
     /// tensors (every alias receives the same value), as in PyTorch.
     pub fn fill(&self, value: Scalar) -> Result<()> {
+        self.check_not_inference()?;
         if !self.storage.writable() {
             return Err(Error::runtime("fill_", "the tensor's memory is read-only"));
         }

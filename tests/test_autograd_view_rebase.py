@@ -92,3 +92,51 @@ def test_unchanged_base_keeps_the_views_own_node():
     assert v.grad_fn.name() == "SliceBackward0"
     v.sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), [0.0, 2.0, 2.0, 2.0])
+
+
+# ---------------------------------------------------------------- inference tensors
+# PyTorch 2.13: tensors allocated under inference_mode are read-only outside it and may
+# not be set to require grad there; views of normal tensors made inside stay normal.
+
+INPLACE = "Inplace update to inference tensor outside InferenceMode is not allowed"
+
+
+@pytest.mark.parametrize("write", [
+    lambda t: t.add_(1), lambda t: t.fill_(2.0), lambda t: t.zero_(),
+    lambda t: t.__setitem__(0, 5.0), lambda t: t.copy_(ferric.ones(2)),
+    lambda t: t.mul_(ferric.ones(2)), lambda t: t.uniform_(),
+], ids=["add_", "fill_", "zero_", "setitem", "copy_", "mul_", "uniform_"])
+def test_inference_tensor_is_read_only_outside_the_mode(write):
+    with ferric.inference_mode():
+        t = ferric.ones(2)
+        assert ferric.is_inference_mode_enabled() and t.is_inference()
+        write(t)  # allowed inside
+    before = t.clone()
+    with pytest.raises(RuntimeError, match=INPLACE):
+        write(t)
+    np.testing.assert_array_equal(t.numpy(), before.numpy())
+    assert not ferric.is_inference_mode_enabled()
+
+
+def test_inference_tensor_cannot_require_grad_outside_the_mode():
+    with ferric.inference_mode():
+        t = ferric.ones(2)
+        t.requires_grad_(True)  # allowed inside, as in PyTorch
+    u = t.detach()
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor "
+                                           "outside InferenceMode is not allowed."):
+        u.requires_grad_(True)
+
+
+def test_normal_tensors_stay_normal_in_inference_mode():
+    x = ferric.ones(3)
+    with ferric.inference_mode():
+        v = x[1:]
+        assert not v.is_inference()
+        with ferric.inference_mode(False):
+            assert not ferric.is_inference_mode_enabled()
+            assert not ferric.ones(1).is_inference()
+    v.add_(1)
+    x.mul_(2)
+    np.testing.assert_array_equal(x.numpy(), [2.0, 4.0, 4.0])
+    assert not x.clone().is_inference()

@@ -388,6 +388,7 @@ NOT_OPS = {
     "Tensor.register_hook",
     "Tensor.register_post_accumulate_grad_hook",
     "Tensor.retain_grad",
+    "Tensor.is_inference",  # inference tensors: tests/test_autograd_view_rebase.py
     "is_grad_enabled",
     "is_anomaly_enabled",
     # the kernel pool's size, not an op: tests/test_threads.py

@@ -578,6 +578,18 @@ fn _set_grad_enabled(mode: bool) {
     ag::set_grad_enabled(mode);
 }
 
+/// Turns `inference_mode` on or off for this thread (`ferric.inference_mode` uses it).
+#[pyfunction]
+fn _set_inference_mode(mode: bool) {
+    crate::storage::set_inference_mode(mode);
+}
+
+/// Whether `inference_mode` is on for this thread.
+#[pyfunction]
+fn _is_inference_mode_enabled() -> bool {
+    crate::storage::inference_mode()
+}
+
 #[pyfunction]
 fn is_anomaly_enabled() -> bool {
     ag::is_anomaly_enabled()
@@ -759,6 +771,12 @@ impl PyTensor {
         }
         if value {
             ag::check_float("requires_grad_", self.t.dtype())?;
+            if self.t.storage.is_inference() && !crate::storage::inference_mode() {
+                return Err(PyRuntimeError::new_err(
+                    "Setting requires_grad=True on inference tensor outside InferenceMode is not \
+                     allowed.",
+                ));
+            }
         }
         match v.meta {
             Some(m) => m.requires_grad.set(value),
@@ -776,6 +794,12 @@ impl PyTensor {
     fn requires_grad_(slf: PyRef<'_, Self>, requires_grad: bool) -> PyResult<PyRef<'_, Self>> {
         slf.set_requires_grad(requires_grad)?;
         Ok(slf)
+    }
+
+    /// Whether this is an inference tensor (its memory was allocated under
+    /// `inference_mode`).
+    fn is_inference(&self) -> bool {
+        self.t.storage.is_inference()
     }
 
     #[getter]
@@ -1058,6 +1082,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_grad, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(_is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(is_anomaly_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_anomaly_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_pack_saved, m)?)?;

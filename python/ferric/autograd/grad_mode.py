@@ -124,7 +124,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like ``no_grad`` (ferric has no separate inference tensors).
+    """Like ``no_grad``; tensors allocated inside are inference tensors, which outside the
+    mode may not be written in place or set to require grad (as in PyTorch).
 
     Example::
 
@@ -145,11 +146,14 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = _core.is_grad_enabled()
+        self.prev_inference = _core._is_inference_mode_enabled()
         if self.mode:
             _core._set_grad_enabled(False)
+        _core._set_inference_mode(self.mode)
 
     def __exit__(self, *exc):
         _core._set_grad_enabled(self.prev)
+        _core._set_inference_mode(self.prev_inference)
         return False
 
     def clone(self):
@@ -161,4 +165,4 @@ def is_grad_enabled() -> bool:
 
 
 def is_inference_mode_enabled() -> bool:
-    return False
+    return _core._is_inference_mode_enabled()
