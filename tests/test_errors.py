@@ -286,6 +286,9 @@ ROWS = [
     ("linspace of 1e13 steps", lambda F, t: F.linspace(0, 1, 10**13), R,
      "can't allocate memory"),
     ("linspace of 2**62 steps", lambda F, t: F.linspace(0, 1, 2**62), R, "overflows"),
+    ("multinomial of 2**40 samples",
+     lambda F, t: F.multinomial(F.ones(3), 2**40, replacement=True), R,
+     "can't allocate memory"),
 ] + [
     # writes whose input shares part of the written memory (PyTorch's partial overlap)
     ("add_ partial overlap", lambda F, t: t.f[1:].add_(t.f[:-1]), R, PARTIAL),

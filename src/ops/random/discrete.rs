@@ -118,7 +118,7 @@ pub fn multinomial(
         let q = Tensor::zeros("multinomial", input.shape(), d)?;
         exponential_(&q, 1.0, g)?;
         let keys = binary(BinaryOp::Div, Operand::T(input), Operand::T(&q))?.to_vec::<f64>()?;
-        let mut out = Vec::with_capacity(n_dist * n_sample);
+        let mut out = sample_buffer(n_dist, n_sample)?;
         for r in keys.chunks(n_cat) {
             let mut idx: Vec<usize> = (0..n_cat).collect();
             // descending by key; NaN first (as the largest), ties keep index order
@@ -132,7 +132,7 @@ pub fn multinomial(
         return Tensor::from_vec(out, &out_shape);
     }
     let mut s = g.lock();
-    let mut out = Vec::with_capacity(n_dist * n_sample);
+    let mut out = sample_buffer(n_dist, n_sample)?;
     for row in rows.chunks(n_cat) {
         let cum = if d == DType::F32 {
             cumulative::<f32>(row)?
@@ -189,5 +189,15 @@ where
     if let Some(last) = out.last_mut() {
         *last = 1.0;
     }
+    Ok(out)
+}
+
+/// Room for `n_dist * n_sample` indices, allocated fallibly: the sample count is the
+/// user's (with replacement it has no bound).
+fn sample_buffer(n_dist: usize, n_sample: usize) -> Result<Vec<i64>> {
+    let total = crate::shape::checked_numel("multinomial", &[n_dist, n_sample])?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total)
+        .map_err(|_| crate::storage::too_big::<i64>("multinomial", total))?;
     Ok(out)
 }
