@@ -144,20 +144,23 @@ pub fn set_unlock_hook(hook: fn(&mut dyn FnMut())) {
 /// and more) that other threads should not wait for it. `f` must not touch host
 /// objects (Python objects, the autograd tape); kernels on slices never do.
 pub fn unlocked<R>(f: impl FnOnce() -> R) -> R {
-    // the outermost long call on the caller's thread starts with no interrupt pending: a
-    // Ctrl-C that arrived between calls was the interpreter's to handle
+    // while the outermost long call of a caller's thread runs, a Ctrl-C is the kernels' to
+    // see (between calls it is the interpreter's alone: see `request_interrupt`)
     let outermost = rayon::current_thread_index().is_none() && LONG_DEPTH.get() == 0;
     if outermost {
-        clear_interrupt();
+        LONG_CALLS.fetch_add(1, Ordering::SeqCst);
     }
     LONG_DEPTH.set(LONG_DEPTH.get() + 1);
-    struct Leave;
+    struct Leave(bool);
     impl Drop for Leave {
         fn drop(&mut self) {
             LONG_DEPTH.set(LONG_DEPTH.get() - 1);
+            if self.0 {
+                LONG_CALLS.fetch_sub(1, Ordering::SeqCst);
+            }
         }
     }
-    let _leave = Leave;
+    let _leave = Leave(outermost);
     let Some(hook) = UNLOCK_HOOK.get() else {
         return f();
     };
@@ -187,21 +190,24 @@ pub fn unlocked_if_long<R>(work: usize, f: impl FnOnce() -> R) -> R {
 /// to interrupt, e.g. with Ctrl-C; long kernels poll it between chunks and stop early.
 static INTERRUPT: AtomicBool = AtomicBool::new(false);
 
-/// Records an interrupt request (called by the host's SIGINT handler).
+/// Outermost long calls running now (on any thread).
+static LONG_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Records an interrupt request (called by the host's SIGINT handler; atomics only, so
+/// async-signal-safe). Only a request that arrives while a long call runs is kept: one
+/// between calls is the interpreter's to handle, and must not stop the next call. A kept
+/// request stays until an op consumes it ([`check_interrupt`]), so every kernel of the
+/// interrupted op stops early and nothing computed after it is used.
 pub fn request_interrupt() {
-    INTERRUPT.store(true, Ordering::Relaxed);
+    if LONG_CALLS.load(Ordering::SeqCst) > 0 {
+        INTERRUPT.store(true, Ordering::Relaxed);
+    }
 }
 
 /// True when an interrupt was requested: a long kernel should stop at its next chunk
 /// boundary (its output is then discarded by [`check_interrupt`]).
 pub fn interrupted() -> bool {
     INTERRUPT.load(Ordering::Relaxed)
-}
-
-/// Forgets an earlier request: called as a long call starts, so a Ctrl-C the
-/// interpreter already handled between calls does not stop the next one.
-fn clear_interrupt() {
-    INTERRUPT.store(false, Ordering::Relaxed);
 }
 
 /// After a long op: an error if an interrupt arrived meanwhile (the op's kernels may
