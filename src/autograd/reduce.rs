@@ -369,8 +369,14 @@ pub fn max_all(x: &Var, max: bool) -> Result<Var> {
         return Ok(plain(out));
     }
     let name = if max { "MaxBackward1" } else { "MinBackward1" };
+    Ok(record_evenly_distributed(name, x, out))
+}
+
+/// Records `out`, a 0-d value picked from `x` (its max, min, median, ...), whose
+/// gradient the elements equal to it share ([`evenly_distribute`]).
+pub(crate) fn record_evenly_distributed(name: &'static str, x: &Var, out: Tensor) -> Var {
     let (sx, so) = (Saved::input(x), Saved::output(&out));
-    Ok(record(
+    record(
         name,
         out,
         &[x],
@@ -379,7 +385,7 @@ pub fn max_all(x: &Var, max: bool) -> Result<Var> {
             let (x, out) = (sx.get(name)?, so.get(name)?);
             Ok(vec![Some(evenly_distribute(&g[0], &x.t, &out.t)?)])
         }),
-    ))
+    )
 }
 
 /// PyTorch's `evenly_distribute_backward`: the gradient of a 0-d result that equals

@@ -6,7 +6,7 @@
 //! constants. `median()` without a dim shares the gradient among the elements equal to
 //! the result, as `max()` does.
 
-use super::reduce::evenly_distribute;
+use super::reduce::record_evenly_distributed;
 use super::{index, needs_grad, record, views, Saved, Var};
 use crate::error::Result;
 use crate::ops::sort as s;
@@ -101,15 +101,5 @@ pub fn median_all(x: &Var, nan: bool) -> Result<Var> {
     } else {
         "MedianBackward0"
     };
-    let (sx, so) = (Saved::input(x), Saved::output(&out));
-    Ok(record(
-        name,
-        out,
-        &[x],
-        true,
-        Box::new(move |g, _| {
-            let (x, out) = (sx.get(name)?, so.get(name)?);
-            Ok(vec![Some(evenly_distribute(&g[0], &x.t, &out.t)?)])
-        }),
-    ))
+    Ok(record_evenly_distributed(name, x, out))
 }

@@ -413,6 +413,27 @@ fn spatial_merged(t: &Tensor, sd: usize) -> Result<(Tensor, usize)> {
     Ok((c, 1))
 }
 
+/// Runs the caller's `run!` for `dtype` (bool has no kernel) and checks its geometry
+/// guard; long convolutions release the GIL meanwhile, so other Python threads run.
+macro_rules! run_kernel {
+    ($dtype:expr, $work:expr, $transposed:expr) => {{
+        let ok = crate::threads::unlocked_if_long($work, || -> Result<bool> {
+            Ok(match $dtype {
+                DType::F32 => run!(f32),
+                DType::F64 => run!(f64),
+                DType::I64 => run!(i64),
+                DType::Bool => {
+                    return Err(Error::dtype_not_implemented(
+                        kernel_name($transposed),
+                        DType::Bool,
+                    ))
+                }
+            })
+        })?;
+        internal(ok)?;
+    }};
+}
+
 impl ConvGeom {
     fn dims(&self, n: usize, c: usize, oc: usize) -> ConvDims {
         ConvDims {
@@ -485,22 +506,7 @@ impl ConvGeom {
                 ok
             }};
         }
-        // long convolutions let other Python threads run meanwhile
-        let work = out_work(&out, x);
-        let ok = crate::threads::unlocked_if_long(work, || -> Result<bool> {
-            Ok(match x.dtype() {
-                DType::F32 => run!(f32),
-                DType::F64 => run!(f64),
-                DType::I64 => run!(i64),
-                DType::Bool => {
-                    return Err(Error::dtype_not_implemented(
-                        kernel_name(false),
-                        DType::Bool,
-                    ))
-                }
-            })
-        })?;
-        internal(ok)?;
+        run_kernel!(x.dtype(), out_work(&out, x), false);
         Ok(out)
     }
 
@@ -541,19 +547,7 @@ impl ConvGeom {
                 ok
             }};
         }
-        // long convolutions let other Python threads run meanwhile
-        let work = out_work(&out, &y);
-        let ok = crate::threads::unlocked_if_long(work, || -> Result<bool> {
-            Ok(match y.dtype() {
-                DType::F32 => run!(f32),
-                DType::F64 => run!(f64),
-                DType::I64 => run!(i64),
-                DType::Bool => {
-                    return Err(Error::dtype_not_implemented(kernel_name(true), DType::Bool))
-                }
-            })
-        })?;
-        internal(ok)?;
+        run_kernel!(y.dtype(), out_work(&out, &y), true);
         Ok(out)
     }
 
@@ -591,22 +585,7 @@ impl ConvGeom {
                 }
             }};
         }
-        // long convolutions let other Python threads run meanwhile
-        let work = out_work(&gw, x);
-        let ok = crate::threads::unlocked_if_long(work, || -> Result<bool> {
-            Ok(match x.dtype() {
-                DType::F32 => run!(f32),
-                DType::F64 => run!(f64),
-                DType::I64 => run!(i64),
-                DType::Bool => {
-                    return Err(Error::dtype_not_implemented(
-                        kernel_name(false),
-                        DType::Bool,
-                    ))
-                }
-            })
-        })?;
-        internal(ok)?;
+        run_kernel!(x.dtype(), out_work(&gw, x), false);
         Ok(gw)
     }
 }
