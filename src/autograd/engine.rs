@@ -5,7 +5,7 @@
 //! created), summing the gradients arriving for each of its outputs in an input buffer.
 //! Broadcast gradients are reduced to the input's shape here, once, for every op.
 
-use super::{binary, views, GradMode, Meta, Node, NodeKind, Var};
+use super::{pointwise as binary, views, GradMode, Meta, Node, NodeKind, Var};
 use crate::error::{fmt_shape, Error, Result};
 use crate::memory_order::Order;
 use crate::tensor::Tensor;

@@ -10,8 +10,8 @@
 //! Index tensors and masks are saved with their version (like PyTorch's saved
 //! variables): changing one in place before backward is reported, not silently wrong.
 
-use super::binary::{self as ab, Arg};
-use super::{needs_grad, record, unary, views, Saved, Var};
+use super::pointwise::{self as ab, Arg};
+use super::{needs_grad, record, views, Saved, Var};
 use crate::dtype::{DType, Scalar};
 use crate::error::{Error, Result};
 use crate::ops::binary::{BinaryOp, Operand};
@@ -364,7 +364,7 @@ pub fn masked_fill(x: &Var, mask: &Tensor, value: Fill) -> Result<Var> {
         out,
         x,
         value,
-        Rc::new(move |g: &Var| unary::masked_zero(g, &sm.get("MaskedFillBackward0")?)),
+        Rc::new(move |g: &Var| crate::autograd::pointwise::masked_zero(g, &sm.get("MaskedFillBackward0")?)),
     )
 }
 
@@ -507,7 +507,7 @@ pub fn masked_scatter(x: &Var, mask: &Tensor, source: &Var) -> Result<Var> {
         Box::new(move |g, needs| {
             let mask = sm.get("MaskedScatterBackward0")?;
             let gx = if needs[0] {
-                Some(unary::masked_zero(&g[0], &mask)?)
+                Some(crate::autograd::pointwise::masked_zero(&g[0], &mask)?)
             } else {
                 None
             };
@@ -561,7 +561,7 @@ pub fn where_(cond: &Tensor, a: Arg, b: Arg) -> Result<Var> {
                 r.push(if needs[k] {
                     let not =
                         crate::ops::unary::unary(crate::ops::unary::UnaryOp::LogicalNot, &cond)?;
-                    Some(unary::masked_zero(&g[0], &not)?)
+                    Some(crate::autograd::pointwise::masked_zero(&g[0], &not)?)
                 } else {
                     None
                 });
@@ -569,7 +569,7 @@ pub fn where_(cond: &Tensor, a: Arg, b: Arg) -> Result<Var> {
             }
             if tensors.1 {
                 r.push(if needs[k] {
-                    Some(unary::masked_zero(&g[0], &cond)?)
+                    Some(crate::autograd::pointwise::masked_zero(&g[0], &cond)?)
                 } else {
                     None
                 });

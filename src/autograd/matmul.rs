@@ -10,7 +10,7 @@
 //! The random family's in-place samplers live here too (`sampled`): their results do
 //! not depend on the overwritten values, so the gradient is zero.
 
-use super::binary::{binary, mul, Arg};
+use super::pointwise::{binary, mul, Arg};
 use super::{needs_grad, record, unary, views, Saved, Var};
 use crate::dtype::Scalar;
 use crate::error::{Error, Result};
@@ -258,7 +258,7 @@ pub fn linear(x: &Var, w: &Var, b: Option<&Var>) -> Result<Var> {
             } else {
                 unary::to_dtype(b, out.t.dtype())?
             };
-            super::binary::add(&out, &b)
+            super::pointwise::add(&out, &b)
         }
         (None, _) => matmul(x, &wt),
     }

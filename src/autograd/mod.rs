@@ -11,13 +11,14 @@
 //! touched while holding the GIL, and the Python layer refuses to use a graph-carrying
 //! tensor from a thread other than the one that created it.
 
-pub mod binary;
+
 pub mod conv;
 pub mod engine;
 pub mod index;
 pub mod join;
 pub mod matmul;
 pub mod nn;
+pub mod pointwise;
 pub mod reduce;
 pub mod sort;
 pub mod unary;

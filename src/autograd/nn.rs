@@ -13,7 +13,7 @@ mod rnn;
 pub use norm::{batch_norm, layer_norm};
 pub use rnn::lstm_cell;
 
-use super::binary as ab;
+use super::pointwise as ab;
 use super::reduce as ar;
 use super::{index, is_grad_enabled, needs_grad, record, views, Var};
 use crate::dtype::Scalar;
@@ -183,7 +183,7 @@ pub fn cross_entropy(
         Some(w) => ab::mul(&logp, &views::reshape(w, &class_view(x.ndim(), c))?)?,
         None => logp.clone(),
     };
-    let smooth = super::unary::neg(&ar::sum(&smooth, Some(&cd), false, None)?)?;
+    let smooth = super::pointwise::neg(&ar::sum(&smooth, Some(&cd), false, None)?)?;
     let ignore = rawb(
         BinaryOp::Eq,
         Operand::T(&target.t),
@@ -279,7 +279,7 @@ fn ce_probabilities(
         None => logp,
     };
     let prod = ab::mul(&inp, &t)?;
-    let neg = super::unary::neg;
+    let neg = super::pointwise::neg;
     match reduction {
         Reduction::None => neg(&ar::sum(&prod, Some(&[class_dim]), false, None)?),
         Reduction::Sum => neg(&ar::sum(&prod, None, false, None)?),

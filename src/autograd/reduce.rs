@@ -11,7 +11,7 @@
 //! rules skip such all-zero plain gradients so a NaN factor (empty or NaN slices) cannot
 //! leak into the used output's gradient.
 
-use super::binary::{self as ab, Arg};
+use super::pointwise::{self as ab, Arg};
 use super::{index, is_grad_enabled, join, needs_grad, record, record_multi, unary};
 use super::{views, Saved, Var};
 use crate::dtype::{DType, Scalar};
@@ -127,7 +127,7 @@ fn count_true(mask: &Tensor) -> Result<i64> {
 }
 
 fn u(op: UnaryOp, x: &Var) -> Result<Var> {
-    unary::unary(op, x)
+    crate::autograd::pointwise::unary(op, x)
 }
 
 fn mul_s(x: &Var, s: f64) -> Result<Var> {
@@ -206,7 +206,7 @@ pub fn nansum(x: &Var, dims: Option<&[i64]>, keepdim: bool, dtype: Option<DType>
         true,
         Box::new(move |g, _| {
             let x = sx.get("NansumBackward0")?;
-            Ok(vec![Some(unary::masked_zero(
+            Ok(vec![Some(crate::autograd::pointwise::masked_zero(
                 &rs.expand(&g[0])?,
                 &is_nan(&x.t)?,
             )?)])
@@ -528,7 +528,7 @@ impl Moments {
     /// where std is 0 (PyTorch's subgradient there).
     fn std_to_var(g: &Var, std: &Var) -> Result<Var> {
         let q = ab::div(g, &mul_s(std, 2.0)?)?;
-        unary::masked_zero(&q, &eq_zero(&std.t)?)
+        crate::autograd::pointwise::masked_zero(&q, &eq_zero(&std.t)?)
     }
 
     fn mean_backward(&self, g: &Var) -> Result<Var> {
@@ -706,7 +706,7 @@ fn norm_backward(g: &Var, x: &Var, norm: &Var, p: f64, rs: &Restore) -> Result<O
     let r = if p == 1.0 {
         ab::mul(&sgn()?, g)?
     } else if p == 2.0 {
-        ab::mul(g, &unary::masked_zero(&ab::div(x, norm)?, &norm_zero()?)?)?
+        ab::mul(g, &crate::autograd::pointwise::masked_zero(&ab::div(x, norm)?, &norm_zero()?)?)?
     } else if p.is_infinite() {
         // the gradient of amax(|x|), NaNs included, shared by ties
         let a = rawu(UnaryOp::Abs, &x.t)?;
@@ -715,7 +715,7 @@ fn norm_backward(g: &Var, x: &Var, norm: &Var, p: f64, rs: &Restore) -> Result<O
         ab::mul(&sgn()?, &scale_by_count(g, &mask, rs)?)?
     } else if p < 1.0 {
         let pw = pow_s(&u(UnaryOp::Abs, x)?, p - 1.0)?;
-        let scaled = ab::mul(&sgn()?, &unary::masked_zero(&pw, &eq_zero(&x.t)?)?)?;
+        let scaled = ab::mul(&sgn()?, &crate::autograd::pointwise::masked_zero(&pw, &eq_zero(&x.t)?)?)?;
         ab::mul(&ab::mul(&scaled, g)?, &pow_s(norm, 1.0 - p)?)?
     } else {
         let scaled = if p < 2.0 {
@@ -723,7 +723,7 @@ fn norm_backward(g: &Var, x: &Var, norm: &Var, p: f64, rs: &Restore) -> Result<O
         } else {
             ab::mul(x, &pow_s(&u(UnaryOp::Abs, x)?, p - 2.0)?)?
         };
-        let scale = unary::masked_zero(&ab::div(g, &pow_s(norm, p - 1.0)?)?, &norm_zero()?)?;
+        let scale = crate::autograd::pointwise::masked_zero(&ab::div(g, &pow_s(norm, p - 1.0)?)?, &norm_zero()?)?;
         ab::mul(&scaled, &scale)?
     };
     Ok(Some(r))

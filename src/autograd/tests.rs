@@ -1,6 +1,6 @@
 //! Engine tests on small graphs (the Python suite covers every op's gradient).
 
-use super::binary::{add, binary, mul, Arg};
+use super::pointwise::{add, binary, mul, Arg};
 use super::engine::{run, Mode};
 use super::views::sum_to;
 use super::Var;

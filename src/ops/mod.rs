@@ -13,4 +13,5 @@ pub mod random;
 pub mod reduce;
 pub mod search;
 pub mod sort;
+pub mod table;
 pub mod unary;

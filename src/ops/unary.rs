@@ -12,144 +12,161 @@ use crate::memory_order::Order;
 use crate::storage::try_output_vec;
 use crate::tensor::Tensor;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Sign,
-    Floor,
-    Ceil,
-    Round,
-    Trunc,
-    Frac,
-    Exp,
-    Exp2,
-    Expm1,
-    Log,
-    Log2,
-    Log10,
-    Log1p,
-    Sqrt,
-    Rsqrt,
-    Square,
-    Reciprocal,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Sigmoid,
-    LogSigmoid,
-    Relu,
-    Gelu,
-    GeluTanh,
-    Silu,
-    Mish,
-    Erf,
-    Erfc,
-    IsNan,
-    IsInf,
-    IsPosInf,
-    IsNegInf,
-    IsFinite,
-    LogicalNot,
-    BitwiseNot,
+/// What an op does with integer (int64) inputs.
+pub enum OnInt {
+    /// computes in float32 (PyTorch's promotion for float math)
+    Float,
+    /// the input values, unchanged (rounding ops)
+    Copy,
+    /// this function, keeping the integer dtype
+    Map(fn(i64) -> i64),
+    /// PyTorch's "\"<kernel>\" not implemented for 'Long'"
+    Kernel(&'static str),
 }
 
-impl UnaryOp {
-    pub fn name(self) -> &'static str {
-        use UnaryOp::*;
-        match self {
-            Neg => "neg",
-            Abs => "abs",
-            Sign => "sign",
-            Floor => "floor",
-            Ceil => "ceil",
-            Round => "round",
-            Trunc => "trunc",
-            Frac => "frac",
-            Exp => "exp",
-            Exp2 => "exp2",
-            Expm1 => "expm1",
-            Log => "log",
-            Log2 => "log2",
-            Log10 => "log10",
-            Log1p => "log1p",
-            Sqrt => "sqrt",
-            Rsqrt => "rsqrt",
-            Square => "square",
-            Reciprocal => "reciprocal",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Asin => "asin",
-            Acos => "acos",
-            Atan => "atan",
-            Sinh => "sinh",
-            Cosh => "cosh",
-            Tanh => "tanh",
-            Sigmoid => "sigmoid",
-            LogSigmoid => "logsigmoid",
-            Relu => "relu",
-            Gelu => "gelu",
-            GeluTanh => "gelu",
-            Silu => "silu",
-            Mish => "mish",
-            Erf => "erf",
-            Erfc => "erfc",
-            IsNan => "isnan",
-            IsInf => "isinf",
-            IsPosInf => "isposinf",
-            IsNegInf => "isneginf",
-            IsFinite => "isfinite",
-            LogicalNot => "logical_not",
-            BitwiseNot => "bitwise_not",
-        }
-    }
+/// What an op does with bool inputs.
+pub enum OnBool {
+    Float,
+    Copy,
+    /// the integer rule applied to 0/1, giving int64 (`square`)
+    Int,
+    Kernel(&'static str),
+    /// a RuntimeError with this message
+    Runtime(&'static str),
+    /// a NotImplementedError with this message
+    NotImplemented(&'static str),
 }
+
+macro_rules! unary_rows {
+    (math: [$($v:ident { name: $name:literal, methods: [$($meth:tt)*], fn_inplace: $fi:literal,
+        cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr,
+        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal })*]
+     predicates: [$($p:ident { name: $pname:ident, test: $test:expr, other: $other:literal })*]) => {
+        /// Every elementwise unary op: the rows of `unary_table!` (math, then
+        /// predicates), then the two logical/bitwise negations.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum UnaryOp {
+            $($v,)*
+            $($p,)*
+            LogicalNot,
+            BitwiseNot,
+        }
+
+        impl UnaryOp {
+            /// PyTorch's name of the op (messages, node names).
+            pub fn name(self) -> &'static str {
+                use UnaryOp::*;
+                match self {
+                    $($v => $name,)*
+                    $($p => stringify!($pname),)*
+                    LogicalNot => "logical_not",
+                    BitwiseNot => "bitwise_not",
+                }
+            }
+            /// The float math ops (the table's `math` rows).
+            pub const MATH: &'static [UnaryOp] = &[$(UnaryOp::$v,)*];
+            /// The predicates (the table's `predicates` rows).
+            pub const PREDICATES: &'static [UnaryOp] = &[$(UnaryOp::$p,)*];
+        }
+
+        /// `op(x)` for a predicate row.
+        fn predicate(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+            crate::with_float_dtype!(
+                x.dtype(),
+                T,
+                {
+                    let f: fn(T) -> bool = match op {
+                        $(UnaryOp::$p => $test,)*
+                        _ => |_| false,
+                    };
+                    map::<T, bool>(op.name(), x, f)
+                },
+                {
+                    let v = match op {
+                        $(UnaryOp::$p => $other,)*
+                        _ => false,
+                    };
+                    Tensor::full(op.name(), x.shape(), crate::dtype::Scalar::Bool(v), DType::Bool)
+                }
+            )
+        }
+
+        /// The vector kernel of `op`, if it has one (float64 lacks some; see
+        /// `kernels::simd`).
+        fn vector_op(op: UnaryOp) -> Option<simd::Unary> {
+            match op {
+                $($(UnaryOp::$v => Some(simd::Unary::$simd),)?)*
+                _ => None,
+            }
+        }
+
+        /// Rough cost per element relative to an add, for the parallel-split threshold.
+        fn cost(op: UnaryOp) -> usize {
+            match op {
+                $(UnaryOp::$v => $cost,)*
+                _ => 16,
+            }
+        }
+
+        fn on_int(op: UnaryOp) -> OnInt {
+            use OnInt::*;
+            match op {
+                $(UnaryOp::$v => $ints,)*
+                _ => Float,
+            }
+        }
+
+        fn on_bool(op: UnaryOp) -> OnBool {
+            use OnBool::*;
+            match op {
+                $(UnaryOp::$v => $bools,)*
+                _ => Float,
+            }
+        }
+
+        macro_rules! float_fns {
+            ($t:ty, $erf:path, $erfc:path) => {
+                impl Float for $t {
+                    fn f(op: UnaryOp) -> fn($t) -> $t {
+                        #[allow(clippy::upper_case_acronyms, dead_code)]
+                        type T = $t;
+                        match op {
+                            $(UnaryOp::$v => $float,)*
+                            // the predicates and bitwise ops are handled before dispatch
+                            _ => |x| x,
+                        }
+                    }
+                    fn erf_(x: $t) -> $t {
+                        $erf(x)
+                    }
+                    fn erfc_(x: $t) -> $t {
+                        $erfc(x)
+                    }
+                }
+            };
+        }
+    };
+}
+
+crate::ops::table::unary_table!(unary_rows);
 
 /// Floating-point math shared by f32 and f64: the scalar function of each op (used for
 /// ops without a vector kernel, and for parameterised variants).
 pub trait Float: Element + SimdFloat + std::ops::Neg<Output = Self> {
     fn f(op: UnaryOp) -> fn(Self) -> Self;
+    fn erf_(x: Self) -> Self;
+    fn erfc_(x: Self) -> Self;
 }
 
-/// The vector kernel of `op`, if it has one (float64 lacks some; see `kernels::simd`).
-fn vector_op(op: UnaryOp) -> Option<simd::Unary> {
-    use simd::Unary as V;
-    Some(match op {
-        UnaryOp::Neg => V::Neg,
-        UnaryOp::Abs => V::Abs,
-        UnaryOp::Sqrt => V::Sqrt,
-        UnaryOp::Rsqrt => V::Rsqrt,
-        UnaryOp::Square => V::Square,
-        UnaryOp::Reciprocal => V::Reciprocal,
-        UnaryOp::Relu => V::Relu,
-        UnaryOp::Exp => V::Exp,
-        UnaryOp::Log => V::Log,
-        UnaryOp::Tanh => V::Tanh,
-        UnaryOp::Sigmoid => V::Sigmoid,
-        UnaryOp::Silu => V::Silu,
-        UnaryOp::Erf => V::Erf,
-        UnaryOp::Gelu => V::Gelu,
-        UnaryOp::GeluTanh => V::GeluTanh,
-        _ => return None,
-    })
-}
-
-/// Rough cost per element relative to an add, for the parallel-split threshold.
-fn cost(op: UnaryOp) -> usize {
-    use UnaryOp::*;
-    match op {
-        Neg | Abs | Relu | Square | Sign | Floor | Ceil | Round | Trunc | Frac => 1,
-        Sqrt | Rsqrt | Reciprocal => 2,
-        Exp | Log | Tanh | Sigmoid | Silu => 4,
-        Erf | Gelu | GeluTanh => 8,
-        _ => 16,
+/// PyTorch's sign: -1, 0 or 1, keeping NaN and the sign of zero.
+fn sign<T: Element + num_like::Real + std::ops::Neg<Output = T>>(x: T) -> T {
+    let zero = T::zero();
+    if x > zero {
+        T::one()
+    } else if x < zero {
+        -T::one()
+    } else {
+        x * zero
     }
 }
 
@@ -209,73 +226,8 @@ fn float_unary<T: Float>(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     Tensor::from_vec_in(out, x.shape(), &order)
 }
 
-macro_rules! float_unary {
-    ($t:ty, $erf:path, $erfc:path) => {
-        impl Float for $t {
-            fn f(op: UnaryOp) -> fn($t) -> $t {
-                use UnaryOp::*;
-                match op {
-                    Neg => |x| -x,
-                    Abs => |x| x.abs(),
-                    Sign => |x| {
-                        if x > 0.0 {
-                            1.0
-                        } else if x < 0.0 {
-                            -1.0
-                        } else {
-                            x * 0.0
-                        }
-                    },
-                    Floor => |x| x.floor(),
-                    Ceil => |x| x.ceil(),
-                    Round => |x| x.round_ties_even(),
-                    Trunc => |x| x.trunc(),
-                    Frac => |x| x - x.trunc(),
-                    Exp => |x| x.exp(),
-                    Exp2 => |x| x.exp2(),
-                    Expm1 => |x| x.exp_m1(),
-                    Log => |x| x.ln(),
-                    Log2 => |x| x.log2(),
-                    Log10 => |x| x.log10(),
-                    Log1p => |x| x.ln_1p(),
-                    Sqrt => |x| x.sqrt(),
-                    Rsqrt => |x| 1.0 / x.sqrt(),
-                    Square => |x| x * x,
-                    Reciprocal => |x| 1.0 / x,
-                    Sin => |x| x.sin(),
-                    Cos => |x| x.cos(),
-                    Tan => |x| x.tan(),
-                    Asin => |x| x.asin(),
-                    Acos => |x| x.acos(),
-                    Atan => |x| x.atan(),
-                    Sinh => |x| x.sinh(),
-                    Cosh => |x| x.cosh(),
-                    Tanh => |x| x.tanh(),
-                    Sigmoid => |x| 1.0 / (1.0 + (-x).exp()),
-                    // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable both ways
-                    LogSigmoid => |x| x.min(0.0) - (-x.abs()).exp().ln_1p(),
-                    // PyTorch's relu keeps NaN and -0
-                    Relu => |x| if x < 0.0 { 0.0 } else { x },
-                    // x Phi(x) through erfc: no cancellation for negative x
-                    Gelu => |x| 0.5 * x * $erfc(-x * std::f64::consts::FRAC_1_SQRT_2 as $t),
-                    // 0.5 x (1 + tanh(y)) = x sigmoid(2y), again without cancellation
-                    GeluTanh => |x| {
-                        let k = (2.0 / std::f64::consts::PI).sqrt() as $t;
-                        x / (1.0 + (-2.0 * k * (x + 0.044715 * x * x * x)).exp())
-                    },
-                    Silu => |x| x / (1.0 + (-x).exp()),
-                    Mish => |x| x * softplus_(x, 1.0, 20.0).tanh(),
-                    Erf => |x| $erf(x),
-                    Erfc => |x| $erfc(x),
-                    // the predicates and bitwise ops are handled before dispatch
-                    _ => |x| x,
-                }
-            }
-        }
-    };
-}
-float_unary!(f32, libm::erff, libm::erfcf);
-float_unary!(f64, libm::erf, libm::erfc);
+float_fns!(f32, libm::erff, libm::erfcf);
+float_fns!(f64, libm::erf, libm::erfc);
 
 /// `softplus(x) = log(1 + exp(beta*x)) / beta`, linear above `threshold` (PyTorch's rule).
 pub fn softplus_<T: Element + num_like::Real>(x: T, beta: T, threshold: T) -> T {
@@ -300,6 +252,7 @@ pub mod num_like {
         fn exp(self) -> Self;
         fn ln_1p(self) -> Self;
         fn zero() -> Self;
+        fn one() -> Self;
         fn is_nan(self) -> bool;
     }
     macro_rules! real {
@@ -313,6 +266,9 @@ pub mod num_like {
                 }
                 fn zero() -> Self {
                     0.0
+                }
+                fn one() -> Self {
+                    1.0
                 }
                 fn is_nan(self) -> bool {
                     <$t>::is_nan(self)
@@ -343,31 +299,6 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     use UnaryOp::*;
     let dt = x.dtype();
     match op {
-        IsNan | IsInf | IsPosInf | IsNegInf | IsFinite => {
-            return crate::with_float_dtype!(
-                dt,
-                T,
-                {
-                    let f: fn(T) -> bool = match op {
-                        IsNan => |v| v.is_nan(),
-                        IsInf => |v| v.is_infinite(),
-                        IsPosInf => |v| v == T::INFINITY,
-                        IsNegInf => |v| v == T::NEG_INFINITY,
-                        _ => |v| v.is_finite(),
-                    };
-                    map::<T, bool>(op.name(), x, f)
-                },
-                {
-                    let v = op == IsFinite;
-                    Tensor::full(
-                        op.name(),
-                        x.shape(),
-                        crate::dtype::Scalar::Bool(v),
-                        DType::Bool,
-                    )
-                }
-            );
-        }
         LogicalNot => {
             return crate::with_dtype!(dt, T, map::<T, bool>(op.name(), x, |v| !v.to_bool()));
         }
@@ -384,46 +315,36 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
                 )),
             };
         }
+        _ if UnaryOp::PREDICATES.contains(&op) => return predicate(op, x),
         _ => {}
     }
     if dt.is_float() {
         return crate::with_float_dtype!(dt, T, float_unary::<T>(op, x), unreachable!());
     }
-    // integer and bool inputs
-    match (op, dt) {
-        (Neg, DType::Bool) => Err(Error::runtime(
-            "neg",
-            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying \
-             to invert a mask, use the `~` or `logical_not()` operator instead.",
-        )),
-        (Neg, _) => map::<i64, i64>("neg", x, |v| v.wrapping_neg()),
-        (Abs, DType::Bool) => Err(Error::dtype_not_implemented("abs_cpu", dt)),
-        (Relu, DType::Bool) => Err(Error::not_implemented(
-            "relu",
-            "Boolean inputs not supported for relu",
-        )),
-        (Abs, _) => map::<i64, i64>("abs", x, |v| v.wrapping_abs()),
-        (Relu, _) => map::<i64, i64>("relu", x, |v| v.max(0)),
-        (Floor | Ceil | Round | Trunc, DType::Bool) => Err(Error::dtype_not_implemented(
-            &format!("{}_vml_cpu", op.name()),
-            dt,
-        )),
-        (Sign, DType::Bool) | (Floor | Ceil | Round | Trunc, _) => x.copy_as(dt),
-        (Sign, _) => map::<i64, i64>("sign", x, |v| v.signum()),
-        (Frac, _) => Err(Error::dtype_not_implemented("frac_cpu", dt)),
-        (Gelu | GeluTanh, _) => Err(Error::dtype_not_implemented("GeluKernelImpl", dt)),
-        (Silu, _) => Err(Error::dtype_not_implemented("silu_cpu", dt)),
-        (Mish, _) => Err(Error::dtype_not_implemented("mish_cpu", dt)),
-        (LogSigmoid, _) => Err(Error::dtype_not_implemented("log_sigmoid_cpu", dt)),
-        (Square, _) => crate::with_dtype!(
-            dt,
-            T,
-            map::<T, i64>("square", x, |v| {
-                let i = v.to_i64();
-                i.wrapping_mul(i)
-            })
-        ),
-        _ => float_unary::<f32>(op, &x.to_dtype(DType::F32)?),
+    // integer and bool inputs: the row's dtype rules
+    if dt == DType::Bool {
+        match on_bool(op) {
+            OnBool::Float => {}
+            OnBool::Copy => return x.copy_as(dt),
+            OnBool::Int => return int_rule(op, x),
+            OnBool::Kernel(k) => return Err(Error::dtype_not_implemented(k, dt)),
+            OnBool::Runtime(msg) => return Err(Error::runtime(op.name(), msg)),
+            OnBool::NotImplemented(msg) => return Err(Error::not_implemented(op.name(), msg)),
+        }
+    } else {
+        return int_rule(op, x);
+    }
+    float_unary::<f32>(op, &x.to_dtype(DType::F32)?)
+}
+
+/// `op(x)` for an integer (or, through `OnBool::Int`, bool) tensor.
+fn int_rule(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    let dt = x.dtype();
+    match on_int(op) {
+        OnInt::Float => float_unary::<f32>(op, &x.to_dtype(DType::F32)?),
+        OnInt::Copy => x.copy_as(dt),
+        OnInt::Map(f) => crate::with_dtype!(dt, T, map::<T, i64>(op.name(), x, |v| f(v.to_i64()))),
+        OnInt::Kernel(k) => Err(Error::dtype_not_implemented(k, dt)),
     }
 }
 

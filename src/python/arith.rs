@@ -1,7 +1,7 @@
 //! Arithmetic, comparison, logical and elementwise math on `Tensor`, as methods and
 //! Python operators. Module-level forms (`ferric.exp`) are the method descriptors.
 
-use crate::autograd::binary::{binary as vbinary, Arg as VA};
+use crate::autograd::pointwise::{binary as vbinary, Arg as VA};
 use crate::autograd::{self, Var};
 use crate::dtype::{DType, Scalar};
 use crate::error::Error;
@@ -12,6 +12,7 @@ use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// An operand after conversion from Python.
 pub enum Arg {
@@ -292,7 +293,7 @@ fn unary_inplace(slf: &PyTensor, op: UnaryOp) -> PyResult<()> {
         &name,
         false,
         |t| crate::ops::unary::unary_(op, t),
-        |old| autograd::unary::unary(op, old),
+        |old| autograd::pointwise::unary(op, old),
     )
 }
 
@@ -417,96 +418,132 @@ named_binary_inplace! {
     atan2_ => BinaryOp::Atan2;
 }
 
+/// The unary table's rows as Python methods (`t.tanh()`, `t.tanh_()`, aliases) and
+/// predicates (`t.isnan()`), the names the module exports as functions, and the rows as
+/// data for Python (`_core._op_table()`).
 macro_rules! unary_methods {
-    ($($name:ident, $iname:ident => $op:expr;)*) => {
+    (math: [$($v:ident { name: $name:literal, methods: [$($meth:ident $(/ $imeth:ident)?),*],
+        fn_inplace: $fi:literal, cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr,
+        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal })*]
+     predicates: [$($p:ident { name: $pname:ident, test: $test:expr, other: $other:literal })*]) => {
         #[pymethods]
         impl PyTensor {
-            $(
-                fn $name(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-                    wrap_var(py, autograd::unary::unary($op, &self.var()?)?)
+            $($(
+                fn $meth(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+                    wrap_var(py, autograd::pointwise::unary(UnaryOp::$v, &self.var()?)?)
                 }
-                fn $iname<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
-                    unary_inplace(&slf, $op)?;
-                    Ok(slf)
+                $(
+                    fn $imeth<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+                        unary_inplace(&slf, UnaryOp::$v)?;
+                        Ok(slf)
+                    }
+                )?
+            )*)*
+            $(
+                fn $pname(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+                    wrap(py, unary(UnaryOp::$p, &self.t)?)
                 }
             )*
+        }
+
+        /// Module-level functions the unary table provides (`ferric.tanh`, `ferric.tanh_`).
+        fn unary_function_names() -> Vec<&'static str> {
+            let mut names = Vec::new();
+            $($(
+                names.push(stringify!($meth));
+                if $fi {
+                    $(names.push(stringify!($imeth));)?
+                }
+            )*)*
+            $(names.push(stringify!($pname));)*
+            names
+        }
+
+        /// The unary table as Python data: one dict per row.
+        fn unary_rows(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+            let mut rows = Vec::new();
+            $(
+                let d = PyDict::new(py);
+                d.set_item("family", "unary")?;
+                d.set_item("name", $name)?;
+                d.set_item("variant", stringify!($v))?;
+                let methods: Vec<&str> = vec![$(stringify!($meth)),*];
+                d.set_item("methods", methods)?;
+                let inplace: Vec<&str> = vec![$($(stringify!($imeth),)?)*];
+                d.set_item("inplace", inplace)?;
+                d.set_item("fn_inplace", $fi)?;
+                d.set_item("differentiable", differentiable!($($grad)*))?;
+                d.set_item("simd", { let s: &[&str] = &[$(stringify!($simd)),*]; !s.is_empty() })?;
+                d.set_item("nested", $nested)?;
+                rows.push(d);
+            )*
+            $(
+                let d = PyDict::new(py);
+                d.set_item("family", "predicate")?;
+                d.set_item("name", stringify!($pname))?;
+                d.set_item("variant", stringify!($p))?;
+                d.set_item("methods", vec![stringify!($pname)])?;
+                d.set_item("inplace", Vec::<&str>::new())?;
+                d.set_item("fn_inplace", false)?;
+                d.set_item("differentiable", false)?;
+                d.set_item("simd", false)?;
+                d.set_item("nested", true)?;
+                rows.push(d);
+            )*
+            Ok(rows)
         }
     };
 }
 
-unary_methods! {
-    neg, neg_ => UnaryOp::Neg;
-    negative, negative_ => UnaryOp::Neg;
-    abs, abs_ => UnaryOp::Abs;
-    absolute, absolute_ => UnaryOp::Abs;
-    sign, sign_ => UnaryOp::Sign;
-    floor, floor_ => UnaryOp::Floor;
-    ceil, ceil_ => UnaryOp::Ceil;
-    trunc, trunc_ => UnaryOp::Trunc;
-    fix, fix_ => UnaryOp::Trunc;
-    frac, frac_ => UnaryOp::Frac;
-    exp, exp_ => UnaryOp::Exp;
-    exp2, exp2_ => UnaryOp::Exp2;
-    expm1, expm1_ => UnaryOp::Expm1;
-    log, log_ => UnaryOp::Log;
-    log2, log2_ => UnaryOp::Log2;
-    log10, log10_ => UnaryOp::Log10;
-    log1p, log1p_ => UnaryOp::Log1p;
-    sqrt, sqrt_ => UnaryOp::Sqrt;
-    rsqrt, rsqrt_ => UnaryOp::Rsqrt;
-    square, square_ => UnaryOp::Square;
-    reciprocal, reciprocal_ => UnaryOp::Reciprocal;
-    sin, sin_ => UnaryOp::Sin;
-    cos, cos_ => UnaryOp::Cos;
-    tan, tan_ => UnaryOp::Tan;
-    asin, asin_ => UnaryOp::Asin;
-    acos, acos_ => UnaryOp::Acos;
-    atan, atan_ => UnaryOp::Atan;
-    arcsin, arcsin_ => UnaryOp::Asin;
-    arccos, arccos_ => UnaryOp::Acos;
-    arctan, arctan_ => UnaryOp::Atan;
-    sinh, sinh_ => UnaryOp::Sinh;
-    cosh, cosh_ => UnaryOp::Cosh;
-    tanh, tanh_ => UnaryOp::Tanh;
-    sigmoid, sigmoid_ => UnaryOp::Sigmoid;
-    relu, relu_ => UnaryOp::Relu;
-    erf, erf_ => UnaryOp::Erf;
-    erfc, erfc_ => UnaryOp::Erfc;
-    logical_not, logical_not_ => UnaryOp::LogicalNot;
-    bitwise_not, bitwise_not_ => UnaryOp::BitwiseNot;
-}
-
-macro_rules! predicates {
-    ($($name:ident => $op:expr;)*) => {
-        #[pymethods]
-        impl PyTensor {
-            $(
-                fn $name(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-                    wrap(py, unary($op, &self.t)?)
-                }
-            )*
-        }
+/// Whether a table row's `grad` field gives a rule.
+macro_rules! differentiable {
+    (none) => {
+        false
+    };
+    ($($rule:tt)*) => {
+        true
     };
 }
 
-predicates! {
-    isnan => UnaryOp::IsNan;
-    isinf => UnaryOp::IsInf;
-    isposinf => UnaryOp::IsPosInf;
-    isneginf => UnaryOp::IsNegInf;
-    isfinite => UnaryOp::IsFinite;
+/// `ferric._core._op_table()`: the op tables' rows (family, name, methods, in-place
+/// forms, differentiable, simd, nested), read by nested tensors and the tests.
+#[pyfunction]
+fn _op_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    unary_rows(py)
+}
+
+crate::ops::table::unary_table!(unary_methods);
+
+// The two negations outside the table: their dtype rules are their own (bool results /
+// integer-only) and they have no gradient.
+#[pymethods]
+impl PyTensor {
+    fn logical_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, unary(UnaryOp::LogicalNot, &self.t)?)
+    }
+    fn logical_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+        unary_inplace(&slf, UnaryOp::LogicalNot)?;
+        Ok(slf)
+    }
+    fn bitwise_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, unary(UnaryOp::BitwiseNot, &self.t)?)
+    }
+    fn bitwise_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+        unary_inplace(&slf, UnaryOp::BitwiseNot)?;
+        Ok(slf)
+    }
 }
 
 #[pymethods]
 impl PyTensor {
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, autograd::unary::unary(UnaryOp::Neg, &self.var()?)?)
+        wrap_var(py, autograd::pointwise::unary(UnaryOp::Neg, &self.var()?)?)
     }
     fn __pos__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
     fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, autograd::unary::unary(UnaryOp::Abs, &self.var()?)?)
+        wrap_var(py, autograd::pointwise::unary(UnaryOp::Abs, &self.var()?)?)
     }
     fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         if self.t.dtype().is_float() {
@@ -1002,24 +1039,24 @@ fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> PyResu
             )
         }
     };
-    wrap_var(py, autograd::unary::unary(op, &input.var()?)?)
+    wrap_var(py, autograd::pointwise::unary(op, &input.var()?)?)
 }
 
 #[pyfunction]
 fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, autograd::unary::unary(UnaryOp::Silu, &input.var()?)?)
+    wrap_var(py, autograd::pointwise::unary(UnaryOp::Silu, &input.var()?)?)
 }
 
 #[pyfunction]
 fn mish(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, autograd::unary::unary(UnaryOp::Mish, &input.var()?)?)
+    wrap_var(py, autograd::pointwise::unary(UnaryOp::Mish, &input.var()?)?)
 }
 
 #[pyfunction]
 fn logsigmoid(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
     wrap_var(
         py,
-        autograd::unary::unary(UnaryOp::LogSigmoid, &input.var()?)?,
+        autograd::pointwise::unary(UnaryOp::LogSigmoid, &input.var()?)?,
     )
 }
 
@@ -1033,7 +1070,7 @@ fn softplus(
 ) -> PyResult<Py<PyTensor>> {
     wrap_var(
         py,
-        autograd::unary::softplus(&input.var()?, beta, threshold)?,
+        autograd::pointwise::softplus(&input.var()?, beta, threshold)?,
     )
 }
 
@@ -1091,6 +1128,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(elu, m)?)?;
     m.add_function(wrap_pyfunction!(result_type, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
+    m.add_function(wrap_pyfunction!(_op_table, m)?)?;
+    crate::python::tensor::alias_methods(m, &unary_function_names())?;
     crate::python::tensor::alias_methods(
         m,
         &[
@@ -1127,58 +1166,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             "bitwise_xor",
             "bitwise_not",
             "atan2",
-            "neg",
-            "negative",
-            "abs",
-            "absolute",
-            "sign",
-            "floor",
-            "ceil",
-            "trunc",
-            "fix",
-            "frac",
-            "exp",
-            "exp2",
-            "expm1",
-            "log",
-            "log2",
-            "log10",
-            "log1p",
-            "sqrt",
-            "rsqrt",
-            "square",
-            "reciprocal",
-            "sin",
-            "cos",
-            "tan",
-            "asin",
-            "acos",
-            "atan",
-            "arcsin",
-            "arccos",
-            "arctan",
-            "sinh",
-            "cosh",
-            "tanh",
-            "sigmoid",
-            "relu",
-            "erf",
-            "erfc",
-            "isnan",
-            "isinf",
-            "isposinf",
-            "isneginf",
-            "isfinite",
             "clamp",
             "clip",
             "clamp_min",
             "clamp_max",
             "round",
             "nan_to_num",
-            "relu_",
-            "sigmoid_",
-            "tanh_",
-            "exp_",
             "clamp_",
         ],
     )?;

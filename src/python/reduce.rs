@@ -4,7 +4,7 @@
 //! node only when an input requires grad), or `ops::reduce` for the integer/bool-valued
 //! ops that have no gradient (argmax, all, count_nonzero...).
 
-use crate::autograd::binary::{binary, Arg as VA};
+use crate::autograd::pointwise::{binary, Arg as VA};
 use crate::autograd::reduce as av;
 use crate::autograd::Var;
 use crate::dtype::DType;

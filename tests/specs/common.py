@@ -99,6 +99,7 @@ DOMAINS: dict[str, tuple[Callable, Callable]] = {
     "positive": (lambda r, s: r.uniform(0.1, 5, s), lambda r, s: r.integers(1, 7, s)),
     "unit": (lambda r, s: r.uniform(-0.95, 0.95, s), lambda r, s: r.integers(-1, 2, s)),
     "above_m1": (lambda r, s: r.uniform(-0.9, 4, s), lambda r, s: r.integers(0, 6, s)),
+    "above_1": (lambda r, s: r.uniform(1, 5, s), lambda r, s: r.integers(1, 7, s)),
     "nonzero": (lambda r, s: r.choice([-1, 1], s) * r.uniform(0.5, 3, s),
                 lambda r, s: r.choice([-4, -3, -2, -1, 1, 2, 3, 4], s)),
     # ties for the rounding ops (round half to even) and exact equalities for isclose

@@ -1,7 +1,7 @@
 //! Differentiable scans (cumsum, cumprod, cummax/cummin) and softmax / log_softmax.
 
 use super::{count_true, eq_zero, plain, zeros};
-use crate::autograd::binary as ab;
+use crate::autograd::pointwise as ab;
 use crate::autograd::{index, is_grad_enabled, join, needs_grad, record, unary, views, Saved, Var};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
@@ -175,7 +175,7 @@ pub fn softmax(x: &Var, dim: i64, dtype: Option<DType>, log: bool) -> Result<Var
             }
             let r = if log {
                 let s = super::sum(g, Some(&d), true, None)?;
-                ab::sub(g, &ab::mul(&unary::unary(UnaryOp::Exp, out)?, &s)?)?
+                ab::sub(g, &ab::mul(&crate::autograd::pointwise::unary(UnaryOp::Exp, out)?, &s)?)?
             } else {
                 let s = super::sum(&ab::mul(g, out)?, Some(&d), true, None)?;
                 ab::mul(out, &ab::sub(g, &s)?)?

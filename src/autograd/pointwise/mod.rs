@@ -1,11 +1,21 @@
-//! Differentiable binary ops: forward through `ops::binary`, backward rules beside them.
-//! Gradients are written with differentiable ops, so `create_graph=True` gives higher
-//! derivatives; broadcasting is undone by the engine.
+//! Differentiable elementwise ops: unary and binary forward through `ops::unary` /
+//! `ops::binary`, with their backward rules. Unary rules come from the op table
+//! (`crate::ops::table`), written as formulas (`expr`); the long ones are named
+//! functions in `rules`. Gradients are written with differentiable ops, so
+//! `create_graph=True` gives higher derivatives; broadcasting is undone by the engine.
 
-use super::{needs_grad, record, unary, Saved, Var};
-use crate::dtype::Scalar;
+pub mod expr;
+mod rules;
+
+use super::{needs_grad, record, Saved, Var};
+use crate::dtype::{DType, Scalar};
 use crate::error::Result;
+use crate::kernels::strided;
 use crate::ops::binary::{binary as raw, BinaryOp, Operand};
+use crate::ops::unary::{map_float, unary as raw_unary, UnaryOp};
+use crate::shape::broadcast_shapes;
+use crate::storage::try_zeroed_vec;
+use crate::tensor::Tensor;
 
 /// A differentiable operand: a tensor or a Python number.
 #[derive(Clone, Copy)]
@@ -135,7 +145,7 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
         saves,
         Box::new(move |grads, needs| {
             let g = &grads[0];
-            let (ga, gb) = rule(
+            let (ga, gb) = binary_rule(
                 op,
                 g,
                 sa.as_ref(),
@@ -169,7 +179,7 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
 
 type Pair = (Option<Var>, Option<Var>);
 
-fn rule(
+fn binary_rule(
     op: BinaryOp,
     g: &Var,
     sa: Option<&SArg>,
@@ -189,7 +199,7 @@ fn rule(
         Add => (need.0.then(|| g.clone()), need.1.then(|| g.clone())),
         Sub => (
             need.0.then(|| g.clone()),
-            if need.1 { Some(unary::neg(g)?) } else { None },
+            if need.1 { Some(neg(g)?) } else { None },
         ),
         Mul => {
             let (a, b) = (load(sa)?, load(sb)?);
@@ -217,7 +227,7 @@ fn rule(
                 // -g * a / b^2
                 let b2 = binary(Mul, b.arg(), b.arg())?;
                 let num = binary(Mul, Arg::V(g), a.arg())?;
-                Some(unary::neg(&binary(Div, Arg::V(&num), Arg::V(&b2))?)?)
+                Some(neg(&binary(Div, Arg::V(&num), Arg::V(&b2))?)?)
             } else {
                 None
             };
@@ -251,7 +261,7 @@ fn rule(
                         let t = binary(Mul, Arg::V(&binary(Mul, Arg::V(g), b.arg())?), Arg::V(&p))?;
                         let zero_exp =
                             raw(BinaryOp::Eq, b.arg().operand(), Operand::S(Scalar::Int(0)))?;
-                        Some(unary::masked_zero(&t, &zero_exp)?)
+                        Some(masked_zero(&t, &zero_exp)?)
                     }
                 }
             } else {
@@ -260,7 +270,7 @@ fn rule(
             let gb = match (need.1, out) {
                 (true, Some(out)) => {
                     // g * out * log(a), zero where a == 0 and b >= 0
-                    let la = unary::unary(crate::ops::unary::UnaryOp::Log, &to_var(&a)?)?;
+                    let la = unary(UnaryOp::Log, &to_var(&a)?)?;
                     let t = binary(
                         Mul,
                         Arg::V(&binary(Mul, Arg::V(g), Arg::V(&out))?),
@@ -269,7 +279,7 @@ fn rule(
                     let az = raw(BinaryOp::Eq, a.arg().operand(), Operand::S(Scalar::Int(0)))?;
                     let bp = raw(BinaryOp::Ge, b.arg().operand(), Operand::S(Scalar::Int(0)))?;
                     let cond = raw(BinaryOp::LogicalAnd, Operand::T(&az), Operand::T(&bp))?;
-                    Some(unary::masked_zero(&t, &cond)?)
+                    Some(masked_zero(&t, &cond)?)
                 }
                 _ => None,
             };
@@ -292,7 +302,7 @@ fn rule(
             let scale = binary(Add, Arg::V(&half), Arg::S(Scalar::Int(1)))?;
             let gs = binary(Mul, Arg::V(g), Arg::V(&scale))?;
             let ga = if need.0 {
-                Some(unary::masked_zero(
+                Some(masked_zero(
                     &gs,
                     &raw(lose, a.arg().operand(), b.arg().operand())?,
                 )?)
@@ -300,7 +310,7 @@ fn rule(
                 None
             };
             let gb = if need.1 {
-                Some(unary::masked_zero(
+                Some(masked_zero(
                     &gs,
                     &raw(lose, b.arg().operand(), a.arg().operand())?,
                 )?)
@@ -326,7 +336,7 @@ fn rule(
                 None
             };
             let gb = if need.1 {
-                Some(unary::neg(&binary(
+                Some(neg(&binary(
                     Div,
                     Arg::V(&binary(Mul, Arg::V(g), a.arg())?),
                     Arg::V(&d),
@@ -343,9 +353,9 @@ fn rule(
                     raw(BinaryOp::FloorDiv, a.arg().operand(), b.arg().operand())?
                 } else {
                     let d = raw(BinaryOp::Div, a.arg().operand(), b.arg().operand())?;
-                    crate::ops::unary::unary(crate::ops::unary::UnaryOp::Trunc, &d)?
+                    raw_unary(UnaryOp::Trunc, &d)?
                 };
-                Some(unary::neg(&binary(
+                Some(neg(&binary(
                     Mul,
                     Arg::V(g),
                     Arg::V(&Var::plain(q)),
@@ -381,3 +391,197 @@ pub fn div(a: &Var, b: &Var) -> Result<Var> {
 pub fn mul_s(a: &Var, s: f64) -> Result<Var> {
     binary(BinaryOp::Mul, Arg::V(a), Arg::S(Scalar::Float(s)))
 }
+
+pub fn neg(x: &Var) -> Result<Var> {
+    unary(UnaryOp::Neg, x)
+}
+
+/// PyTorch's node name of a unary op: `tanh` -> `TanhBackward0`.
+fn node_name(op: UnaryOp) -> String {
+    let cap: String = op
+        .name()
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    format!("{cap}Backward0")
+}
+
+/// What a unary rule reads besides the gradient.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reads {
+    Nothing,
+    Input,
+    Output,
+}
+
+/// The table's `grad` field: which value the rule reads (`x` input, `y` output).
+macro_rules! reads {
+    (none) => { None };
+    (|$g:ident| $body:expr) => { Some(Reads::Nothing) };
+    (|$g:ident, x| $body:expr) => { Some(Reads::Input) };
+    (|$g:ident, y| $body:expr) => { Some(Reads::Output) };
+}
+
+/// The table's `grad` field as code: the rule's formula with `g`, and `x` or `y`
+/// bound to the saved value.
+macro_rules! rule_body {
+    ($gv:ident, $sv:ident; none) => { Ok($gv.clone()) };
+    ($gv:ident, $sv:ident; |$g:ident| $body:expr) => {{
+        let $g = $gv;
+        E::from($body).var()
+    }};
+    ($gv:ident, $sv:ident; |$g:ident, $s:ident| $body:expr) => {{
+        let $g = $gv;
+        let $s = $sv()?;
+        E::from($body).var()
+    }};
+}
+
+macro_rules! unary_rules {
+    (math: [$($v:ident { name: $name:literal, methods: [$($meth:tt)*], fn_inplace: $fi:literal,
+        cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr,
+        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal })*]
+     predicates: [$($rest:tt)*]) => {
+        /// What `op`'s backward reads; None when it has no gradient.
+        fn reads(op: UnaryOp) -> Option<Reads> {
+            match op {
+                $(UnaryOp::$v => reads!($($grad)*),)*
+                _ => None,
+            }
+        }
+
+        /// `op`'s gradient given the incoming `g` and the saved value.
+        fn rule(op: UnaryOp, g: &Var, saved: Option<&Var>) -> Result<Var> {
+            #[allow(unused_imports)]
+            use expr::{un, zeros_like, same, E};
+            #[allow(unused_imports)]
+            use std::f64::consts::{LN_10, LN_2, PI};
+            #[allow(unused_imports)]
+            use UnaryOp::*;
+            let _saved = || {
+                saved.ok_or_else(|| crate::error::Error::runtime("backward", "missing saved value"))
+            };
+            match op {
+                $(UnaryOp::$v => rule_body!(g, _saved; $($grad)*),)*
+                _ => Ok(g.clone()),
+            }
+        }
+    };
+}
+crate::ops::table::unary_table!(unary_rules);
+
+/// `op(x)` on a differentiable value; the op table says what backward saves and does.
+pub fn unary(op: UnaryOp, x: &Var) -> Result<Var> {
+    let out = raw_unary(op, &x.t)?;
+    let reads = match reads(op) {
+        Some(r) if out.dtype().is_float() && needs_grad(&[x]) => r,
+        _ => return Ok(Var::plain(out)),
+    };
+    let nm = node_name(op);
+    let (saved, slot) = match reads {
+        Reads::Nothing => (None, None),
+        Reads::Input => (Some(Saved::input(x)), None),
+        Reads::Output => {
+            let (s, slot) = Saved::output_of(&out, &nm);
+            (Some(s), Some(slot))
+        }
+    };
+    let nm2 = nm.clone();
+    let v = record(
+        &nm,
+        out,
+        &[x],
+        reads != Reads::Nothing,
+        Box::new(move |grads, _| {
+            let s = saved.as_ref().map(|s| s.get(&nm2)).transpose()?;
+            Ok(vec![Some(rule(op, &grads[0], s.as_ref())?)])
+        }),
+    );
+    if let Some(slot) = slot {
+        slot.bind(&v);
+    }
+    Ok(v)
+}
+
+/// `x` with elements zeroed where `cond` is true (cond broadcasts). Differentiable in x.
+pub fn masked_zero(x: &Var, cond: &Tensor) -> Result<Var> {
+    let out = masked_zero_raw(&x.t, cond)?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let c = cond.clone();
+    Ok(record(
+        "MaskedFillBackward0",
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(masked_zero(&g[0], &c)?)])),
+    ))
+}
+
+fn masked_zero_raw(x: &Tensor, cond: &Tensor) -> Result<Tensor> {
+    let shape = broadcast_shapes(x.shape(), cond.shape())?;
+    let lx = x.layout.broadcast_to(&shape)?;
+    let c = cond.to_dtype(DType::Bool)?;
+    let lc = c.layout.broadcast_to(&shape)?;
+    let n = crate::shape::checked_numel("masked_fill", &shape)?;
+    crate::with_dtype!(x.dtype(), T, {
+        let mut dst = try_zeroed_vec::<T>("masked_fill", n)?;
+        // SAFETY: dtypes match the slices; dst is fresh.
+        let (xs, cs) = unsafe { (x.data::<T>(), c.data::<bool>()) };
+        strided::map2(
+            xs,
+            (&lx.strides, lx.offset),
+            cs,
+            (&lc.strides, lc.offset),
+            &shape,
+            &mut dst,
+            |v, m| if m { T::default() } else { v },
+        );
+        Tensor::from_vec(dst, &shape)
+    })
+}
+
+pub fn softplus(x: &Var, beta: f64, threshold: f64) -> Result<Var> {
+    crate::ops::unary::require_float("softplus_cpu", &x.t)?;
+    let (b32, t32) = (beta as f32, threshold as f32);
+    let out = map_float(
+        "softplus",
+        &x.t,
+        move |v| crate::ops::unary::softplus_(v, b32, t32),
+        move |v| crate::ops::unary::softplus_(v, beta, threshold),
+    )?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let sx = Saved::input(x);
+    Ok(record(
+        "SoftplusBackward0",
+        out,
+        &[x],
+        true,
+        Box::new(move |g, _| {
+            let x = sx.get("SoftplusBackward0")?;
+            // sigmoid(beta*x) below the threshold, 1 above it
+            let bx = binary(BinaryOp::Mul, Arg::V(&x), Arg::S(Scalar::Float(beta)))?;
+            let sg = unary(UnaryOp::Sigmoid, &bx)?;
+            let above = crate::ops::binary::binary(
+                BinaryOp::Gt,
+                crate::ops::binary::Operand::T(&bx.t),
+                crate::ops::binary::Operand::S(Scalar::Float(threshold)),
+            )?;
+            let below = masked_zero(&sg, &above)?;
+            let ones = Var::plain(above.to_dtype(g[0].t.dtype())?);
+            Ok(vec![Some(mul(
+                &g[0],
+                &add(&below, &ones)?,
+            )?)])
+        }),
+    ))
+}
+

@@ -1,0 +1,218 @@
+//! The op tables: one row per elementwise op, the single place an op is declared.
+//!
+//! Each table is a macro that hands its rows to a consumer macro (`unary_table!(m)`
+//! expands `m! { rows }`), so every layer reads the fields it needs from the same rows:
+//!
+//! * `ops::unary` builds the `UnaryOp` enum, `name()`, the cost hint, the vector kernel
+//!   choice, the per-type scalar function and the integer/bool dtype rules;
+//! * `autograd::pointwise` builds the backward rules and which values they save;
+//! * `python::arith` registers the Python methods, their in-place `_` variants and the
+//!   module-level functions, and exports the rows to Python
+//!   (`ferric._core._op_table()`), where nested tensors and the tests read their name
+//!   lists instead of keeping copies.
+//!
+//! Fields of a unary row:
+//! * `name`: PyTorch's op name (error messages, node names `<Name>Backward0`);
+//! * `methods`: Python method names, `name / name_` when an in-place form exists; the
+//!   first is the function name, the rest are aliases. Every method is also a module
+//!   function (`ferric.tanh`); `fn_inplace` says whether the in-place form is too
+//!   (`ferric.tanh_`);
+//! * `cost`: rough work per element relative to an add (parallel-split threshold);
+//! * `simd`: the `kernels::simd::Unary` vector kernel, if any;
+//! * `float`: the scalar function (`T` is the element type, `f32` or `f64`);
+//! * `ints` / `bools`: what integer / bool inputs do (`ops::unary::OnInt`, `OnBool`);
+//! * `grad`: the backward rule, written as a formula over the incoming gradient `g`
+//!   and either the saved input `x` or the saved output `y` (which one the rule names
+//!   is what backward saves); `none` for ops without a gradient. Complex rules call a
+//!   named function in `autograd::pointwise::rules`;
+//! * `nested`: whether nested tensors apply it to their packed values.
+
+/// Elementwise unary math (`ferric.exp`, `Tensor.tanh_`, ...) and predicates
+/// (`isnan`, ...); see the module docs.
+macro_rules! unary_table {
+    ($m:ident) => { $m! { math: [
+        Neg { name: "neg", methods: [neg / neg_, negative / negative_], fn_inplace: false,
+            cost: 1, simd: [Neg], float: |x| -x,
+            ints: Map(|v| v.wrapping_neg()), bools: Runtime(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are \
+                 trying to invert a mask, use the `~` or `logical_not()` operator instead."),
+            grad: [|g| -g], nested: true }
+        Abs { name: "abs", methods: [abs / abs_, absolute / absolute_], fn_inplace: false,
+            cost: 1, simd: [Abs], float: |x| x.abs(),
+            ints: Map(|v| v.wrapping_abs()), bools: Kernel("abs_cpu"),
+            grad: [|g, x| g * un(Sign, x)], nested: true }
+        Sign { name: "sign", methods: [sign / sign_], fn_inplace: false,
+            cost: 1, simd: [], float: |x| sign(x),
+            ints: Map(|v| v.signum()), bools: Copy,
+            grad: [|g| zeros_like(g)], nested: true }
+        Floor { name: "floor", methods: [floor / floor_], fn_inplace: false,
+            cost: 1, simd: [], float: |x| x.floor(),
+            ints: Copy, bools: Kernel("floor_vml_cpu"),
+            grad: [|g| zeros_like(g)], nested: true }
+        Ceil { name: "ceil", methods: [ceil / ceil_], fn_inplace: false,
+            cost: 1, simd: [], float: |x| x.ceil(),
+            ints: Copy, bools: Kernel("ceil_vml_cpu"),
+            grad: [|g| zeros_like(g)], nested: true }
+        // `round(decimals=)` has its own binding; the row gives the kernel and the rule
+        Round { name: "round", methods: [], fn_inplace: false,
+            cost: 1, simd: [], float: |x| x.round_ties_even(),
+            ints: Copy, bools: Kernel("round_vml_cpu"),
+            grad: [|g| zeros_like(g)], nested: true }
+        Trunc { name: "trunc", methods: [trunc / trunc_, fix / fix_], fn_inplace: false,
+            cost: 1, simd: [], float: |x| x.trunc(),
+            ints: Copy, bools: Kernel("trunc_vml_cpu"),
+            grad: [|g| zeros_like(g)], nested: true }
+        Frac { name: "frac", methods: [frac / frac_], fn_inplace: false,
+            cost: 1, simd: [], float: |x| x - x.trunc(),
+            ints: Kernel("frac_cpu"), bools: Kernel("frac_cpu"),
+            grad: [|g| same(g)], nested: true }
+        Exp { name: "exp", methods: [exp / exp_], fn_inplace: true,
+            cost: 4, simd: [Exp], float: |x| x.exp(),
+            ints: Float, bools: Float,
+            grad: [|g, y| g * y], nested: true }
+        Exp2 { name: "exp2", methods: [exp2 / exp2_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.exp2(),
+            ints: Float, bools: Float,
+            grad: [|g, y| g * y * LN_2], nested: true }
+        Expm1 { name: "expm1", methods: [expm1 / expm1_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.exp_m1(),
+            ints: Float, bools: Float,
+            grad: [|g, y| g * (y + 1.0)], nested: true }
+        Log { name: "log", methods: [log / log_], fn_inplace: false,
+            cost: 4, simd: [Log], float: |x| x.ln(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g / x], nested: true }
+        Log2 { name: "log2", methods: [log2 / log2_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.log2(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g / (x * LN_2)], nested: true }
+        Log10 { name: "log10", methods: [log10 / log10_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.log10(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g / (x * LN_10)], nested: true }
+        Log1p { name: "log1p", methods: [log1p / log1p_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.ln_1p(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g / (x + 1.0)], nested: true }
+        Sqrt { name: "sqrt", methods: [sqrt / sqrt_], fn_inplace: false,
+            cost: 2, simd: [Sqrt], float: |x| x.sqrt(),
+            ints: Float, bools: Float,
+            grad: [|g, y| g / (y * 2.0)], nested: true }
+        Rsqrt { name: "rsqrt", methods: [rsqrt / rsqrt_], fn_inplace: false,
+            cost: 2, simd: [Rsqrt], float: |x| 1.0 / x.sqrt(),
+            ints: Float, bools: Float,
+            grad: [|g, y| g * (y * y * y) * -0.5], nested: true }
+        Square { name: "square", methods: [square / square_], fn_inplace: false,
+            cost: 1, simd: [Square], float: |x| x * x,
+            ints: Map(|v| v.wrapping_mul(v)), bools: Int,
+            grad: [|g, x| g * x * 2.0], nested: true }
+        Reciprocal { name: "reciprocal", methods: [reciprocal / reciprocal_], fn_inplace: false,
+            cost: 2, simd: [Reciprocal], float: |x| 1.0 / x,
+            ints: Float, bools: Float,
+            grad: [|g, y| -(g * (y * y))], nested: true }
+        Sin { name: "sin", methods: [sin / sin_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.sin(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(Cos, x)], nested: true }
+        Cos { name: "cos", methods: [cos / cos_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.cos(),
+            ints: Float, bools: Float,
+            grad: [|g, x| -(g * un(Sin, x))], nested: true }
+        Tan { name: "tan", methods: [tan / tan_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.tan(),
+            ints: Float, bools: Float,
+            grad: [|g, y| g * (y * y + 1.0)], nested: true }
+        Asin { name: "asin", methods: [asin / asin_, arcsin / arcsin_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.asin(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g / un(Sqrt, 1.0 - x * x)], nested: true }
+        Acos { name: "acos", methods: [acos / acos_, arccos / arccos_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.acos(),
+            ints: Float, bools: Float,
+            grad: [|g, x| -(g / un(Sqrt, 1.0 - x * x))], nested: true }
+        Atan { name: "atan", methods: [atan / atan_, arctan / arctan_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.atan(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g / (x * x + 1.0)], nested: true }
+        Asinh { name: "asinh", methods: [asinh / asinh_, arcsinh / arcsinh_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.asinh(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(Rsqrt, x * x + 1.0)], nested: true }
+        Acosh { name: "acosh", methods: [acosh / acosh_, arccosh / arccosh_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.acosh(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(Rsqrt, x * x - 1.0)], nested: true }
+        Atanh { name: "atanh", methods: [atanh / atanh_, arctanh / arctanh_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.atanh(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g / (1.0 - x * x)], nested: true }
+        Sinh { name: "sinh", methods: [sinh / sinh_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.sinh(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(Cosh, x)], nested: true }
+        Cosh { name: "cosh", methods: [cosh / cosh_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.cosh(),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(Sinh, x)], nested: true }
+        Tanh { name: "tanh", methods: [tanh / tanh_], fn_inplace: true,
+            cost: 4, simd: [Tanh], float: |x| x.tanh(),
+            ints: Float, bools: Float,
+            grad: [|g, y| g * (1.0 - y * y)], nested: true }
+        Sigmoid { name: "sigmoid", methods: [sigmoid / sigmoid_], fn_inplace: true,
+            cost: 4, simd: [Sigmoid], float: |x| 1.0 / (1.0 + (-x).exp()),
+            ints: Float, bools: Float,
+            grad: [|g, y| g * (y * (1.0 - y))], nested: true }
+        // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable both ways
+        LogSigmoid { name: "logsigmoid", methods: [], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x.min(0.0) - (-x.abs()).exp().ln_1p(),
+            ints: Kernel("log_sigmoid_cpu"), bools: Kernel("log_sigmoid_cpu"),
+            grad: [|g, x| g * un(Sigmoid, -x)], nested: true }
+        // PyTorch's relu keeps NaN and -0
+        Relu { name: "relu", methods: [relu / relu_], fn_inplace: true,
+            cost: 1, simd: [Relu], float: |x| if x < 0.0 { 0.0 } else { x },
+            ints: Map(|v| v.max(0)), bools: NotImplemented("Boolean inputs not supported for relu"),
+            grad: [|g, y| rules::relu(g, y)], nested: true }
+        // x Phi(x) through erfc: no cancellation for negative x
+        Gelu { name: "gelu", methods: [], fn_inplace: false,
+            cost: 8, simd: [Gelu],
+            float: |x| 0.5 * x * T::erfc_(-x * std::f64::consts::FRAC_1_SQRT_2 as T),
+            ints: Kernel("GeluKernelImpl"), bools: Kernel("GeluKernelImpl"),
+            grad: [|g, x| rules::gelu(g, x)], nested: true }
+        // 0.5 x (1 + tanh(y)) = x sigmoid(2y), again without cancellation
+        GeluTanh { name: "gelu", methods: [], fn_inplace: false,
+            cost: 8, simd: [GeluTanh],
+            float: |x| {
+                let k = (2.0 / std::f64::consts::PI).sqrt() as T;
+                x / (1.0 + (-2.0 * k * (x + 0.044715 * x * x * x)).exp())
+            },
+            ints: Kernel("GeluKernelImpl"), bools: Kernel("GeluKernelImpl"),
+            grad: [|g, x| rules::gelu_tanh(g, x)], nested: true }
+        Silu { name: "silu", methods: [], fn_inplace: false,
+            cost: 4, simd: [Silu], float: |x| x / (1.0 + (-x).exp()),
+            ints: Kernel("silu_cpu"), bools: Kernel("silu_cpu"),
+            grad: [|g, x| rules::silu(g, x)], nested: true }
+        Mish { name: "mish", methods: [], fn_inplace: false,
+            cost: 16, simd: [], float: |x| x * softplus_(x, 1.0, 20.0).tanh(),
+            ints: Kernel("mish_cpu"), bools: Kernel("mish_cpu"),
+            grad: [|g, x| rules::mish(g, x)], nested: true }
+        Erf { name: "erf", methods: [erf / erf_], fn_inplace: false,
+            cost: 8, simd: [Erf], float: |x| T::erf_(x),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(Exp, -(x * x)) * (2.0 / PI.sqrt())], nested: true }
+        Erfc { name: "erfc", methods: [erfc / erfc_], fn_inplace: false,
+            cost: 16, simd: [], float: |x| T::erfc_(x),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(Exp, -(x * x)) * -(2.0 / PI.sqrt())], nested: true }
+    ]
+    // Predicates: bool results, no gradient, no in-place form. `test` is the float
+    // test; `other` the answer for every integer or bool element. Nested: yes.
+    predicates: [
+        IsNan { name: isnan, test: |v| v.is_nan(), other: false }
+        IsInf { name: isinf, test: |v| v.is_infinite(), other: false }
+        IsPosInf { name: isposinf, test: |v| v == T::INFINITY, other: false }
+        IsNegInf { name: isneginf, test: |v| v == T::NEG_INFINITY, other: false }
+        IsFinite { name: isfinite, test: |v| v.is_finite(), other: true }
+    ] } };
+}
+
+pub(crate) use unary_table;
