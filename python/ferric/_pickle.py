@@ -36,11 +36,11 @@ def _check_version(version: Any, what: str) -> None:
     if not isinstance(version, int) or version < 1:
         raise RuntimeError(f"cannot unpickle {what}: invalid ferric pickle format {version!r}")
     if version > _FORMAT_VERSION:
-        from . import __version__
-
+        # the version the extension was built as: the same string as ferric.__version__
+        ours = _core._build_info()["version"]
         raise RuntimeError(
             f"this {what} was saved by a newer version of ferric (pickle format {version}); "
-            f"ferric {__version__} reads formats up to {_FORMAT_VERSION}. Upgrade ferric to "
+            f"ferric {ours} reads formats up to {_FORMAT_VERSION}. Upgrade ferric to "
             "load it."
         )
 
