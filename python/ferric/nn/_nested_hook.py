@@ -64,9 +64,14 @@ def routed(fn: Callable[..., Any], inputs: int = 1) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def route_any(*args, **kwargs):
-        given = args[:inputs] + tuple(kwargs.get(p) for p in params[len(args):])
-        if any(type(a) is _nested_type for a in given):
-            return _handlers[name](fn, *args, **kwargs)
+        nested = _nested_type
+        for a in args[:inputs]:
+            if type(a) is nested:
+                return _handlers[name](fn, *args, **kwargs)
+        if kwargs:
+            for p in params[len(args):]:
+                if type(kwargs.get(p)) is nested:
+                    return _handlers[name](fn, *args, **kwargs)
         return fn(*args, **kwargs)
 
     return route_any
