@@ -239,6 +239,10 @@ def test_every_nested_route_has_a_handler():
     assert _nested_hook._nested_type is ferric.nested.NestedTensor
     assert {"relu", "linear", "scaled_dot_product_attention"} <= _nested_hook._routed
     assert _nested_hook.unhandled() == set()
+    # and every handler but the layers' has its routed function (a name in nested's
+    # _ROWWISE whose nn.functional function is not routed would never be reached)
+    layers = {"RNNBase.forward", "MultiheadAttention.forward"}
+    assert set(_nested_hook._handlers) - _nested_hook._routed == layers
 
 
 def _write(root: pathlib.Path, files: dict[str, str]):
