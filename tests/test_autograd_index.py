@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from layouts import leaf_and_view
 
 import ferric
 from ferric.autograd import gradcheck, gradgradcheck
@@ -28,25 +29,17 @@ SCATTER_IDX = i64([[0, 2, 1], [1, 0, 2]])  # unique rows within each column (dim
 GATHER_IDX = i64([[0, 3, 3], [1, 1, 0], [2, 0, 1]])  # repeats along dim 1
 
 
+def values(shape, seed=0):
+    return np.random.default_rng(seed).uniform(-2, 2, size=shape)
+
+
 def leaf(shape, seed=0):
-    rng = np.random.default_rng(seed)
-    return ferric.tensor(rng.uniform(-2, 2, size=shape), dtype=F64, requires_grad=True)
+    return ferric.tensor(values(shape, seed), dtype=F64, requires_grad=True)
 
 
 def make(kind, shape, seed):
     """A leaf and a function producing an input of `shape` with the layout `kind`."""
-    shape = tuple(shape)
-    if kind == "contiguous" or len(shape) == 0:
-        return leaf(shape, seed), lambda t: t
-    if kind == "transposed" and len(shape) >= 2:
-        base = leaf(shape[:-2] + (shape[-1], shape[-2]), seed)
-        return base, lambda t: t.transpose(-1, -2)
-    if kind == "expanded":
-        base = leaf(shape[:-1] + (1,), seed)
-        return base, lambda t: t.expand(*shape)
-    # step-sliced (also the 1-d stand-in for "transposed")
-    base = leaf(shape[:-1] + (2 * shape[-1],), seed)
-    return base, lambda t: t[..., ::2]
+    return leaf_and_view(values(shape, seed), kind)
 
 
 def check(fn, shapes, kind, gradgrad=True):
@@ -183,7 +176,7 @@ JOIN_OPS = [
 ]
 
 ALL_OPS = INDEX_OPS + JOIN_OPS
-KINDS = ["contiguous", "transposed", "sliced", "expanded"]
+KINDS = ["contiguous", "transposed", "stepped", "expanded_last"]  # see layouts.py
 # `x[idx] = v` records autograd.views.index_put, whose gradient for `x` is computed with a
 # plain (non-differentiable) write, so only first derivatives are checked for it.
 FIRST_ORDER_ONLY = {"setitem", "setitem:mask"}

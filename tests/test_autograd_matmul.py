@@ -7,33 +7,26 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from layouts import leaf_and_view
 
 import ferric
 from ferric.autograd import gradcheck, gradgradcheck
 
 F64 = ferric.float64
-KINDS = ["contiguous", "transposed", "sliced", "expanded"]
+KINDS = ["contiguous", "transposed", "stepped", "expanded_last"]  # see layouts.py
+
+
+def values(shape, seed=0):
+    return np.random.default_rng(seed).uniform(-1, 1, size=shape)
 
 
 def leaf(shape, seed=0):
-    rng = np.random.default_rng(seed)
-    return ferric.tensor(rng.uniform(-1, 1, size=shape), dtype=F64, requires_grad=True)
+    return ferric.tensor(values(shape, seed), dtype=F64, requires_grad=True)
 
 
 def make(kind, shape, seed):
     """A leaf and a function producing an operand of `shape` laid out as `kind`."""
-    shape = tuple(shape)
-    if kind == "contiguous" or len(shape) == 0:
-        return leaf(shape, seed), lambda t: t
-    if kind == "transposed" and len(shape) >= 2:
-        base = leaf(shape[:-2] + (shape[-1], shape[-2]), seed)
-        return base, lambda t: t.transpose(-1, -2)
-    if kind == "expanded":
-        base = leaf(shape[:-1] + (1,), seed)
-        return base, lambda t: t.expand(*shape)
-    # step-sliced (also the 1-d stand-in for "transposed")
-    base = leaf(shape[:-1] + (2 * shape[-1],), seed)
-    return base, lambda t: t[..., ::2]
+    return leaf_and_view(values(shape, seed), kind)
 
 
 def check(fn, shapes, kind):

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from layouts import leaf_and_view
 
 import ferric
 from ferric.autograd import gradcheck, gradgradcheck
@@ -21,11 +22,14 @@ NAN = float("nan")
 X3 = (2, 3, 2)
 
 
-def leaf(shape, seed=0, lo=0.5, hi=2.0):
+def values(shape, seed=0, lo=0.5, hi=2.0):
     """Random values with random signs, bounded away from 0 (prod, norms, var stay smooth)."""
     rng = np.random.default_rng(seed)
-    v = rng.uniform(lo, hi, size=shape) * rng.choice([-1.0, 1.0], size=shape)
-    return ferric.tensor(v, dtype=F64, requires_grad=True)
+    return rng.uniform(lo, hi, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+
+
+def leaf(shape, seed=0, lo=0.5, hi=2.0):
+    return ferric.tensor(values(shape, seed, lo, hi), dtype=F64, requires_grad=True)
 
 
 def tensor(v):
@@ -34,14 +38,7 @@ def tensor(v):
 
 def make(kind, shape, seed=0):
     """A leaf and a function turning it into an input of `shape` with the layout `kind`."""
-    shape = tuple(shape)
-    if kind == "contiguous" or len(shape) == 0:
-        return leaf(shape, seed), lambda t: t
-    if kind == "transposed" and len(shape) >= 2:
-        return leaf(shape[:-2] + (shape[-1], shape[-2]), seed), lambda t: t.transpose(-1, -2)
-    if kind == "expanded":
-        return leaf(shape[:-1] + (1,), seed), lambda t: t.expand(*shape)
-    return leaf(shape[:-1] + (2 * shape[-1],), seed), lambda t: t[..., ::2]
+    return leaf_and_view(values(shape, seed), kind)
 
 
 def grad(fn, x):
@@ -113,9 +110,9 @@ ONE_DIM = [
     ("min:other", lambda x, d, k: x.min(other=x * 0.5)),
 ]
 
-KINDS = ["contiguous", "transposed", "sliced", "expanded"]
+KINDS = ["contiguous", "transposed", "stepped", "expanded_last"]  # see layouts.py
 # Every dim spelling on contiguous inputs; the other layouts with all dims and with dims
-# that include the last (transposed / sliced / expanded) one.
+# that include the last (transposed / stepped / expanded) one.
 MULTI_DIMS = {"contiguous": [None, 1, -1, (0, 2), (-1, 0)], "other": [None, (-1, 0)]}
 ONE_DIMS = {"contiguous": [None, 1, -1], "other": [None, -1]}
 # float32 round trips are too coarse for float64 finite differences: first order only,

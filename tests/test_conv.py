@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 
+import layouts
 import numpy as np
 import pytest
 from conv_refs import (
@@ -29,32 +30,18 @@ RNG = np.random.default_rng(1234)
 
 # --- layouts -------------------------------------------------------------------------------
 
-LAYOUTS = ["contiguous", "transposed", "channels_last", "sliced", "expanded"]
+LAYOUTS = ["contiguous", "transposed", "channels_last", "stepped", "expanded"]  # layouts.py
 
 
-def make(arr, layout="contiguous", dtype=F32):
-    """A ferric tensor equal to `arr` (values) with the given memory layout."""
-    nd = arr.ndim
-    if layout == "contiguous" or nd < 2:
-        return ferric.tensor(arr, dtype=dtype)
-    if layout == "transposed":
-        return ferric.tensor(np.ascontiguousarray(np.swapaxes(arr, -1, -2)),
-                             dtype=dtype).transpose(-1, -2)
-    if layout == "channels_last":
-        perm = [0] + list(range(2, nd)) + [1]
-        inv = list(np.argsort(perm))
-        return ferric.tensor(np.ascontiguousarray(arr.transpose(perm)), dtype=dtype).permute(*inv)
-    if layout == "sliced":
-        big = np.zeros(arr.shape[:-1] + (2 * arr.shape[-1],), arr.dtype)
-        big[..., ::2] = arr
-        return ferric.tensor(big, dtype=dtype)[..., ::2]
-    assert layout == "expanded"  # caller passes an array equal along dim 0
-    return ferric.tensor(arr[:1], dtype=dtype).expand(*arr.shape)
+def make(arr, kind="contiguous", dtype=F32):
+    """A ferric tensor equal to `arr` stored as `kind`; "expanded" broadcasts `arr[:1]`,
+    so `data` builds those arrays equal along dim 0."""
+    return layouts.layout(arr, kind).tensor(dtype)
 
 
 def wlayout(layout):
     """The layout used for weights (only data inputs are built equal along dim 0)."""
-    return "sliced" if layout == "expanded" else layout
+    return "stepped" if layout == "expanded" else layout
 
 
 def rand(*shape):
@@ -244,7 +231,7 @@ def test_adaptive_pools(xs, size, layout):
     np.testing.assert_array_equal(C.adaptive_max_pool2d(t, size).numpy(), out.numpy())
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped"])
 def test_pools_1d(layout):
     x = data(layout, 2, 3, 11)
     t = make(x, layout)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from layouts import laid_out
 from nn_helpers import np_of
 
 import ferric
@@ -35,19 +36,6 @@ def arrays(b, h, dtype, seed=0):
             rng.standard_normal(4 * h).astype(dtype))
 
 
-def layout(a, kind):
-    """The same values as a ferric tensor with the given memory layout."""
-    if kind == "contiguous":
-        return ferric.tensor(a)
-    if kind == "transposed":
-        return ferric.tensor(np.ascontiguousarray(a.T)).t()
-    if kind == "stepped":
-        wide = np.zeros((a.shape[0], 2 * a.shape[1]), a.dtype)
-        wide[:, ::2] = a
-        return ferric.tensor(wide)[:, ::2]
-    raise AssertionError(kind)
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("kind", ["contiguous", "transposed", "stepped"])
 @pytest.mark.parametrize("biases", [(True, True), (False, True), (False, False)])
@@ -57,7 +45,7 @@ def test_values_match_numpy(dtype, kind, biases, b, h):
     bi = bi if biases[0] else None
     bh = bh if biases[1] else None
     hy, cy = _core._thnn_fused_lstm_cell(
-        layout(ig, kind), layout(hg, kind), layout(cx, kind),
+        laid_out(ig, kind)[0], laid_out(hg, kind)[0], laid_out(cx, kind)[0],
         None if bi is None else ferric.tensor(bi), None if bh is None else ferric.tensor(bh))
     want_h, want_c = np_cell(ig, hg, cx, bi, bh)
     tol = 1e-6 if dtype == np.float32 else 1e-12

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from layouts import STANDARD, variants
 from nn_helpers import close, f64, np_layer_norm, np_of, rand
 
 import ferric
@@ -16,18 +17,8 @@ from ferric.autograd import gradcheck, gradgradcheck
 
 def layouts(shape, seed=0):
     """(name, tensor, numpy values) for one logical shape: contiguous, transposed,
-    step-sliced and expanded views holding the same kind of values."""
-    a = rand(shape, seed, -3, 3)
-    out = [("contiguous", f64(a), a)]
-    if len(shape) >= 2:
-        t = f64(np.ascontiguousarray(np.swapaxes(a, -1, -2))).transpose(-1, -2)
-        out.append(("transposed", t, a))
-        big = rand(tuple(2 * s for s in shape), seed + 1, -3, 3)
-        sl = tuple(slice(None, None, 2) for _ in shape)
-        out.append(("strided", f64(big)[sl], big[sl]))
-        row = rand((1,) + tuple(shape[1:]), seed + 2, -3, 3)
-        out.append(("expanded", f64(row).expand(*shape), np.broadcast_to(row, shape)))
-    return out
+    stepped and expanded views (see layouts.py) of values in [-3, 3)."""
+    return variants(rand(shape, seed, -3, 3), STANDARD, dtype=ferric.float64)
 
 
 def np_softmax(x, axis):

@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
+from layouts import laid_out
 
 import ferric
 
 DTYPES = ["float32", "float64", "int64", "bool"]
-LAYOUTS = ["contiguous", "transposed", "strided", "expanded"]
+LAYOUTS = ["contiguous", "permuted", "row_stepped", "expanded"]  # see layouts.py
 RNG = np.random.default_rng(0)
 
 
@@ -16,24 +17,6 @@ def rand(shape, dtype):
     if dtype == "int64":
         return RNG.integers(-9, 10, shape).astype(np.int64)
     return RNG.standard_normal(shape).astype(dtype)
-
-
-def make(a, layout):
-    """A ferric tensor with `a`'s values in the given memory layout, and its NumPy twin."""
-    if layout == "contiguous" or a.ndim == 0:
-        return ferric.tensor(a), a
-    if layout == "transposed":
-        if a.ndim < 2:
-            return ferric.tensor(a), a
-        base = np.ascontiguousarray(np.swapaxes(a, 0, -1))
-        return ferric.tensor(base).transpose(0, -1), a
-    if layout == "strided":
-        big = np.repeat(a, 2, axis=0)
-        return ferric.tensor(big)[::2], a
-    if layout == "expanded":
-        row = a[:1]
-        return ferric.tensor(row).expand(*a.shape), np.broadcast_to(row, a.shape).copy()
-    raise AssertionError(layout)
 
 
 def check(t, ref):
@@ -94,7 +77,7 @@ def np_ref(a, key, ref):
 @pytest.mark.parametrize("case", range(len(GET_KEYS)))
 def test_getitem(case, dtype, layout):
     key, ref = GET_KEYS[case]
-    t, a = make(rand((4, 5, 6), dtype), layout)
+    t, a = laid_out(rand((4, 5, 6), dtype), layout)
     check(t[fkey(key)], np_ref(a, key, ref))
 
 
@@ -126,7 +109,7 @@ def test_strided_and_expanded_index_tensors():
     a = np.arange(24).reshape(4, 6)
     t = ferric.tensor(a)
     idx = np.array([[0, 1, 2], [3, 2, 1]])
-    check(t[:, make(idx.T.copy(), "transposed")[0]], a[:, idx.T])
+    check(t[:, laid_out(idx.T.copy(), "transposed")[0]], a[:, idx.T])
     check(t[ferric.tensor([1, 3]).expand(2, 2), 0], a[np.broadcast_to([1, 3], (2, 2)), 0])
     check(t[ferric.tensor([0, 1, 2, 3, 0, 1, 2, 3])[::3]], a[[0, 3, 2]])
 
@@ -146,12 +129,12 @@ def test_0d_int_tensor_index_is_a_select_view():
 SET_KEYS = [key for key, ref in GET_KEYS if ref is None]
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "row_stepped"])
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("case", range(len(SET_KEYS)))
 def test_setitem(case, dtype, layout):
     key = SET_KEYS[case]
-    t, a = make(rand((4, 5, 6), dtype), layout)
+    t, a = laid_out(rand((4, 5, 6), dtype), layout)
     a = a.copy()
     shape = a[key].shape
     value = rand(shape, dtype)
@@ -280,7 +263,7 @@ def test_index_put_accumulate(dtype):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_take(layout):
-    t, a = make(rand((3, 4), "float64"), layout)
+    t, a = laid_out(rand((3, 4), "float64"), layout)
     idx = np.array([[0, -1], [5, 11]])
     check(t.take(ferric.tensor(idx)), np.take(a, idx))
     check(ferric.take(t, ferric.tensor([], dtype=ferric.int64)), np.take(a, np.zeros(0, int)))
@@ -295,7 +278,7 @@ def test_take(layout):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_index_select(dim, dtype, layout):
-    t, a = make(rand((4, 3, 5), dtype), layout)
+    t, a = laid_out(rand((4, 3, 5), dtype), layout)
     idx = np.array([2, 0, 2])
     check(t.index_select(dim, ferric.tensor(idx)), np.take(a, idx, axis=dim))
     check(
@@ -358,12 +341,12 @@ def gather_ref(a, dim, idx):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_gather(dim, dtype, layout):
-    t, a = make(rand((4, 5, 3), dtype), layout)
+    t, a = laid_out(rand((4, 5, 3), dtype), layout)
     shape = [3, 2, 3]
     shape[dim] = 6
     idx = RNG.integers(0, a.shape[dim], shape)
     check(t.gather(dim, ferric.tensor(idx)), gather_ref(a, dim, idx))
-    check(ferric.gather(t, dim, make(idx, "transposed")[0]), gather_ref(a, dim, idx))
+    check(ferric.gather(t, dim, laid_out(idx, "permuted")[0]), gather_ref(a, dim, idx))
 
 
 def test_gather_special_shapes():
@@ -419,11 +402,11 @@ def scatter_ref(a, dim, idx, src, op=None):
     return out
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "row_stepped"])
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("dim", [0, 1])
 def test_scatter(dim, dtype, layout):
-    t, a = make(rand((4, 5), dtype), layout)
+    t, a = laid_out(rand((4, 5), dtype), layout)
     a = a.copy()
     # unique targets per line, so NumPy's put_along_axis is an exact reference
     idx = np.argsort(RNG.random((4, 5)), axis=dim)
@@ -486,7 +469,7 @@ def test_scatter_errors_leave_input_unchanged():
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_masked_fill_and_select(dtype, layout):
-    t, a = make(rand((3, 4), dtype), layout)
+    t, a = laid_out(rand((3, 4), dtype), layout)
     for mask in [rand((3, 4), "bool"), rand((4,), "bool"), rand((3, 1), "bool")]:
         fm = ferric.tensor(mask)
         check(t.masked_fill(fm, 1), np.where(mask, np.ones((), a.dtype), a))
@@ -498,9 +481,9 @@ def test_masked_fill_and_select(dtype, layout):
     check(t.masked_select(ferric.tensor(m3)), np.broadcast_to(a, m3.shape)[m3])
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "row_stepped"])
 def test_masked_fill_inplace_and_scatter(layout):
-    t, a = make(rand((3, 4), "float64"), layout)
+    t, a = laid_out(rand((3, 4), "float64"), layout)
     a = a.copy()
     mask = rand((3, 4), "bool")
     t.masked_fill_(ferric.tensor(mask), -1.5)
@@ -550,7 +533,7 @@ def test_mask_edge_cases_and_errors():
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_where(dtype, layout):
-    t, a = make(rand((3, 4), dtype), layout)
+    t, a = laid_out(rand((3, 4), dtype), layout)
     cond = rand((3, 4), "bool")
     other = rand((4,), dtype)
     check(ferric.where(ferric.tensor(cond), t, ferric.tensor(other)), np.where(cond, a, other))
@@ -591,7 +574,7 @@ def test_where_errors():
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_nonzero(dtype, layout):
-    t, a = make(rand((3, 4, 2), dtype), layout)
+    t, a = laid_out(rand((3, 4, 2), dtype), layout)
     check(t.nonzero(), np.argwhere(a))
     check(ferric.argwhere(t), np.argwhere(a))
     for got, ref in zip(ferric.nonzero(t, as_tuple=True), np.nonzero(a), strict=True):

@@ -5,6 +5,7 @@ operands, for float32 / float64 / int64, including zero-size dims. Error rows ch
 PyTorch exception type and message.
 """
 
+import layouts
 import numpy as np
 import pytest
 
@@ -22,20 +23,9 @@ def data(shape, dtype, seed=0):
 
 
 def variants(arr):
-    """(name, ferric tensor, the NumPy array it holds) for several memory layouts."""
-    out = [("contig", ferric.tensor(arr), arr)]
-    if arr.ndim >= 2:
-        t = ferric.tensor(np.ascontiguousarray(np.swapaxes(arr, -1, -2))).transpose(-1, -2)
-        out.append(("transposed", t, arr))
-    if arr.ndim >= 1:
-        big = np.repeat(arr, 2, axis=0)
-        big[1::2] = 7  # the skipped rows must not leak into the result
-        out.append(("step", ferric.tensor(big)[::2], arr))
-        if arr.shape[0] > 0:
-            row = arr[:1]
-            shape = list(arr.shape)
-            out.append(("expanded", ferric.tensor(row).expand(*shape), np.broadcast_to(row, shape)))
-    return out
+    """(name, ferric tensor, the NumPy array it holds) for several memory layouts (the
+    stepped rows hold junk between them, which must not leak into the result)."""
+    return layouts.variants(arr, ("contiguous", "transposed", "row_stepped", "expanded"))
 
 
 def check(got, want, dtype):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from layouts import laid_out, leaf_and_view
 
 import ferric
 import ferric.nn.functional as F
@@ -21,25 +22,6 @@ def rand(shape, dtype, seed=0):
     if dtype == "int64":
         return rng.integers(-4, 5, size=shape).astype(np.int64)
     return rng.uniform(-1, 1, size=shape).astype(dtype)
-
-
-def laid_out(arr, kind):
-    """(ferric view, NumPy value) of `arr` stored as `kind`: contiguous, transposed
-    (last two dims swapped in storage), sliced (every other column of a wider buffer)
-    or expanded (a size-1 last dim broadcast, stride 0)."""
-    dtype = DTYPES[str(arr.dtype)]
-    if kind == "contiguous" or arr.ndim == 0:
-        return ferric.tensor(arr, dtype=dtype), arr
-    if kind == "transposed" and arr.ndim >= 2:
-        base = ferric.tensor(np.ascontiguousarray(np.swapaxes(arr, -1, -2)), dtype=dtype)
-        return base.transpose(-1, -2), arr
-    if kind == "expanded":
-        first = arr[..., :1]
-        value = np.broadcast_to(first, arr.shape)
-        return ferric.tensor(np.ascontiguousarray(first), dtype=dtype).expand(*arr.shape), value
-    wide = np.zeros(arr.shape[:-1] + (2 * arr.shape[-1],), dtype=arr.dtype)
-    wide[..., ::2] = arr
-    return ferric.tensor(wide, dtype=dtype)[..., ::2], arr
 
 
 def check_close(got, want, dtype):
@@ -64,12 +46,12 @@ def threads():
 # ---- matrix-vector kernels --------------------------------------------------------------
 
 MV_SHAPES = [(7, 5), (19, 37), (64, 200), (300, 1100)]
-KINDS = ["contiguous", "transposed", "sliced", "expanded"]
+KINDS = ["contiguous", "transposed", "stepped", "expanded_last"]  # see layouts.py
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("mkind", KINDS)
-@pytest.mark.parametrize("vkind", ["contiguous", "sliced", "expanded"])
+@pytest.mark.parametrize("vkind", ["contiguous", "stepped", "expanded"])
 @pytest.mark.parametrize("shape", MV_SHAPES)
 def test_mv_layouts(dtype, mkind, vkind, shape):
     a, an = laid_out(rand(shape, dtype, 1), mkind)
@@ -85,7 +67,7 @@ def test_mv_layouts(dtype, mkind, vkind, shape):
 def test_matmul_with_vector_operands_in_batches(dtype):
     x, xn = laid_out(rand((6, 33, 40), dtype, 3), "contiguous")
     xt, xtn = laid_out(rand((6, 33, 40), dtype, 3), "transposed")
-    v, vn = laid_out(rand((40,), dtype, 4), "sliced")
+    v, vn = laid_out(rand((40,), dtype, 4), "stepped")
     u, un = laid_out(rand((33,), dtype, 5), "contiguous")
     check_close(x @ v, xn @ vn, dtype)
     check_close(xt @ v, xtn @ vn, dtype)
@@ -96,7 +78,7 @@ def test_matmul_with_vector_operands_in_batches(dtype):
 def test_dot_paths():
     for n in (0, 1, 15, 16, 17, 1000):
         x, xn = laid_out(rand((n,), "float64", 6), "contiguous")
-        y, yn = laid_out(rand((n,), "float64", 7), "sliced")
+        y, yn = laid_out(rand((n,), "float64", 7), "stepped")
         assert abs(x.dot(y).item() - float(xn @ yn)) < 1e-12 * max(1, n)
 
 
@@ -202,7 +184,7 @@ def test_linear_matches_numpy(dtype, xkind, wkind, shapes):
 def test_addmm_fused_with_scales(dtype):
     m1, n1 = laid_out(rand((30, 20), dtype, 17), "transposed")
     m2, n2 = laid_out(rand((20, 25), dtype, 18), "contiguous")
-    inp, ni = laid_out(rand((25,), dtype, 19), "sliced")
+    inp, ni = laid_out(rand((25,), dtype, 19), "stepped")
     for beta, alpha in [(1, 1), (2, 3), (0, 2)]:
         got = ferric.addmm(inp, m1, m2, beta=beta, alpha=alpha)
         check_close(got, (beta * ni + alpha * (n1 @ n2)).astype(n1.dtype), dtype)
@@ -268,10 +250,10 @@ GRAD_CASES = [
     ((3, 4), (5, 4), (5,), "contiguous"),
     ((3, 4), (5, 4), None, "transposed"),
     ((2, 3, 4), (5, 4), (5,), "contiguous"),
-    ((2, 3, 4), (5, 4), (5,), "sliced"),
+    ((2, 3, 4), (5, 4), (5,), "stepped"),
     ((2, 3, 4), (5, 4), (3, 5), "contiguous"),
     ((4,), (5, 4), (5,), "contiguous"),
-    ((3, 4), (5, 4), (5,), "expanded"),
+    ((3, 4), (5, 4), (5,), "expanded_last"),
 ]
 
 
@@ -283,12 +265,7 @@ def test_linear_gradcheck(sx, sw, sb, kind):
         return ferric.tensor(rng.uniform(-1, 1, size=shape), dtype=ferric.float64,
                              requires_grad=True)
 
-    xbase = leaf(sx[:-1] + (2 * sx[-1],) if kind == "sliced" else
-                 sx[:-2] + (sx[-1], sx[-2]) if kind == "transposed" else
-                 sx[:-1] + (1,) if kind == "expanded" else sx)
-    view = {"contiguous": lambda t: t, "sliced": lambda t: t[..., ::2],
-            "transposed": lambda t: t.transpose(-1, -2),
-            "expanded": lambda t: t.expand(*sx)}[kind]
+    xbase, view = leaf_and_view(rng.uniform(-1, 1, size=sx), kind)
     leaves = (xbase, leaf(sw)) + (() if sb is None else (leaf(sb),))
 
     def f(x, w, *b):

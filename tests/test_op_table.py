@@ -1,9 +1,10 @@
 """Runs every row of op_specs.SPECS on every layout variant and dtype it supports.
 
 Layout variants build the same logical values in different memory layouts:
-contiguous; transposed (a permuted view of a contiguous buffer); strided (a
-``base[1::2, ::2]`` view of a larger buffer, so offset and steps matter); broadcast
-(an ``expand`` with stride 0); zero_size (a dim of 0); scalar (0-d).
+contiguous; transposed (every dim reversed in storage: layouts.py's "permuted"); strided
+(a ``base[1::2, ::2]`` view of a larger buffer, so offset and steps matter: "stepped");
+broadcast (an ``expand`` with stride 0 in alternate dims); zero_size (a dim of 0);
+scalar (0-d).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import math
 import types
 
+import layouts
 import numpy as np
 import op_specs as S
 import pytest
@@ -19,7 +21,6 @@ import ferric
 
 F = ferric
 DEFAULT_TOL = {S.F32: (1e-5, 1e-6), S.F64: (1e-10, 1e-12)}
-JUNK = {S.F32: 7777.0, S.F64: 7777.0, S.I64: 7777, S.B: True}
 
 
 # --- building inputs -----------------------------------------------------------------
@@ -39,32 +40,19 @@ def broadcast_source_shape(shape, i):
     return tuple(small)
 
 
+# the specs' layout names -> the kinds of layouts.py ("transposed" reverses every dim)
+_KIND = {"transposed": "permuted", "strided": "stepped"}
+
+
 def build(mod, src, shape, layout):
     """``src`` holds the values (already of the small shape for "broadcast")."""
-    nd = len(shape)
-    if layout == "transposed" and nd >= 2:
-        rev = tuple(reversed(range(nd)))
-        base_np = np.ascontiguousarray(src.transpose(rev))
-        base = mod.tensor(base_np)
-        return Built(base.permute(*rev), base, base_np, base_np.transpose(rev))
-    if layout == "transposed" and nd == 1:
-        base_np = np.stack([src, np.full_like(src, JUNK[src.dtype.name])], axis=1)
-        base = mod.tensor(base_np)
-        return Built(base.t()[0], base, base_np, base_np.T[0])
-    if layout == "strided" and nd >= 1:
-        big = (2 * shape[0] + 1,) + tuple(2 * n for n in shape[1:])
-        key = (slice(1, None, 2),) + (slice(None, None, 2),) * (nd - 1)
-        base_np = np.full(big, JUNK[src.dtype.name], dtype=src.dtype)
-        base_np[key] = src
-        base = mod.tensor(base_np)
-        return Built(base[key], base, base_np, base_np[key])
-    if layout == "broadcast" and nd >= 1:
+    if layout == "broadcast" and len(shape) >= 1:
         base_np = src.copy()
         base = mod.tensor(base_np)
         return Built(base.expand(*shape), base, base_np, np.broadcast_to(base_np, shape))
-    base_np = src.copy()
-    base = mod.tensor(base_np)
-    return Built(base, base, base_np, base_np)
+    lay = layouts.layout(src, _KIND.get(layout, "contiguous"))
+    base = mod.tensor(lay.base)
+    return Built(lay.view(base), base, lay.base, lay.view(lay.base))
 
 
 def make_inputs(spec, layout, dtypes, mod=None, self_layout=None):

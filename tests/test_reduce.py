@@ -7,11 +7,12 @@ import pickle
 
 import numpy as np
 import pytest
+from layouts import laid_out
 
 import ferric
 
 SHAPE = (2, 3, 4)
-LAYOUTS = ["contiguous", "transposed", "sliced", "expanded"]
+LAYOUTS = ["contiguous", "permuted", "row_stepped", "expanded"]  # see layouts.py
 FLOATS = ["float32", "float64"]
 NUMERIC = FLOATS + ["int64"]
 ALL = NUMERIC + ["bool"]
@@ -28,24 +29,8 @@ def data(shape, dtype, rng):
 
 
 def make(layout, dtype, shape=SHAPE, seed=0):
-    """A ferric view with the given layout and the NumPy array it should equal."""
-    rng = np.random.default_rng(seed)
-    n = len(shape)
-    if layout == "contiguous":
-        a = data(shape, dtype, rng)
-        t = ferric.tensor(a)
-    elif layout == "transposed":
-        b = data(shape[::-1], dtype, rng)
-        a = b.transpose()
-        t = ferric.tensor(b).permute(*range(n)[::-1])
-    elif layout == "sliced":
-        b = data((2 * shape[0],) + shape[1:], dtype, rng)
-        a = b[::2]
-        t = ferric.tensor(b)[::2]
-    else:
-        b = data((1,) + shape[1:], dtype, rng)
-        a = np.broadcast_to(b, shape)
-        t = ferric.tensor(b).expand(*shape)
+    """A ferric view with the given layout and the NumPy array it holds."""
+    t, a = laid_out(data(shape, dtype, np.random.default_rng(seed)), layout)
     assert layout == "contiguous" or not t.is_contiguous()
     return t, a
 

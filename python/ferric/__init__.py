@@ -12,43 +12,10 @@ from typing import TYPE_CHECKING
 
 from . import _core
 from ._core import Tensor, dtype
+from ._size import Size
 from ._tensor_str import get_printoptions, set_printoptions, tensor_repr
 
 __version__ = "0.1.0"
-
-
-class Size(tuple):
-    """The shape of a tensor: a tuple of ints that prints like ``torch.Size``.
-
-    Example::
-
-        >>> import ferric
-        >>> s = ferric.zeros(2, 3, 4).shape
-        >>> s
-        ferric.Size([2, 3, 4])
-        >>> s[1:], s.numel(), s == (2, 3, 4)
-        (ferric.Size([3, 4]), 24, True)
-    """
-
-    def __repr__(self):
-        return f"ferric.Size({list(self)!r})"
-
-    def numel(self):
-        n = 1
-        for d in self:
-            n *= d
-        return n
-
-    def __getitem__(self, item):
-        r = super().__getitem__(item)
-        return Size(r) if isinstance(item, slice) else r
-
-    def __add__(self, other):
-        return Size(tuple(self) + tuple(other))
-
-    def __reduce__(self):
-        return (Size, (tuple(self),))
-
 
 _core._install_hooks(Size, tensor_repr)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import _core
 from ._core import Tensor
+from ._size import Size
 
 
 def is_tensor(obj) -> bool:
@@ -73,8 +74,6 @@ def broadcast_shapes(*shapes):
                     f"Mismatch is at dim {i}: {x} vs {y}"
                 )
         out = res
-    from . import Size
-
     return Size(out)
 
 

@@ -31,16 +31,27 @@ _FORMAT_VERSION = 1
 
 _DTYPES = ("float32", "float64", "int64", "bool")
 
+# ``nn.Parameter``, set by ``ferric.nn.parameter`` when it is imported (``import ferric``
+# always imports it, so it is set before anything is unpickled). That module builds on
+# this one, so this one cannot import it.
+_parameter_class: type | None = None
+
+
+def register_parameter_class(cls: type) -> None:
+    """Tells :func:`_rebuild_parameter` which class a pickled parameter comes back as."""
+    global _parameter_class
+    _parameter_class = cls
+
 
 def _check_version(version: Any, what: str) -> None:
     if not isinstance(version, int) or version < 1:
         raise RuntimeError(f"cannot unpickle {what}: invalid ferric pickle format {version!r}")
     if version > _FORMAT_VERSION:
-        from . import __version__
-
+        # the version the extension was built as: the same string as ferric.__version__
+        ours = _core._build_info()["version"]
         raise RuntimeError(
             f"this {what} was saved by a newer version of ferric (pickle format {version}); "
-            f"ferric {__version__} reads formats up to {_FORMAT_VERSION}. Upgrade ferric to "
+            f"ferric {ours} reads formats up to {_FORMAT_VERSION}. Upgrade ferric to "
             "load it."
         )
 
@@ -136,9 +147,8 @@ def _reduce_parameter(p: Tensor) -> tuple:
 def _rebuild_parameter(version: int, array: Any, dtype: str, shape: tuple,
                        requires_grad: bool, state: dict | None = None) -> Tensor:
     _check_version(version, "parameter")
-    from .nn.parameter import Parameter
-
-    p = Parameter(_tensor_from(array, dtype, shape, "parameter"), requires_grad)
+    assert _parameter_class is not None, "ferric.nn.parameter registers it on import"
+    p = _parameter_class(_tensor_from(array, dtype, shape, "parameter"), requires_grad)
     if state:
         p.__dict__.update(state)
     return p

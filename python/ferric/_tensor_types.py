@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from . import _core
 from ._core import Tensor
+from ._size import Size
 
 __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor",
            "FloatTensor", "HalfTensor", "IntTensor", "LongTensor", "ShortTensor"]
@@ -56,7 +57,7 @@ class _TensorType(type):
                 if a.dtype != dtype:
                     raise TypeError(f"expected {_options(dtype)} (got {_options(a.dtype)})")
                 return a
-            if isinstance(a, _core_size()):
+            if isinstance(a, Size):
                 return _empty(tuple(a), dtype)
             if isinstance(a, (Sequence, _ndarray())) and not isinstance(a, (str, bytes)):
                 return _core.tensor(a, dtype=dtype)
@@ -99,12 +100,6 @@ def _empty(size: tuple, dtype) -> Tensor:
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {d}: {list(size)}")
     return _core.empty(size, dtype=dtype)
-
-
-def _core_size():
-    from . import Size
-
-    return Size
 
 
 def _ndarray():

@@ -43,6 +43,7 @@ import numpy as np
 
 from . import _core
 from ._core import Tensor
+from ._size import Size
 
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals",
            "save"]
@@ -313,8 +314,6 @@ class _Decoder:
                                    f"{node['v']!r}")
             return d
         if tag == "size":
-            from . import Size
-
             return Size(node["v"])
         raise RuntimeError(f"ferric.load: {self.where} has an unknown structure node {tag!r}")
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
+from . import _functional  # registers the nested handling of ferric.nn (nn/_nested_hook.py)
 from ._ops import to_padded_tensor as _to_padded
-from ._ragged import NestedInt, _short, jagged, ragged_for
-from ._tensor import NestedTensor, _norm_dim
+from ._ragged import NestedInt, _norm_dim, _short, jagged, ragged_for
+from ._tensor import NestedTensor
 
 __all__ = [
     "NestedInt", "NestedTensor", "as_nested_tensor", "jagged", "masked_select", "narrow",

@@ -1,19 +1,20 @@
 """Nested-tensor support in ``ferric.nn``: the functional forms and the layers whose
 ``forward`` has a nested branch (``RNN``/``LSTM``/``GRU``, ``MultiheadAttention``).
 
-``route_nested`` is called once at the end of ``ferric/nn/functional.py``. It wraps the
-functions that act on each row of their input independently (activations, dropout,
-``linear``, ``layer_norm``, ``embedding``) so that a nested input runs the unchanged
-function once on its packed buffer; a dense input goes straight through (one ``type``
-test). Explicit routing, rather than a ``__torch_function__``-style protocol, keeps the
-set of nested-capable functions visible in one list.
+``ferric.nn`` does not import this package; it declares where a nested tensor may come
+in (``ferric/nn/_nested_hook.py``) and the handlers below are registered there when
+this module is imported (by ``ferric.nested``). The functions that act on each row of
+their input independently (``_ROWWISE``: activations, dropout, ``embedding``; and
+``linear``, ``layer_norm``, ``rms_norm`` on the dims after the ragged one) run the
+unchanged function once on the packed buffer. Explicit handlers, rather than a
+``__torch_function__``-style protocol, keep the set of nested-capable functions visible
+in one list.
 """
 
 from __future__ import annotations
 
-import functools
-
 from .. import _core
+from ..nn import _nested_hook
 from . import _ops
 from ._ragged import _short
 from ._tensor import NestedTensor
@@ -41,54 +42,57 @@ def _check_trailing(nt, count, op):
         )
 
 
-def _rowwise(fn, op, trailing=None):
-    @functools.wraps(fn)
-    def route(input, *args, **kwargs):
-        if type(input) is not NestedTensor:
-            return fn(input, *args, **kwargs)
+def _check_all_nested(op, named):
+    for name, t in named:
+        if not is_nested(t):
+            raise RuntimeError(
+                f"{op}: query, key and value must all be nested tensors when one is; {name} "
+                f"is a dense tensor of shape {tuple(t.shape)}"
+            )
+
+
+def _rowwise(op, trailing=None):
+    """The handler running ``fn`` on the packed values (``trailing(*args)``: how many
+    trailing dims ``fn`` works on, which must come after the ragged dim)."""
+    def handle(fn, input, *args, **kwargs):
         if trailing is not None:
             _check_trailing(input, trailing(*args, **kwargs), op)
         out = fn(input._values, *args, **kwargs)
         # in-place forms return the packed buffer itself: hand back the nested tensor
         return input if out is input._values else input._wrap(out)
-    return route
+    return handle
 
 
 def _normalized_count(normalized_shape, *args, **kwargs):
     return 1 if isinstance(normalized_shape, int) else len(tuple(normalized_shape))
 
 
-def _sdpa(fn):
-    @functools.wraps(fn)
-    def route(query, key, value, *args, **kwargs):
-        if is_nested(query) or is_nested(key) or is_nested(value):
-            return _ops.scaled_dot_product_attention(query, key, value, *args, **kwargs)
-        return fn(query, key, value, *args, **kwargs)
-    return route
+def _sdpa(fn, query, key, value, *args, **kwargs):
+    named = (("query", query), ("key", key), ("value", value))
+    _check_all_nested("scaled_dot_product_attention()", named)
+    return _ops.scaled_dot_product_attention(query, key, value, *args, **kwargs)
 
 
-def _dense_only(fn, op, hint):
-    @functools.wraps(fn)
-    def route(*args, **kwargs):
-        if any(is_nested(a) for a in args[:3]):
-            raise NotImplementedError(f"{op}(): not supported for nested tensors; {hint}")
-        return fn(*args, **kwargs)
-    return route
+def _dense_only(op, hint):
+    def handle(fn, *args, **kwargs):
+        raise NotImplementedError(f"{op}(): not supported for nested tensors; {hint}")
+    return handle
 
 
-def route_nested(namespace):
-    """Wraps the nested-capable functions of ``ferric.nn.functional`` (its globals)."""
-    for name in _ROWWISE:
-        if name in namespace:
-            namespace[name] = _rowwise(namespace[name], name)
-    namespace["linear"] = _rowwise(namespace["linear"], "linear", lambda *a, **k: 1)
-    for name in ("layer_norm", "rms_norm"):
-        if name in namespace:
-            namespace[name] = _rowwise(namespace[name], name, _normalized_count)
-    namespace["scaled_dot_product_attention"] = _sdpa(namespace["scaled_dot_product_attention"])
-    namespace["multi_head_attention_forward"] = _dense_only(
-        namespace["multi_head_attention_forward"], "multi_head_attention_forward",
+def _handlers():
+    """What ``nn`` does with nested inputs, by the name it asks for (see ``_nested_hook``)."""
+    out = {name: _rowwise(name) for name in _ROWWISE}
+    out["linear"] = _rowwise("linear", lambda *a, **k: 1)
+    out["layer_norm"] = _rowwise("layer_norm", _normalized_count)
+    out["rms_norm"] = _rowwise("rms_norm", _normalized_count)
+    out["scaled_dot_product_attention"] = _sdpa
+    out["multi_head_attention_forward"] = _dense_only(
+        "multi_head_attention_forward",
         "use nn.MultiheadAttention(batch_first=True), which accepts nested inputs")
+    # the layers' nested branches
+    out["RNNBase.forward"] = rnn_forward
+    out["MultiheadAttention.forward"] = mha_forward
+    return out
 
 
 # ---------------------------------------------------------------------- RNN layers
@@ -157,12 +161,7 @@ def mha_forward(mha, query, key, value, key_padding_mask=None, need_weights=True
     ``(nested output, None)``; masks and attention weights have no nested form."""
     op = "MultiheadAttention"
     named = (("query", query), ("key", key), ("value", value))
-    for n, t in named:
-        if not is_nested(t):
-            raise RuntimeError(
-                f"{op}: query, key and value must all be nested tensors when one is; {n} "
-                f"is a dense tensor of shape {tuple(t.shape)}"
-            )
+    _check_all_nested(op, named)
     if not mha.batch_first:
         raise RuntimeError(
             f"{op}: nested inputs need batch_first=True (a nested tensor is (B, j, E))"
@@ -212,3 +211,6 @@ def mha_forward(mha, query, key, value, key_padding_mask=None, need_weights=True
     out = _ops.scaled_dot_product_attention(q, k, v, None, dropout_p, is_causal)
     out = out.transpose(1, 2).flatten(-2)
     return out._wrap(_linear(out._values, mha.out_proj.weight, mha.out_proj.bias)), None
+
+
+_nested_hook.register(NestedTensor, _handlers())

@@ -17,8 +17,8 @@ from .. import _core, return_types
 from .._core import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
-from . import _tensor
-from ._ragged import _short
+from ..nn._functional_attention import scaled_dot_product_attention as _dense_sdpa
+from ._ragged import _norm_dim, _short
 
 
 class _SplitItems(Function):
@@ -51,7 +51,7 @@ def split_items(nt, rows=None, logical=True):
 
 def _norm_dims(dim, ndim):
     dims = [dim] if isinstance(dim, int) else list(dim)
-    return sorted({_tensor._norm_dim(d, ndim) for d in dims})
+    return sorted({_norm_dim(d, ndim) for d in dims})
 
 
 def segment_sum(ragged, rows):
@@ -137,9 +137,9 @@ def max_min(nt, name, dim, keepdim):
     tensor, or ``(values, indices)`` along one dim (per-item indices for the ragged dim)."""
     if dim is None:
         return getattr(nt._values, name)()
-    if isinstance(dim, _tensor.NestedTensor | Tensor):
+    if isinstance(dim, type(nt) | Tensor):
         return nt.maximum(dim) if name == "max" else nt.minimum(dim)
-    d, r = _tensor._norm_dim(dim, nt.dim()), nt._ridx
+    d, r = _norm_dim(dim, nt.dim()), nt._ridx
     result_type = getattr(return_types, name)
     if d == 0:
         raise RuntimeError(f"{name}(): not supported for NestedTensor on dim=0")
@@ -159,7 +159,7 @@ def softmax(nt, dim, dtype, log):
     """Softmax over a trailing dim (row-wise) or over the ragged dim (per item)."""
     op = "log_softmax" if log else "softmax"
     v = nt._values if dtype is None else nt._values.to(dtype)
-    d, r = _tensor._norm_dim(dim, nt.dim()), nt._ridx
+    d, r = _norm_dim(dim, nt.dim()), nt._ridx
     if d == 0:
         raise RuntimeError(
             f"{op}(): not supported when reducing across the batch dimension for NestedTensor"
@@ -186,7 +186,7 @@ def softmax(nt, dim, dtype, log):
 def matmul(nt, other):
     """``nt @ w`` with a 1-D/2-D ``w`` (row-wise, on the last dim), or ``nt @ W`` with a
     ``(B, n, m)`` batch of per-item matrices."""
-    if isinstance(other, _tensor.NestedTensor):
+    if isinstance(other, type(nt)):
         raise NotImplementedError(
             "matmul(): nested @ nested is not supported (the result would be ragged in two "
             "dims); use ferric.nn.functional.scaled_dot_product_attention for attention"
@@ -240,17 +240,10 @@ def to_padded_tensor(nt, padding, output_size=None):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """Per-item attention for nested ``(B, j, E)`` or ``(B, heads, j, E)`` inputs: item
-    ``i`` of the result is the dense attention of item ``i`` of query, key and value."""
-    from ..nn._functional_attention import scaled_dot_product_attention as dense
-
+    ``i`` of the result is the dense attention of item ``i`` of query, key and value.
+    The callers (``_functional``) have checked that all three are nested."""
     op = "scaled_dot_product_attention"
     named = (("query", query), ("key", key), ("value", value))
-    for name, t in named:
-        if not isinstance(t, _tensor.NestedTensor):
-            raise RuntimeError(
-                f"{op}(): query, key and value must all be nested tensors when one is; "
-                f"{name} is a dense tensor of shape {tuple(t.shape)}"
-            )
     if attn_mask is not None:
         raise NotImplementedError(
             f"{op}(): attn_mask is not supported with nested query/key/value (the mask of "
@@ -270,7 +263,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             f"lengths {_short(value._ragged.lengths)}"
         )
     back = query._ridx - 1
-    outs = [dense(q, k, v, None, dropout_p, is_causal, scale, enable_gqa).movedim(back, 0)
+    outs = [_dense_sdpa(q, k, v, None, dropout_p, is_causal, scale, enable_gqa).movedim(back, 0)
             for q, k, v in zip(split_items(query), split_items(key), split_items(value),
                                strict=True)]
     return query._wrap(_core.cat(outs, 0))

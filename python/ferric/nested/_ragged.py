@@ -73,6 +73,17 @@ class NestedInt:
     __lt__ = __le__ = __gt__ = __ge__ = _no_value
 
 
+def _norm_dim(dim, ndim):
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if not -ndim <= dim < ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
+            f"but got {dim})"
+        )
+    return dim % ndim
+
+
 def _short(seq, limit=8):
     """A list for an error message, elided in the middle when long."""
     seq = list(seq)

@@ -20,21 +20,11 @@ from __future__ import annotations
 
 import operator
 
-from .. import Size, _core
+from .. import _core
 from .._core import Tensor
+from .._size import Size
 from . import _ops
-from ._ragged import NestedInt, _short, jagged
-
-
-def _norm_dim(dim, ndim):
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-    if not -ndim <= dim < ndim:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
-            f"but got {dim})"
-        )
-    return dim % ndim
+from ._ragged import NestedInt, _norm_dim, _short, jagged
 
 
 class NestedTensor:

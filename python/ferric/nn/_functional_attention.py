@@ -7,6 +7,7 @@ import math
 import warnings
 
 from .. import _core
+from ._functional_dropout import dropout
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -38,8 +39,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = scores + attn_mask
     weights = scores.softmax(-1)
     if dropout_p > 0.0:
-        from .functional import dropout
-
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)
 
@@ -125,8 +124,6 @@ def multi_head_attention_forward(
 ):
     """The computation of ``nn.MultiheadAttention`` on sequence-first inputs
     ``(L, N, E)`` (or unbatched ``(L, E)``). Returns ``(output, weights or None)``."""
-    from .functional import dropout
-
     batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

@@ -4,8 +4,14 @@ Dropout, embedding, layer norm and batch norm (and cross entropy / nll_loss in
 ``_functional_loss``) are fused Rust ops with their own autograd nodes; the rest is
 composed of differentiable ferric ops, so gradients (and higher-order gradients) come
 from the core autograd. Convolution and pooling forward to the Rust kernels in
-``ferric._core``. Losses live in ``_functional_loss`` and attention
-in ``_functional_attention``; both are re-exported here.
+``ferric._core``. Losses live in ``_functional_loss``, attention in
+``_functional_attention`` and element-wise dropout in ``_functional_dropout``; all are
+re-exported here.
+
+The functions marked ``@_nested_hook.routed`` (and the two attention functions) accept
+``ferric.nested`` tensors: the hook hands a nested input to the handler that
+``ferric.nested`` registered (see ``_nested_hook.py``); a dense input goes straight
+through.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ import warnings
 from .. import _core
 from .._core import Tensor
 from ..autograd.grad_mode import no_grad
-from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
+from . import _functional_attention, _nested_hook
+from ._functional_dropout import _apply_noise, _check_p, dropout
 from ._functional_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -51,10 +58,17 @@ __all__ = [
     "tanhshrink", "threshold", "unfold",
 ]
 
+# nested query/key/value: per-item attention; multi_head_attention_forward refuses them
+scaled_dot_product_attention = _nested_hook.routed(
+    _functional_attention.scaled_dot_product_attention, inputs=3)
+multi_head_attention_forward = _nested_hook.routed(
+    _functional_attention.multi_head_attention_forward, inputs=3)
+
 
 # ---------------------------------------------------------------------------- linear
 
 
+@_nested_hook.routed
 def linear(input, weight, bias=None):
     r"""Applies :math:`y = xA^T + b`.
 
@@ -99,30 +113,36 @@ def _inplace(input, out):
     return input
 
 
+@_nested_hook.routed
 def relu(input, inplace=False):
     """``max(0, x)`` elementwise."""
     return input.relu_() if inplace else _core.relu(input)
 
 
+@_nested_hook.routed
 def relu_(input):
     return input.relu_()
 
 
+@_nested_hook.routed
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     out = _core.leaky_relu(input, negative_slope)
     return _inplace(input, out) if inplace else out
 
 
+@_nested_hook.routed
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
 
 
+@_nested_hook.routed
 def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_nested_hook.routed
 def elu(input, alpha=1.0, inplace=False):
     out = _core.elu(input, alpha)
     return _inplace(input, out) if inplace else out
@@ -132,11 +152,13 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@_nested_hook.routed
 def selu(input, inplace=False):
     out = _core.elu(input, _SELU_ALPHA) * _SELU_SCALE
     return _inplace(input, out) if inplace else out
 
 
+@_nested_hook.routed
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
@@ -144,59 +166,72 @@ def celu(input, alpha=1.0, inplace=False):
     return _inplace(input, out) if inplace else out
 
 
+@_nested_hook.routed
 def gelu(input, approximate="none"):
     """GELU; ``approximate='tanh'`` uses the tanh approximation."""
     return _core.gelu(input, approximate)
 
 
+@_nested_hook.routed
 def silu(input, inplace=False):
     out = _core.silu(input)
     return _inplace(input, out) if inplace else out
 
 
+@_nested_hook.routed
 def mish(input, inplace=False):
     out = _core.mish(input)
     return _inplace(input, out) if inplace else out
 
 
+@_nested_hook.routed
 def hardsigmoid(input, inplace=False):
     out = (input + 3.0).clamp(0.0, 6.0) / 6.0
     return _inplace(input, out) if inplace else out
 
 
+@_nested_hook.routed
 def hardswish(input, inplace=False):
     out = input * (input + 3.0).clamp(0.0, 6.0) / 6.0
     return _inplace(input, out) if inplace else out
 
 
+@_nested_hook.routed
 def softplus(input, beta=1.0, threshold=20.0):
     return _core.softplus(input, beta, threshold)
 
 
+@_nested_hook.routed
 def logsigmoid(input):
     return _core.logsigmoid(input)
 
 
+@_nested_hook.routed
 def sigmoid(input):
     return input.sigmoid()
 
 
+@_nested_hook.routed
 def tanh(input):
     return input.tanh()
 
 
+@_nested_hook.routed
 def softsign(input):
     return input / (input.abs() + 1)
 
 
+@_nested_hook.routed
 def tanhshrink(input):
     return input - input.tanh()
 
 
+@_nested_hook.routed
 def hardshrink(input, lambd=0.5):
     return _core.where(input.abs() > lambd, input, 0.0)
 
 
+@_nested_hook.routed
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(
@@ -206,6 +241,7 @@ def softshrink(input, lambd=0.5):
                        _core.where(input < -lambd, input + lambd, 0.0))
 
 
+@_nested_hook.routed
 def threshold(input, threshold, value, inplace=False):
     out = _core.where(input > threshold, input, value)
     return _inplace(input, out) if inplace else out
@@ -271,29 +307,6 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 # ---------------------------------------------------------------------------- dropout
 
 
-def _check_p(p):
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-def _apply_noise(input, noise_shape, p, inplace):
-    # PyTorch's CPU path: input * (bernoulli(1 - p) / (1 - p)). The Rust kernel draws the
-    # noise with the same generator calls in the same order (p == 1 multiplies by a 0-d
-    # zero), so seeded runs give PyTorch's mask; the product records MulBackward0.
-    if inplace:
-        return input.mul_(_core._dropout_noise(list(noise_shape), p, input.dtype))
-    return _core._dropout(input, p, list(noise_shape))
-
-
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)``
-    (only when ``training``)."""
-    _check_p(p)
-    if not training or p == 0.0 or input.numel() == 0:
-        return input
-    return _apply_noise(input, tuple(input.shape), p, inplace)
-
-
 def _feature_dropout(input, p, training, inplace, batched_dim, name):
     _check_p(p)
     if input.dim() not in (batched_dim - 1, batched_dim):
@@ -332,6 +345,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 # ---------------------------------------------------------------------------- embedding
 
 
+@_nested_hook.routed
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` selected by the integer ``input`` (shape ``(*, D)``).
@@ -402,6 +416,7 @@ def _norm_dims(input, normalized_shape, name="normalized_shape"):
     return tuple(range(-k, 0))
 
 
+@_nested_hook.routed
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalizes over the trailing ``normalized_shape`` dims (biased variance), then
     scales by ``weight`` and shifts by ``bias``: one fused Rust op
@@ -410,6 +425,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _core._layer_norm(input, ns, weight, bias, eps)
 
 
+@_nested_hook.routed
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x^2) + eps)`` over the trailing dims (eps defaults to the dtype's
     machine epsilon)."""
@@ -615,10 +631,3 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sums sliding blocks back: the adjoint of :func:`unfold`."""
     return _kernel("fold")(input, output_size, kernel_size, dilation, padding, stride)
 
-
-
-# ferric.nested: nested-tensor inputs of the row-wise functions above run on the packed
-# values, and scaled_dot_product_attention runs per item (see nested/_functional.py)
-from ..nested._functional import route_nested as _route_nested  # noqa: E402
-
-_route_nested(globals())

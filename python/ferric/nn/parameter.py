@@ -68,6 +68,9 @@ class Parameter(Tensor):
         return _pickle._reduce_parameter(self)
 
 
+_pickle.register_parameter_class(Parameter)
+
+
 class _BufferMeta(type):
     # `isinstance(t, Buffer)` holds for the tensors `Buffer(...)` returns (plain tensors
     # carrying a marker), like PyTorch's buffer metaclass.

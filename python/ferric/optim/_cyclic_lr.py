@@ -11,7 +11,7 @@ import math
 import types
 from typing import Any
 
-from .lr_scheduler import LRScheduler, _group_values, _per_group, _set_group_value
+from ._lr_base import LRScheduler, _group_values, _per_group, _set_group_value
 from .optimizer import Optimizer
 
 __all__ = ["CosineAnnealingWarmRestarts", "CyclicLR"]

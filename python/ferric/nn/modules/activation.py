@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from ... import _core
-from ...nested._functional import is_nested, mha_forward
+from .. import _nested_hook, init
 from .. import functional as F
-from .. import init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
@@ -448,9 +447,10 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
-        if is_nested(query):  # ferric.nested: per-item attention, no padding
-            return mha_forward(self, query, key, value, key_padding_mask, need_weights,
-                               attn_mask, average_attn_weights, is_causal)
+        if _nested_hook.is_nested(query):  # ferric.nested: per-item attention, no padding
+            return _nested_hook.call("MultiheadAttention.forward", self, query, key, value,
+                                     key_padding_mask, need_weights, attn_mask,
+                                     average_attn_weights, is_causal)
         batched = query.dim() == 3
         if self.batch_first and batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))

@@ -15,9 +15,8 @@ import numbers
 import warnings
 
 from ... import _core
-from ...nested._functional import is_nested, rnn_forward
+from .. import _nested_hook, init
 from .. import functional as F
-from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -233,8 +232,8 @@ class RNNBase(Module):
             raise RuntimeError(msg.format(tuple(expected), list(hx.shape)))
 
     def forward(self, input, hx=None):
-        if is_nested(input):  # ferric.nested: items run as one packed sequence
-            return rnn_forward(self, input, hx)
+        if _nested_hook.is_nested(input):  # ferric.nested: items run as one packed sequence
+            return _nested_hook.call("RNNBase.forward", self, input, hx)
         name = type(self).__name__
         is_lstm = self.mode == "LSTM"
         dirs = 2 if self.bidirectional else 1
