@@ -471,20 +471,16 @@ class NestedTensor:
 
 # ---------------------------------------------------------------------- generated ops
 
-# Elementwise ops: applied to the packed buffer as a whole.
-_UNARY = (
-    "abs", "absolute", "neg", "negative", "exp", "exp2", "expm1", "log", "log2", "log10",
-    "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "arcsin",
-    "arccos", "arctan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf", "erfc",
-    "square", "sign", "reciprocal", "floor", "ceil", "round", "trunc", "fix", "frac",
-    "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "logical_not", "isnan",
-    "isinf", "isfinite", "isposinf", "isneginf", "bitwise_not",
+# Elementwise ops: applied to the packed buffer as a whole. The op table's rows marked
+# nested (read from _core, with their aliases and in-place forms), then the unary ops
+# outside the table.
+_TABLE = [r for r in _core._op_table() if r["nested"]]
+_UNARY = tuple(m for r in _TABLE for m in r["methods"]) + (
+    "round", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "logical_not",
+    "bitwise_not",
 )
-_UNARY_INPLACE = (
-    "abs_", "neg_", "exp_", "log_", "sqrt_", "rsqrt_", "sin_", "cos_", "tanh_",
-    "sigmoid_", "relu_", "clamp_", "clip_", "floor_", "ceil_", "round_", "trunc_",
-    "reciprocal_", "square_", "zero_", "fill_", "nan_to_num_", "exp2_", "expm1_",
-    "log1p_", "erf_",
+_UNARY_INPLACE = tuple(m for r in _TABLE for m in r["inplace"]) + (
+    "clamp_", "clip_", "round_", "zero_", "fill_", "nan_to_num_",
 )
 # Binary ops: the other operand goes through NestedTensor._operand.
 _BINARY = (
