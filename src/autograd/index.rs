@@ -364,7 +364,9 @@ pub fn masked_fill(x: &Var, mask: &Tensor, value: Fill) -> Result<Var> {
         out,
         x,
         value,
-        Rc::new(move |g: &Var| crate::autograd::pointwise::masked_zero(g, &sm.get("MaskedFillBackward0")?)),
+        Rc::new(move |g: &Var| {
+            crate::autograd::pointwise::masked_zero(g, &sm.get("MaskedFillBackward0")?)
+        }),
     )
 }
 

@@ -11,7 +11,6 @@
 //! touched while holding the GIL, and the Python layer refuses to use a graph-carrying
 //! tensor from a thread other than the one that created it.
 
-
 pub mod conv;
 pub mod engine;
 pub mod index;

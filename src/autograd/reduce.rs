@@ -706,7 +706,10 @@ fn norm_backward(g: &Var, x: &Var, norm: &Var, p: f64, rs: &Restore) -> Result<O
     let r = if p == 1.0 {
         ab::mul(&sgn()?, g)?
     } else if p == 2.0 {
-        ab::mul(g, &crate::autograd::pointwise::masked_zero(&ab::div(x, norm)?, &norm_zero()?)?)?
+        ab::mul(
+            g,
+            &crate::autograd::pointwise::masked_zero(&ab::div(x, norm)?, &norm_zero()?)?,
+        )?
     } else if p.is_infinite() {
         // the gradient of amax(|x|), NaNs included, shared by ties
         let a = rawu(UnaryOp::Abs, &x.t)?;
@@ -715,7 +718,10 @@ fn norm_backward(g: &Var, x: &Var, norm: &Var, p: f64, rs: &Restore) -> Result<O
         ab::mul(&sgn()?, &scale_by_count(g, &mask, rs)?)?
     } else if p < 1.0 {
         let pw = pow_s(&u(UnaryOp::Abs, x)?, p - 1.0)?;
-        let scaled = ab::mul(&sgn()?, &crate::autograd::pointwise::masked_zero(&pw, &eq_zero(&x.t)?)?)?;
+        let scaled = ab::mul(
+            &sgn()?,
+            &crate::autograd::pointwise::masked_zero(&pw, &eq_zero(&x.t)?)?,
+        )?;
         ab::mul(&ab::mul(&scaled, g)?, &pow_s(norm, 1.0 - p)?)?
     } else {
         let scaled = if p < 2.0 {
@@ -723,7 +729,10 @@ fn norm_backward(g: &Var, x: &Var, norm: &Var, p: f64, rs: &Restore) -> Result<O
         } else {
             ab::mul(x, &pow_s(&u(UnaryOp::Abs, x)?, p - 2.0)?)?
         };
-        let scale = crate::autograd::pointwise::masked_zero(&ab::div(g, &pow_s(norm, p - 1.0)?)?, &norm_zero()?)?;
+        let scale = crate::autograd::pointwise::masked_zero(
+            &ab::div(g, &pow_s(norm, p - 1.0)?)?,
+            &norm_zero()?,
+        )?;
         ab::mul(&scaled, &scale)?
     };
     Ok(Some(r))

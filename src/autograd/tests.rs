@@ -1,7 +1,7 @@
 //! Engine tests on small graphs (the Python suite covers every op's gradient).
 
-use super::pointwise::{add, binary, mul, Arg};
 use super::engine::{run, Mode};
+use super::pointwise::{add, binary, mul, Arg};
 use super::views::sum_to;
 use super::Var;
 use crate::dtype::Scalar;

@@ -13,74 +13,121 @@ use crate::shape::broadcast_shapes;
 use crate::storage::try_output_vec;
 use crate::tensor::Tensor;
 
+/// What a binary row computes (the table's `kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    FloorDiv,
-    Rem,
-    Pow,
-    Maximum,
-    Minimum,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
-    BitAnd,
-    BitOr,
-    BitXor,
-    Atan2,
-    /// C-style remainder (sign of the dividend), `torch.fmod`.
-    Fmod,
+pub enum Kind {
+    /// a result in the promoted dtype
+    Arith,
+    /// `==`, `<`, ...: bool results
+    Compare,
+    /// `logical_and`, ...: bool results of truth values
+    Logical,
+    /// `&`, `|`, `^`: integers and bool only
+    Bitwise,
 }
 
-impl BinaryOp {
-    pub fn name(self) -> &'static str {
-        use BinaryOp::*;
-        match self {
-            Add => "add",
-            Sub => "sub",
-            Mul => "mul",
-            Div => "div",
-            FloorDiv => "floor_divide",
-            Rem => "remainder",
-            Pow => "pow",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            Eq => "eq",
-            Ne => "ne",
-            Lt => "lt",
-            Le => "le",
-            Gt => "gt",
-            Ge => "ge",
-            LogicalAnd => "logical_and",
-            LogicalOr => "logical_or",
-            LogicalXor => "logical_xor",
-            BitAnd => "bitwise_and",
-            BitOr => "bitwise_or",
-            BitXor => "bitwise_xor",
-            Atan2 => "atan2",
-            Fmod => "fmod",
+macro_rules! binary_rows {
+    ($($v:ident { name: $name:literal, node: $node:literal, kind: $kind:ident,
+        dunders: [$($dn:ident)*], methods: [$($meth:tt)*], other: $other:ident,
+        cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr, int: $int:expr,
+        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal })*) => {
+        /// Every elementwise binary op: the rows of `binary_table!`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum BinaryOp {
+            $($v,)*
         }
-    }
+
+        impl BinaryOp {
+            /// PyTorch's name of the op (messages).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(BinaryOp::$v => $name,)*
+                }
+            }
+            /// The name of the op's backward node.
+            pub fn node_name(self) -> &'static str {
+                match self {
+                    $(BinaryOp::$v => $node,)*
+                }
+            }
+            pub fn kind(self) -> Kind {
+                match self {
+                    $(BinaryOp::$v => Kind::$kind,)*
+                }
+            }
+            /// Rough cost per element relative to an add (parallel-split threshold).
+            fn cost(self) -> usize {
+                match self {
+                    $(BinaryOp::$v => $cost,)*
+                }
+            }
+        }
+
+        /// The vector kernel of a float op, if it has one.
+        fn vector_op(op: BinaryOp) -> Option<simd::Binary> {
+            match op {
+                $($(BinaryOp::$v => Some(simd::Binary::$simd),)?)*
+                _ => None,
+            }
+        }
+
+        impl Kernel for f32 {
+            fn vector(op: BinaryOp, a: Arg<f32>, b: Arg<f32>, out: &mut [f32]) -> bool {
+                vector_op(op).is_some_and(|v| simd::binary(v, a, b, out))
+            }
+            fn vector_inplace(op: BinaryOp, d: &mut [f32], b: Arg<f32>) -> bool {
+                vector_op(op).is_some_and(|v| simd::binary_inplace(v, d, b))
+            }
+            fn arith(op: BinaryOp) -> fn(f32, f32) -> f32 {
+                #[allow(clippy::upper_case_acronyms, dead_code)]
+                type T = f32;
+                match op {
+                    $(BinaryOp::$v => $float,)*
+                }
+            }
+        }
+
+        impl Kernel for f64 {
+            fn vector(op: BinaryOp, a: Arg<f64>, b: Arg<f64>, out: &mut [f64]) -> bool {
+                vector_op(op).is_some_and(|v| simd::binary(v, a, b, out))
+            }
+            fn vector_inplace(op: BinaryOp, d: &mut [f64], b: Arg<f64>) -> bool {
+                vector_op(op).is_some_and(|v| simd::binary_inplace(v, d, b))
+            }
+            fn arith(op: BinaryOp) -> fn(f64, f64) -> f64 {
+                #[allow(clippy::upper_case_acronyms, dead_code)]
+                type T = f64;
+                match op {
+                    $(BinaryOp::$v => $float,)*
+                }
+            }
+        }
+
+        impl Kernel for i64 {
+            fn arith(op: BinaryOp) -> fn(i64, i64) -> i64 {
+                match op {
+                    $(BinaryOp::$v => $int,)*
+                }
+            }
+        }
+
+        impl Kernel for bool {
+            fn arith(op: BinaryOp) -> fn(bool, bool) -> bool {
+                match op {
+                    $(BinaryOp::$v => $bool,)*
+                }
+            }
+        }
+    };
+}
+crate::ops::table::binary_table!(binary_rows);
+
+impl BinaryOp {
     fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
-        )
+        self.kind() == Kind::Compare
     }
     fn is_logical(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
-        )
+        self.kind() == Kind::Logical
     }
 }
 
@@ -353,13 +400,8 @@ impl<T: Kernel> Arith<T> {
             f: T::arith(op),
         }
     }
-    /// Rough cost per element relative to an add (parallel-split threshold).
     fn cost(&self) -> usize {
-        match self.op {
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => 1,
-            BinaryOp::Maximum | BinaryOp::Minimum => 1,
-            _ => 8,
-        }
+        self.op.cost()
     }
 }
 
@@ -402,17 +444,6 @@ impl<T: Kernel> ZipInPlace<T, T> for Arith<T> {
     }
 }
 
-/// The vector kernel of a float op, if it has one.
-fn vector_op(op: BinaryOp) -> Option<simd::Binary> {
-    Some(match op {
-        BinaryOp::Add => simd::Binary::Add,
-        BinaryOp::Sub => simd::Binary::Sub,
-        BinaryOp::Mul => simd::Binary::Mul,
-        BinaryOp::Div => simd::Binary::Div,
-        _ => return None,
-    })
-}
-
 /// Per-dtype elementwise semantics (PyTorch's, which follow Python for `//` and `%`).
 pub trait Kernel: Element {
     fn arith(op: BinaryOp) -> fn(Self, Self) -> Self;
@@ -440,142 +471,85 @@ pub trait Kernel: Element {
     }
 }
 
-macro_rules! float_kernel {
+/// Python's floor division and remainder for floats (PyTorch follows Python for `//`
+/// and `%`).
+trait FloorRem: Sized {
+    fn floor_div(a: Self, b: Self) -> Self;
+    fn py_rem(a: Self, b: Self) -> Self;
+}
+
+macro_rules! floor_rem {
     ($t:ty) => {
-        impl Kernel for $t {
-            fn vector(op: BinaryOp, a: Arg<$t>, b: Arg<$t>, out: &mut [$t]) -> bool {
-                vector_op(op).is_some_and(|v| simd::binary(v, a, b, out))
+        impl FloorRem for $t {
+            fn floor_div(a: $t, b: $t) -> $t {
+                if b == 0.0 {
+                    return a / b;
+                }
+                let m = a % b;
+                let mut div = (a - m) / b;
+                if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                    div -= 1.0;
+                }
+                if div != 0.0 {
+                    let f = div.floor();
+                    if div - f > 0.5 {
+                        f + 1.0
+                    } else {
+                        f
+                    }
+                } else {
+                    (0.0 as $t).copysign(a / b)
+                }
             }
-            fn vector_inplace(op: BinaryOp, d: &mut [$t], b: Arg<$t>) -> bool {
-                vector_op(op).is_some_and(|v| simd::binary_inplace(v, d, b))
-            }
-            fn arith(op: BinaryOp) -> fn($t, $t) -> $t {
-                use BinaryOp::*;
-                match op {
-                    Add => |a, b| a + b,
-                    Sub => |a, b| a - b,
-                    Mul => |a, b| a * b,
-                    Div => |a, b| a / b,
-                    FloorDiv => |a, b| {
-                        if b == 0.0 {
-                            return a / b;
-                        }
-                        let m = a % b;
-                        let mut div = (a - m) / b;
-                        if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-                            div -= 1.0;
-                        }
-                        if div != 0.0 {
-                            let f = div.floor();
-                            if div - f > 0.5 {
-                                f + 1.0
-                            } else {
-                                f
-                            }
-                        } else {
-                            (0.0 as $t).copysign(a / b)
-                        }
-                    },
-                    Rem => |a, b| {
-                        let m = a % b;
-                        if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-                            m + b
-                        } else {
-                            m
-                        }
-                    },
-                    Pow => |a, b| a.powf(b),
-                    Maximum => |a, b| {
-                        if a.is_nan() || b.is_nan() {
-                            <$t>::NAN
-                        } else if a > b {
-                            a
-                        } else {
-                            b
-                        }
-                    },
-                    Minimum => |a, b| {
-                        if a.is_nan() || b.is_nan() {
-                            <$t>::NAN
-                        } else if a < b {
-                            a
-                        } else {
-                            b
-                        }
-                    },
-                    Atan2 => |a, b| a.atan2(b),
-                    Fmod => |a, b| a % b,
-                    // bitwise ops on floats are rejected in `plan`
-                    _ => |a, _| a,
+            fn py_rem(a: $t, b: $t) -> $t {
+                let m = a % b;
+                if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                    m + b
+                } else {
+                    m
                 }
             }
         }
     };
 }
-float_kernel!(f32);
-float_kernel!(f64);
+floor_rem!(f32);
+floor_rem!(f64);
 
-impl Kernel for i64 {
-    fn arith(op: BinaryOp) -> fn(i64, i64) -> i64 {
-        use BinaryOp::*;
-        match op {
-            Add => |a, b| a.wrapping_add(b),
-            Sub => |a, b| a.wrapping_sub(b),
-            Mul => |a, b| a.wrapping_mul(b),
-            // zero divisors are rejected before the kernel runs
-            FloorDiv => |a, b| {
-                if b == 0 {
-                    return 0;
-                }
-                let q = a.wrapping_div(b);
-                if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
-                    q - 1
-                } else {
-                    q
-                }
-            },
-            Rem => |a, b| {
-                if b == 0 {
-                    return 0;
-                }
-                let r = a.wrapping_rem(b);
-                if r != 0 && ((r < 0) != (b < 0)) {
-                    r + b
-                } else {
-                    r
-                }
-            },
-            Pow => |a, b| {
-                if b >= 0 {
-                    a.wrapping_pow(b.min(u32::MAX as i64) as u32)
-                } else {
-                    match a {
-                        1 => 1,
-                        -1 if b & 1 == 1 => -1,
-                        -1 => 1,
-                        _ => 0,
-                    }
-                }
-            },
-            Fmod => |a, b| if b == 0 { 0 } else { a.wrapping_rem(b) },
-            Maximum => |a, b| a.max(b),
-            Minimum => |a, b| a.min(b),
-            BitAnd => |a, b| a & b,
-            BitOr => |a, b| a | b,
-            BitXor => |a, b| a ^ b,
-            _ => |a, _| a,
-        }
+// zero divisors are rejected before the integer kernels run
+fn floor_div_i64(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        return 0;
+    }
+    let q = a.wrapping_div(b);
+    if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
     }
 }
 
-impl Kernel for bool {
-    fn arith(op: BinaryOp) -> fn(bool, bool) -> bool {
-        use BinaryOp::*;
-        match op {
-            Add | BitOr | Maximum => |a, b| a | b,
-            Mul | BitAnd | Minimum => |a, b| a & b,
-            BitXor | Sub => |a, b| a ^ b,
-            _ => |a, _| a,
+fn rem_i64(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        return 0;
+    }
+    let r = a.wrapping_rem(b);
+    if r != 0 && ((r < 0) != (b < 0)) {
+        r + b
+    } else {
+        r
+    }
+}
+
+/// C-like integer powers; negative exponents give 0 except for bases 1 and -1.
+fn pow_i64(a: i64, b: i64) -> i64 {
+    if b >= 0 {
+        a.wrapping_pow(b.min(u32::MAX as i64) as u32)
+    } else {
+        match a {
+            1 => 1,
+            -1 if b & 1 == 1 => -1,
+            -1 => 1,
+            _ => 0,
         }
     }
 }

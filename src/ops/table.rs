@@ -216,3 +216,134 @@ macro_rules! unary_table {
 }
 
 pub(crate) use unary_table;
+
+/// Elementwise binary ops with broadcasting and type promotion (`a + b`, `ferric.atan2`,
+/// `a.eq(b)`, ...). Fields of a row:
+/// * `name`: PyTorch's op name; `node`: the backward node's name;
+/// * `kind`: `Arith` (result in the promoted dtype), `Compare` / `Logical` (bool
+///   results; their element functions are `Kernel::predicate`), `Bitwise` (integers
+///   and bool only);
+/// * `dunders`: the operator methods, `[forward reflected in-place]` (the rich
+///   comparisons `__eq__`... share one binding block in `python::arith`: PyO3 builds
+///   one comparison slot from it);
+/// * `methods`: named methods, `name / name_` with an in-place form; every method is
+///   also a module function. `other: Tensor` makes them reject Python numbers as PyTorch
+///   does. `add`, `sub`, `div` (`alpha=`, `rounding_mode=`) and `pow` have bindings of
+///   their own;
+/// * `cost`, `simd`: as for unary rows (`kernels::simd::Binary`);
+/// * `float` / `int` / `bool`: the element function per dtype family (`T` is `f32` or
+///   `f64`), unused for `Compare` and `Logical`;
+/// * `grad`: `none`; or a formula per input, `a: |g, ...| ...; b: |g, ...| ...`, whose
+///   parameters after `g` name the values it reads (`a`, `b`: the operands, saved only
+///   when a needed gradient reads them); or `custom` for the rules in
+///   `autograd::pointwise` that need more (pow's node names, max/min ties);
+/// * `nested`: whether nested tensors apply it to their packed values.
+macro_rules! binary_table {
+    ($m:ident) => { $m! {
+        Add { name: "add", node: "AddBackward0", kind: Arith,
+            dunders: [__add__ __radd__ __iadd__], methods: [], other: Number,
+            cost: 1, simd: [Add], float: |a, b| a + b, int: |a, b| a.wrapping_add(b),
+            bool: |a, b| a | b,
+            grad: [a: |g| same(g); b: |g| same(g)], nested: true }
+        Sub { name: "sub", node: "SubBackward0", kind: Arith,
+            dunders: [__sub__ __rsub__ __isub__], methods: [], other: Number,
+            cost: 1, simd: [Sub], float: |a, b| a - b, int: |a, b| a.wrapping_sub(b),
+            bool: |a, b| a ^ b,
+            grad: [a: |g| same(g); b: |g| -g], nested: true }
+        Mul { name: "mul", node: "MulBackward0", kind: Arith,
+            dunders: [__mul__ __rmul__ __imul__], methods: [mul / mul_, multiply], other: Number,
+            cost: 1, simd: [Mul], float: |a, b| a * b, int: |a, b| a.wrapping_mul(b),
+            bool: |a, b| a & b,
+            grad: [a: |g, b| g * b; b: |g, a| g * a], nested: true }
+        Div { name: "div", node: "DivBackward0", kind: Arith,
+            dunders: [__truediv__ __rtruediv__ __itruediv__], methods: [true_divide], other: Number,
+            cost: 1, simd: [Div], float: |a, b| a / b, int: |a, _| a, bool: |a, _| a,
+            grad: [a: |g, b| g / b; b: |g, a, b| -(g * a / (b * b))], nested: true }
+        FloorDiv { name: "floor_divide", node: "NotDifferentiable", kind: Arith,
+            dunders: [__floordiv__ __rfloordiv__ __ifloordiv__],
+            methods: [floor_divide / floor_divide_], other: Number,
+            cost: 8, simd: [], float: |a, b| T::floor_div(a, b), int: floor_div_i64,
+            bool: |a, _| a,
+            grad: [none], nested: true }
+        Rem { name: "remainder", node: "RemainderBackward0", kind: Arith,
+            dunders: [__mod__ __rmod__ __imod__], methods: [remainder / remainder_], other: Number,
+            cost: 8, simd: [], float: |a, b| T::py_rem(a, b), int: rem_i64, bool: |a, _| a,
+            grad: [a: |g| same(g); b: |g, a, b| rules::remainder_b(g, a, b)], nested: true }
+        Fmod { name: "fmod", node: "FmodBackward0", kind: Arith,
+            dunders: [], methods: [fmod / fmod_], other: Number,
+            cost: 8, simd: [], float: |a, b| a % b,
+            int: |a, b| if b == 0 { 0 } else { a.wrapping_rem(b) }, bool: |a, _| a,
+            grad: [a: |g| same(g); b: |g, a, b| rules::fmod_b(g, a, b)], nested: true }
+        Pow { name: "pow", node: "PowBackward1", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 8, simd: [], float: |a, b| a.powf(b), int: pow_i64, bool: |a, _| a,
+            grad: [custom], nested: true }
+        Maximum { name: "maximum", node: "MaximumBackward0", kind: Arith,
+            dunders: [], methods: [maximum], other: Tensor,
+            cost: 1, simd: [],
+            float: |a, b| if a.is_nan() || b.is_nan() { T::NAN } else if a > b { a } else { b },
+            int: |a, b| a.max(b), bool: |a, b| a | b,
+            grad: [custom], nested: true }
+        Minimum { name: "minimum", node: "MinimumBackward0", kind: Arith,
+            dunders: [], methods: [minimum], other: Tensor,
+            cost: 1, simd: [],
+            float: |a, b| if a.is_nan() || b.is_nan() { T::NAN } else if a < b { a } else { b },
+            int: |a, b| a.min(b), bool: |a, b| a & b,
+            grad: [custom], nested: true }
+        Atan2 { name: "atan2", node: "Atan2Backward0", kind: Arith,
+            dunders: [], methods: [atan2 / atan2_], other: Tensor,
+            cost: 8, simd: [], float: |a, b| a.atan2(b), int: |a, _| a, bool: |a, _| a,
+            grad: [a: |g, a, b| g * b / (a * a + b * b); b: |g, a, b| -(g * a / (a * a + b * b))],
+            nested: true }
+        Eq { name: "eq", node: "NotDifferentiable", kind: Compare,
+            dunders: [], methods: [eq], other: Number,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        Ne { name: "ne", node: "NotDifferentiable", kind: Compare,
+            dunders: [], methods: [ne, not_equal], other: Number,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        Lt { name: "lt", node: "NotDifferentiable", kind: Compare,
+            dunders: [], methods: [lt, less], other: Number,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        Le { name: "le", node: "NotDifferentiable", kind: Compare,
+            dunders: [], methods: [le, less_equal], other: Number,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        Gt { name: "gt", node: "NotDifferentiable", kind: Compare,
+            dunders: [], methods: [gt, greater], other: Number,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        Ge { name: "ge", node: "NotDifferentiable", kind: Compare,
+            dunders: [], methods: [ge, greater_equal], other: Number,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        LogicalAnd { name: "logical_and", node: "NotDifferentiable", kind: Logical,
+            dunders: [], methods: [logical_and / logical_and_], other: Tensor,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        LogicalOr { name: "logical_or", node: "NotDifferentiable", kind: Logical,
+            dunders: [], methods: [logical_or / logical_or_], other: Tensor,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        LogicalXor { name: "logical_xor", node: "NotDifferentiable", kind: Logical,
+            dunders: [], methods: [logical_xor], other: Tensor,
+            cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: true }
+        BitAnd { name: "bitwise_and", node: "NotDifferentiable", kind: Bitwise,
+            dunders: [__and__ __rand__ __iand__], methods: [bitwise_and], other: Number,
+            cost: 8, simd: [], float: |a, _| a, int: |a, b| a & b, bool: |a, b| a & b,
+            grad: [none], nested: true }
+        BitOr { name: "bitwise_or", node: "NotDifferentiable", kind: Bitwise,
+            dunders: [__or__ __ror__ __ior__], methods: [bitwise_or], other: Number,
+            cost: 8, simd: [], float: |a, _| a, int: |a, b| a | b, bool: |a, b| a | b,
+            grad: [none], nested: true }
+        BitXor { name: "bitwise_xor", node: "NotDifferentiable", kind: Bitwise,
+            dunders: [__xor__ __rxor__ __ixor__], methods: [bitwise_xor], other: Number,
+            cost: 8, simd: [], float: |a, _| a, int: |a, b| a ^ b, bool: |a, b| a ^ b,
+            grad: [none], nested: true }
+    } };
+}
+
+pub(crate) use binary_table;

@@ -297,125 +297,157 @@ fn unary_inplace(slf: &PyTensor, op: UnaryOp) -> PyResult<()> {
     )
 }
 
-macro_rules! binary_methods {
-    ($($name:ident, $rname:ident, $iname:ident => $op:expr;)*) => {
+/// Whether a table row's `grad` field gives a rule.
+macro_rules! differentiable {
+    (none) => {
+        false
+    };
+    ($($rule:tt)*) => {
+        true
+    };
+}
+
+/// `ferric._core._op_table()`: the op tables' rows (family, name, methods, in-place
+/// forms, differentiable, simd, nested), read by nested tensors and the tests.
+#[pyfunction]
+fn _op_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let mut rows = unary_rows(py)?;
+    rows.extend(binary_rows(py)?);
+    Ok(rows)
+}
+
+// The two negations outside the table: their dtype rules are their own (bool results /
+// integer-only) and they have no gradient.
+#[pymethods]
+impl PyTensor {
+    fn logical_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, unary(UnaryOp::LogicalNot, &self.t)?)
+    }
+    fn logical_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+        unary_inplace(&slf, UnaryOp::LogicalNot)?;
+        Ok(slf)
+    }
+    fn bitwise_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+        wrap(py, unary(UnaryOp::BitwiseNot, &self.t)?)
+    }
+    fn bitwise_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+        unary_inplace(&slf, UnaryOp::BitwiseNot)?;
+        Ok(slf)
+    }
+}
+
+/// The operator methods of a binary row: `[forward reflected in-place]` or `[forward]`.
+macro_rules! binary_dunders {
+    ($v:ident;) => {};
+    ($v:ident; $f:ident) => {
         #[pymethods]
         impl PyTensor {
-            $(
-                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    dunder(py, self, other, $op, false)
-                }
-                fn $rname(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                    dunder(py, self, other, $op, true)
-                }
-                fn $iname(slf: PyRef<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-                    inplace(slf, other, $op).map(|_| ())
-                }
-            )*
+            fn $f(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                dunder(py, self, other, BinaryOp::$v, false)
+            }
+        }
+    };
+    ($v:ident; $f:ident $r:ident $i:ident) => {
+        #[pymethods]
+        impl PyTensor {
+            fn $f(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                dunder(py, self, other, BinaryOp::$v, false)
+            }
+            fn $r(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                dunder(py, self, other, BinaryOp::$v, true)
+            }
+            fn $i(slf: PyRef<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+                inplace(slf, other, BinaryOp::$v).map(|_| ())
+            }
         }
     };
 }
 
-binary_methods! {
-    __add__, __radd__, __iadd__ => BinaryOp::Add;
-    __sub__, __rsub__, __isub__ => BinaryOp::Sub;
-    __mul__, __rmul__, __imul__ => BinaryOp::Mul;
-    __truediv__, __rtruediv__, __itruediv__ => BinaryOp::Div;
-    __floordiv__, __rfloordiv__, __ifloordiv__ => BinaryOp::FloorDiv;
-    __mod__, __rmod__, __imod__ => BinaryOp::Rem;
-    __and__, __rand__, __iand__ => BinaryOp::BitAnd;
-    __or__, __ror__, __ior__ => BinaryOp::BitOr;
-    __xor__, __rxor__, __ixor__ => BinaryOp::BitXor;
-}
-
-/// Named binary methods (`a.maximum(b)`) and their in-place forms where PyTorch has one.
-macro_rules! named_binary {
-    ($($name:ident => $op:expr;)*) => {
+/// A named binary method and its in-place form; `Tensor` rows reject Python numbers
+/// with PyTorch's TypeError.
+macro_rules! binary_method {
+    ($v:ident, $other:ident; $meth:ident $(/ $imeth:ident)?) => {
         #[pymethods]
         impl PyTensor {
-            $(
-                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-                    method(py, self, other, $op)
+            fn $meth(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+                if binary_method!(@tensor_only $other) && other.cast::<PyTensor>().is_err() {
+                    return Err(PyTypeError::new_err(format!(
+                        "{}(): argument 'other' (position 1) must be Tensor, not {}",
+                        stringify!($meth),
+                        type_name(other)
+                    )));
                 }
+                method(py, self, other, BinaryOp::$v)
+            }
+            $(
+                fn $imeth<'py>(
+                    slf: PyRef<'py, Self>,
+                    other: &Bound<'_, PyAny>,
+                ) -> PyResult<PyRef<'py, Self>> {
+                    inplace(slf, other, BinaryOp::$v)
+                }
+            )?
+        }
+    };
+    (@tensor_only Tensor) => {
+        true
+    };
+    (@tensor_only Number) => {
+        false
+    };
+}
+
+/// The binary table's rows as Python operators, methods and module functions, and as
+/// data for Python (`_core._op_table()`).
+macro_rules! binary_py {
+    ($($v:ident { name: $name:literal, node: $node:literal, kind: $kind:ident,
+        dunders: [$($dn:ident)*], methods: [$($meth:ident $(/ $imeth:ident)?),*], other: $other:ident,
+        cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr, int: $int:expr,
+        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal })*) => {
+        $(
+            binary_dunders!($v; $($dn)*);
+            $(binary_method!($v, $other; $meth $(/ $imeth)?);)*
+        )*
+
+        /// Module-level functions the binary table provides (`ferric.maximum`, ...).
+        fn binary_function_names() -> Vec<&'static str> {
+            vec![$($(stringify!($meth),)*)*]
+        }
+
+        /// The binary table as Python data: one dict per row.
+        fn binary_rows(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+            let mut rows = Vec::new();
+            $(
+                let d = PyDict::new(py);
+                d.set_item("family", "binary")?;
+                d.set_item("name", $name)?;
+                d.set_item("variant", stringify!($v))?;
+                d.set_item("kind", stringify!($kind))?;
+                let methods: Vec<&str> = vec![$(stringify!($meth)),*];
+                d.set_item("methods", methods)?;
+                let inplace: Vec<&str> = vec![$($(stringify!($imeth),)?)*];
+                d.set_item("inplace", inplace)?;
+                let dunders: Vec<&str> = vec![$(stringify!($dn)),*];
+                d.set_item("dunders", dunders)?;
+                d.set_item("fn_inplace", false)?;
+                d.set_item("tensor_only", stringify!($other) == "Tensor")?;
+                d.set_item("differentiable", differentiable!($($grad)*))?;
+                d.set_item("simd", { let s: &[&str] = &[$(stringify!($simd)),*]; !s.is_empty() })?;
+                d.set_item("nested", $nested)?;
+                rows.push(d);
             )*
+            Ok(rows)
         }
     };
 }
 
-/// Named binary ops whose `other` must be a Tensor in PyTorch (no Python numbers).
-macro_rules! tensor_only_binary {
-    ($($name:ident => $op:expr;)*) => {
-        #[pymethods]
-        impl PyTensor {
-            $(
-                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-                    if other.cast::<PyTensor>().is_err() {
-                        return Err(PyTypeError::new_err(format!(
-                            "{}(): argument 'other' (position 1) must be Tensor, not {}",
-                            stringify!($name),
-                            type_name(other)
-                        )));
-                    }
-                    method(py, self, other, $op)
-                }
-            )*
-        }
-    };
-}
+crate::ops::table::binary_table!(binary_py);
 
-tensor_only_binary! {
-    maximum => BinaryOp::Maximum;
-    minimum => BinaryOp::Minimum;
-    logical_and => BinaryOp::LogicalAnd;
-    logical_or => BinaryOp::LogicalOr;
-    logical_xor => BinaryOp::LogicalXor;
-    atan2 => BinaryOp::Atan2;
-}
-
-named_binary! {
-    multiply => BinaryOp::Mul;
-    true_divide => BinaryOp::Div;
-    floor_divide => BinaryOp::FloorDiv;
-    remainder => BinaryOp::Rem;
-    fmod => BinaryOp::Fmod;
-    eq => BinaryOp::Eq;
-    ne => BinaryOp::Ne;
-    lt => BinaryOp::Lt;
-    le => BinaryOp::Le;
-    gt => BinaryOp::Gt;
-    ge => BinaryOp::Ge;
-    greater => BinaryOp::Gt;
-    greater_equal => BinaryOp::Ge;
-    less => BinaryOp::Lt;
-    less_equal => BinaryOp::Le;
-    not_equal => BinaryOp::Ne;
-    bitwise_and => BinaryOp::BitAnd;
-    bitwise_or => BinaryOp::BitOr;
-    bitwise_xor => BinaryOp::BitXor;
-}
-
-macro_rules! named_binary_inplace {
-    ($($name:ident => $op:expr;)*) => {
-        #[pymethods]
-        impl PyTensor {
-            $(
-                fn $name<'py>(slf: PyRef<'py, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
-                    inplace(slf, other, $op)
-                }
-            )*
-        }
-    };
-}
-
-named_binary_inplace! {
-    mul_ => BinaryOp::Mul;
-    floor_divide_ => BinaryOp::FloorDiv;
-    remainder_ => BinaryOp::Rem;
-    fmod_ => BinaryOp::Fmod;
-    pow_ => BinaryOp::Pow;
-    logical_and_ => BinaryOp::LogicalAnd;
-    logical_or_ => BinaryOp::LogicalOr;
-    atan2_ => BinaryOp::Atan2;
+#[pymethods]
+impl PyTensor {
+    fn pow_<'py>(slf: PyRef<'py, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
+        inplace(slf, other, BinaryOp::Pow)
+    }
 }
 
 /// The unary table's rows as Python methods (`t.tanh()`, `t.tanh_()`, aliases) and
@@ -495,44 +527,7 @@ macro_rules! unary_methods {
     };
 }
 
-/// Whether a table row's `grad` field gives a rule.
-macro_rules! differentiable {
-    (none) => {
-        false
-    };
-    ($($rule:tt)*) => {
-        true
-    };
-}
-
-/// `ferric._core._op_table()`: the op tables' rows (family, name, methods, in-place
-/// forms, differentiable, simd, nested), read by nested tensors and the tests.
-#[pyfunction]
-fn _op_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
-    unary_rows(py)
-}
-
 crate::ops::table::unary_table!(unary_methods);
-
-// The two negations outside the table: their dtype rules are their own (bool results /
-// integer-only) and they have no gradient.
-#[pymethods]
-impl PyTensor {
-    fn logical_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, unary(UnaryOp::LogicalNot, &self.t)?)
-    }
-    fn logical_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
-        unary_inplace(&slf, UnaryOp::LogicalNot)?;
-        Ok(slf)
-    }
-    fn bitwise_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, unary(UnaryOp::BitwiseNot, &self.t)?)
-    }
-    fn bitwise_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
-        unary_inplace(&slf, UnaryOp::BitwiseNot)?;
-        Ok(slf)
-    }
-}
 
 #[pymethods]
 impl PyTensor {
@@ -650,9 +645,6 @@ impl PyTensor {
         let b = scaled("sub_", other, alpha, slf.t.dtype().is_float())?;
         binary_inplace(&slf, BinaryOp::Sub, &b)?;
         Ok(slf)
-    }
-    fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        method(py, self, other, BinaryOp::Mul)
     }
     #[pyo3(signature = (other, *, rounding_mode=None))]
     fn div(
@@ -1044,12 +1036,18 @@ fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> PyResu
 
 #[pyfunction]
 fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, autograd::pointwise::unary(UnaryOp::Silu, &input.var()?)?)
+    wrap_var(
+        py,
+        autograd::pointwise::unary(UnaryOp::Silu, &input.var()?)?,
+    )
 }
 
 #[pyfunction]
 fn mish(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, autograd::pointwise::unary(UnaryOp::Mish, &input.var()?)?)
+    wrap_var(
+        py,
+        autograd::pointwise::unary(UnaryOp::Mish, &input.var()?)?,
+    )
 }
 
 #[pyfunction]
@@ -1130,42 +1128,17 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
     m.add_function(wrap_pyfunction!(_op_table, m)?)?;
     crate::python::tensor::alias_methods(m, &unary_function_names())?;
+    crate::python::tensor::alias_methods(m, &binary_function_names())?;
     crate::python::tensor::alias_methods(
         m,
         &[
             "add",
             "sub",
             "subtract",
-            "mul",
-            "multiply",
             "div",
             "divide",
-            "true_divide",
-            "floor_divide",
-            "remainder",
-            "fmod",
-            "maximum",
-            "minimum",
-            "eq",
-            "ne",
-            "lt",
-            "le",
-            "gt",
-            "ge",
-            "greater",
-            "greater_equal",
-            "less",
-            "less_equal",
-            "not_equal",
-            "logical_and",
-            "logical_or",
-            "logical_xor",
             "logical_not",
-            "bitwise_and",
-            "bitwise_or",
-            "bitwise_xor",
             "bitwise_not",
-            "atan2",
             "clamp",
             "clip",
             "clamp_min",

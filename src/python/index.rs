@@ -2,8 +2,8 @@
 //! `nonzero`. Module functions are the method descriptors (`ferric.gather = Tensor.gather`)
 //! except `where`, whose first argument is the condition.
 
-use crate::autograd::pointwise::Arg as VA;
 use crate::autograd::index as av;
+use crate::autograd::pointwise::Arg as VA;
 use crate::autograd::Var;
 use crate::dtype::Scalar;
 use crate::ops::index::masked::inplace_mask;

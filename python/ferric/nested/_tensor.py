@@ -474,7 +474,7 @@ class NestedTensor:
 # Elementwise ops: applied to the packed buffer as a whole. The op table's rows marked
 # nested (read from _core, with their aliases and in-place forms), then the unary ops
 # outside the table.
-_TABLE = [r for r in _core._op_table() if r["nested"]]
+_TABLE = [r for r in _core._op_table() if r["family"] != "binary" and r["nested"]]
 _UNARY = tuple(m for r in _TABLE for m in r["methods"]) + (
     "round", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "logical_not",
     "bitwise_not",
@@ -482,16 +482,15 @@ _UNARY = tuple(m for r in _TABLE for m in r["methods"]) + (
 _UNARY_INPLACE = tuple(m for r in _TABLE for m in r["inplace"]) + (
     "clamp_", "clip_", "round_", "zero_", "fill_", "nan_to_num_",
 )
-# Binary ops: the other operand goes through NestedTensor._operand.
-_BINARY = (
-    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-    "floor_divide", "remainder", "fmod", "pow", "atan2", "maximum", "minimum", "eq", "ne",
-    "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge",
-    "greater_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
-    "bitwise_or", "bitwise_xor",
+# Binary ops: the other operand goes through NestedTensor._operand. The binary table's
+# rows marked nested (from _core), then the binary methods with bindings of their own.
+_BINARY_TABLE = [r for r in _core._op_table() if r["family"] == "binary" and r["nested"]]
+_BINARY = tuple(m for r in _BINARY_TABLE for m in r["methods"]) + (
+    "add", "sub", "subtract", "div", "divide", "pow",
 )
-_BINARY_INPLACE = ("add_", "sub_", "mul_", "div_", "pow_", "remainder_", "fmod_",
-                   "floor_divide_", "copy_", "logical_and_", "logical_or_")
+_BINARY_INPLACE = tuple(m for r in _BINARY_TABLE for m in r["inplace"]) + (
+    "add_", "sub_", "div_", "pow_", "copy_",
+)
 _OPERATORS = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
     "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,

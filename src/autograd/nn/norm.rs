@@ -4,8 +4,8 @@
 //! recomputed from the saved input so second derivatives flow through the statistics.
 
 use super::super::pointwise as ab;
-use super::super::reduce as ar;
 use super::super::pointwise::unary;
+use super::super::reduce as ar;
 use super::super::{is_grad_enabled, needs_grad, record, views, Saved, Var};
 use super::absent;
 use crate::error::{fmt_shape, Error, Result};

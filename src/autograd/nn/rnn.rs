@@ -5,8 +5,8 @@
 //! saved inputs (as PyTorch's `_thnn_differentiable_lstm_cell_backward` does).
 
 use super::super::pointwise as ab;
-use super::super::reduce as ar;
 use super::super::pointwise::unary;
+use super::super::reduce as ar;
 use super::super::{is_grad_enabled, needs_grad, record_multi, views, Saved, Var};
 use super::absent;
 use crate::dtype::Scalar;

@@ -6,7 +6,7 @@
 //! gives higher derivatives and results are bit for bit those of the nested calls. The
 //! op tables (`crate::ops::table`) write their backward rules in this notation.
 
-use super::{binary, masked_zero, unary, Arg};
+use super::{binary, masked_zero, unary, Arg, SVal};
 use crate::autograd::Var;
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
@@ -23,6 +23,17 @@ pub enum Side<'a> {
     R(&'a Var),
     E(E),
     F(f64),
+    /// a Python number operand, kept as it came (int or float)
+    S(Scalar),
+}
+
+impl<'a> From<&'a SVal> for Side<'a> {
+    fn from(v: &'a SVal) -> Self {
+        match v {
+            SVal::V(v) => Side::R(v),
+            SVal::S(s) => Side::S(*s),
+        }
+    }
 }
 
 impl<'a> From<&'a Var> for Side<'a> {
@@ -52,6 +63,7 @@ pub fn apply(op: BinaryOp, a: Side, b: Side) -> E {
                 Arg::V(&av)
             }
             Side::F(f) => Arg::S(Scalar::Float(f)),
+            Side::S(s) => Arg::S(s),
         };
         let bv;
         let bb = match b {
@@ -61,6 +73,7 @@ pub fn apply(op: BinaryOp, a: Side, b: Side) -> E {
                 Arg::V(&bv)
             }
             Side::F(f) => Arg::S(Scalar::Float(f)),
+            Side::S(s) => Arg::S(s),
         };
         binary(op, aa, bb)
     }
@@ -72,7 +85,11 @@ pub fn un<'a>(op: UnaryOp, x: impl Into<Side<'a>>) -> E {
     E(match x.into() {
         Side::R(v) => unary(op, v),
         Side::E(e) => e.0.and_then(|v| unary(op, &v)),
-        Side::F(f) => unary(op, &Var::plain(Tensor::scalar(Scalar::Float(f), DType::F64))),
+        Side::F(f) => unary(
+            op,
+            &Var::plain(Tensor::scalar(Scalar::Float(f), DType::F64)),
+        ),
+        Side::S(s) => unary(op, &Var::plain(Tensor::scalar(s, DType::F64))),
     })
 }
 
@@ -124,6 +141,12 @@ macro_rules! formula_ops {
             type Output = E;
             fn $m(self, rhs: R) -> E {
                 apply(BinaryOp::$op, Side::E(self), rhs.into())
+            }
+        }
+        impl<'a, R: Into<Side<'a>>> $tr<R> for &'a SVal {
+            type Output = E;
+            fn $m(self, rhs: R) -> E {
+                apply(BinaryOp::$op, Side::from(self), rhs.into())
             }
         }
         impl<'a> $tr<&'a Var> for f64 {

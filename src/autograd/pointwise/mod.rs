@@ -60,12 +60,19 @@ impl SArg {
     }
 }
 
-enum SVal {
+pub enum SVal {
     V(Var),
     S(Scalar),
 }
 
 impl SVal {
+    /// The saved operand for a plain (non-differentiable) op.
+    pub fn operand(&self) -> Operand<'_> {
+        match self {
+            SVal::V(v) => Operand::T(&v.t),
+            SVal::S(s) => Operand::S(*s),
+        }
+    }
     fn arg(&self) -> Arg<'_> {
         match self {
             SVal::V(v) => Arg::V(v),
@@ -74,38 +81,108 @@ impl SVal {
     }
 }
 
-fn is_differentiable(op: BinaryOp) -> bool {
-    use BinaryOp::*;
-    matches!(
-        op,
-        Add | Sub | Mul | Div | Pow | Maximum | Minimum | Atan2 | Rem | Fmod
-    )
+/// What a binary row's backward needs (from the table's `grad` field).
+#[derive(Clone, Copy)]
+enum BinRule {
+    /// pow, maximum, minimum: rules below that read both operands
+    Custom,
+    /// a formula per input; `(reads a, reads b)` of each input's formula
+    Formula { a: (bool, bool), b: (bool, bool) },
 }
 
-fn backward_name(op: BinaryOp) -> &'static str {
-    use BinaryOp::*;
-    match op {
-        Add => "AddBackward0",
-        Sub => "SubBackward0",
-        Mul => "MulBackward0",
-        Div => "DivBackward0",
-        Pow => "PowBackward1",
-        Maximum => "MaximumBackward0",
-        Minimum => "MinimumBackward0",
-        Atan2 => "Atan2Backward0",
-        Rem => "RemainderBackward0",
-        Fmod => "FmodBackward0",
-        _ => "NotDifferentiable",
-    }
+macro_rules! reads_a {
+    () => { false };
+    (a $(, $r:ident)*) => { true };
+    ($o:ident $(, $r:ident)*) => { reads_a!($($r),*) };
 }
+macro_rules! reads_b {
+    () => { false };
+    (b $(, $r:ident)*) => { true };
+    ($o:ident $(, $r:ident)*) => { reads_b!($($r),*) };
+}
+/// Binds a formula parameter (`a` or `b`) to the saved operand it names.
+macro_rules! operand {
+    (a, $av:expr, $bv:expr) => {
+        $av
+    };
+    (b, $av:expr, $bv:expr) => {
+        $bv
+    };
+}
+
+macro_rules! bin_rule {
+    (none) => { None };
+    (custom) => { Some(BinRule::Custom) };
+    (a: |$g:ident $(, $pa:ident)*| $ea:expr; b: |$g2:ident $(, $pb:ident)*| $eb:expr) => {
+        Some(BinRule::Formula {
+            a: (reads_a!($($pa),*), reads_b!($($pa),*)),
+            b: (reads_a!($($pb),*), reads_b!($($pb),*)),
+        })
+    };
+}
+
+/// The gradients of a formula row: `(need a, need b)` say which to compute.
+macro_rules! bin_formulas {
+    ($gv:ident, $av:ident, $bv:ident, $need:ident; none) => { Ok((None, None)) };
+    ($gv:ident, $av:ident, $bv:ident, $need:ident; custom) => { Ok((None, None)) };
+    ($gv:ident, $av:ident, $bv:ident, $need:ident;
+     a: |$g:ident $(, $pa:ident)*| $ea:expr; b: |$g2:ident $(, $pb:ident)*| $eb:expr) => {{
+        let ga = if $need.0 {
+            let $g = $gv;
+            $(let $pa = &operand!($pa, $av()?, $bv()?);)*
+            Some(E::from($ea).var()?)
+        } else {
+            None
+        };
+        let gb = if $need.1 {
+            let $g2 = $gv;
+            $(let $pb = &operand!($pb, $av()?, $bv()?);)*
+            Some(E::from($eb).var()?)
+        } else {
+            None
+        };
+        Ok((ga, gb))
+    }};
+}
+
+macro_rules! binary_rules {
+    ($($v:ident { name: $name:literal, node: $node:literal, kind: $kind:ident,
+        dunders: [$($dn:ident)*], methods: [$($meth:tt)*], other: $other:ident,
+        cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr, int: $int:expr,
+        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal })*) => {
+        /// What `op`'s backward needs; None when it has no gradient.
+        fn bin_rule(op: BinaryOp) -> Option<BinRule> {
+            match op {
+                $(BinaryOp::$v => bin_rule!($($grad)*),)*
+            }
+        }
+
+        /// The gradients of a formula row given the saved operands.
+        fn bin_formulas(
+            op: BinaryOp,
+            g: &Var,
+            a: &dyn Fn() -> Result<SVal>,
+            b: &dyn Fn() -> Result<SVal>,
+            need: (bool, bool),
+        ) -> Result<Pair> {
+            #[allow(unused_imports)]
+            use expr::{same, E};
+            match op {
+                $(BinaryOp::$v => bin_formulas!(g, a, b, need; $($grad)*),)*
+            }
+        }
+    };
+}
+crate::ops::table::binary_table!(binary_rules);
 
 /// `a op b` on differentiable operands.
 pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
     let out = raw(op, a.operand(), b.operand())?;
     let vars: Vec<&Var> = [a.var(), b.var()].into_iter().flatten().collect();
-    if !is_differentiable(op) || !out.dtype().is_float() || !needs_grad(&vars) {
-        return Ok(Var::plain(out));
-    }
+    let rule = match bin_rule(op) {
+        Some(r) if out.dtype().is_float() && needs_grad(&vars) => r,
+        _ => return Ok(Var::plain(out)),
+    };
     // which of a, b are tensors (their positions in `next`)
     let (a_is_t, b_is_t) = (a.var().is_some(), b.var().is_some());
     // Save only what the needed gradients use (like PyTorch's derivative formulas), so
@@ -114,12 +191,12 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
         a.var().is_some_and(|v| v.requires_grad()),
         b.var().is_some_and(|v| v.requires_grad()),
     );
-    let (need_a, need_b) = match op {
-        BinaryOp::Add | BinaryOp::Sub => (false, false),
-        BinaryOp::Mul => (gb_needed, ga_needed),
-        BinaryOp::Div => (gb_needed, true),
-        BinaryOp::Rem | BinaryOp::Fmod => (gb_needed, gb_needed),
-        _ => (true, true),
+    let (need_a, need_b) = match rule {
+        BinRule::Custom => (true, true),
+        BinRule::Formula { a, b } => (
+            (ga_needed && a.0) || (gb_needed && b.0),
+            (ga_needed && a.1) || (gb_needed && b.1),
+        ),
     };
     let saves = need_a || need_b;
     let sa = need_a.then(|| SArg::new(&a));
@@ -136,7 +213,7 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
     } else if op == BinaryOp::Pow && !a_is_t {
         "PowBackward2"
     } else {
-        backward_name(op)
+        op.node_name()
     };
     let v = record(
         name,
@@ -147,10 +224,9 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
             let g = &grads[0];
             let (ga, gb) = binary_rule(
                 op,
+                rule,
                 g,
-                sa.as_ref(),
-                sb.as_ref(),
-                sout.as_ref(),
+                (sa.as_ref(), sb.as_ref(), sout.as_ref()),
                 name,
                 (
                     needs.first().copied().unwrap_or(false) && a_is_t,
@@ -179,12 +255,14 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
 
 type Pair = (Option<Var>, Option<Var>);
 
+/// The saved operands `a`, `b` and output of a binary node.
+type SavedBinary<'a> = (Option<&'a SArg>, Option<&'a SArg>, Option<&'a Saved>);
+
 fn binary_rule(
     op: BinaryOp,
+    rule: BinRule,
     g: &Var,
-    sa: Option<&SArg>,
-    sb: Option<&SArg>,
-    sout: Option<&Saved>,
+    (sa, sb, sout): SavedBinary,
     name: &str,
     need: (bool, bool),
 ) -> Result<Pair> {
@@ -195,44 +273,10 @@ fn binary_rule(
             None => Ok(SVal::S(Scalar::Int(0))),
         }
     };
+    if let BinRule::Formula { .. } = rule {
+        return bin_formulas(op, g, &|| load(sa), &|| load(sb), need);
+    }
     Ok(match op {
-        Add => (need.0.then(|| g.clone()), need.1.then(|| g.clone())),
-        Sub => (
-            need.0.then(|| g.clone()),
-            if need.1 { Some(neg(g)?) } else { None },
-        ),
-        Mul => {
-            let (a, b) = (load(sa)?, load(sb)?);
-            (
-                if need.0 {
-                    Some(binary(Mul, Arg::V(g), b.arg())?)
-                } else {
-                    None
-                },
-                if need.1 {
-                    Some(binary(Mul, Arg::V(g), a.arg())?)
-                } else {
-                    None
-                },
-            )
-        }
-        Div => {
-            let (a, b) = (load(sa)?, load(sb)?);
-            let ga = if need.0 {
-                Some(binary(Div, Arg::V(g), b.arg())?)
-            } else {
-                None
-            };
-            let gb = if need.1 {
-                // -g * a / b^2
-                let b2 = binary(Mul, b.arg(), b.arg())?;
-                let num = binary(Mul, Arg::V(g), a.arg())?;
-                Some(neg(&binary(Div, Arg::V(&num), Arg::V(&b2))?)?)
-            } else {
-                None
-            };
-            (ga, gb)
-        }
         Pow => {
             let (a, b) = (load(sa)?, load(sb)?);
             let out = sout.map(|s| s.get(name)).transpose()?;
@@ -319,52 +363,6 @@ fn binary_rule(
             };
             (ga, gb)
         }
-        Atan2 => {
-            let (a, b) = (load(sa)?, load(sb)?);
-            let d = binary(
-                Add,
-                Arg::V(&binary(Mul, a.arg(), a.arg())?),
-                Arg::V(&binary(Mul, b.arg(), b.arg())?),
-            )?;
-            let ga = if need.0 {
-                Some(binary(
-                    Div,
-                    Arg::V(&binary(Mul, Arg::V(g), b.arg())?),
-                    Arg::V(&d),
-                )?)
-            } else {
-                None
-            };
-            let gb = if need.1 {
-                Some(neg(&binary(
-                    Div,
-                    Arg::V(&binary(Mul, Arg::V(g), a.arg())?),
-                    Arg::V(&d),
-                )?)?)
-            } else {
-                None
-            };
-            (ga, gb)
-        }
-        Rem | Fmod => {
-            let (a, b) = (load(sa)?, load(sb)?);
-            let gb = if need.1 {
-                let q = if op == Rem {
-                    raw(BinaryOp::FloorDiv, a.arg().operand(), b.arg().operand())?
-                } else {
-                    let d = raw(BinaryOp::Div, a.arg().operand(), b.arg().operand())?;
-                    raw_unary(UnaryOp::Trunc, &d)?
-                };
-                Some(neg(&binary(
-                    Mul,
-                    Arg::V(g),
-                    Arg::V(&Var::plain(q)),
-                )?)?)
-            } else {
-                None
-            };
-            (need.0.then(|| g.clone()), gb)
-        }
         _ => (None, None),
     })
 }
@@ -421,16 +419,26 @@ enum Reads {
 
 /// The table's `grad` field: which value the rule reads (`x` input, `y` output).
 macro_rules! reads {
-    (none) => { None };
-    (|$g:ident| $body:expr) => { Some(Reads::Nothing) };
-    (|$g:ident, x| $body:expr) => { Some(Reads::Input) };
-    (|$g:ident, y| $body:expr) => { Some(Reads::Output) };
+    (none) => {
+        None
+    };
+    (|$g:ident| $body:expr) => {
+        Some(Reads::Nothing)
+    };
+    (|$g:ident, x| $body:expr) => {
+        Some(Reads::Input)
+    };
+    (|$g:ident, y| $body:expr) => {
+        Some(Reads::Output)
+    };
 }
 
 /// The table's `grad` field as code: the rule's formula with `g`, and `x` or `y`
 /// bound to the saved value.
 macro_rules! rule_body {
-    ($gv:ident, $sv:ident; none) => { Ok($gv.clone()) };
+    ($gv:ident, $sv:ident; none) => {
+        Ok($gv.clone())
+    };
     ($gv:ident, $sv:ident; |$g:ident| $body:expr) => {{
         let $g = $gv;
         E::from($body).var()
@@ -577,11 +585,7 @@ pub fn softplus(x: &Var, beta: f64, threshold: f64) -> Result<Var> {
             )?;
             let below = masked_zero(&sg, &above)?;
             let ones = Var::plain(above.to_dtype(g[0].t.dtype())?);
-            Ok(vec![Some(mul(
-                &g[0],
-                &add(&below, &ones)?,
-            )?)])
+            Ok(vec![Some(mul(&g[0], &add(&below, &ones)?)?)])
         }),
     ))
 }
-

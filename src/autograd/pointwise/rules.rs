@@ -2,16 +2,20 @@
 //! Each is the formula PyTorch's derivative uses, in the same order of operations.
 
 use super::expr::{mask, un, E};
-use super::{softplus, Var};
+use super::{softplus, SVal, Var};
 use crate::dtype::Scalar;
 use crate::error::Result;
+use crate::ops::binary::binary as raw;
 use crate::ops::binary::BinaryOp;
 use crate::ops::unary::UnaryOp::{Erf, Exp, Sigmoid, Tanh};
+use crate::ops::unary::{unary as raw_unary, UnaryOp};
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 /// relu: the gradient passes where the output is positive.
 pub fn relu(g: &Var, y: &Var) -> Result<Var> {
-    E::from(g).masked_zero(&mask(BinaryOp::Le, y, Scalar::Int(0))?).var()
+    E::from(g)
+        .masked_zero(&mask(BinaryOp::Le, y, Scalar::Int(0))?)
+        .var()
 }
 
 /// d/dx x Phi(x) = Phi(x) + x phi(x).
@@ -47,4 +51,18 @@ pub fn mish(g: &Var, x: &Var) -> Result<Var> {
     let tsp = un(Tanh, &sp).var()?;
     let d = x * un(Sigmoid, x) * (1.0 - &tsp * &tsp);
     (g * (&tsp + d)).var()
+}
+
+/// remainder(a, b) = a - floor(a / b) b: d/db = -floor(a / b) (the quotient is a
+/// constant of the data).
+pub fn remainder_b(g: &Var, a: &SVal, b: &SVal) -> Result<Var> {
+    let q = raw(BinaryOp::FloorDiv, a.operand(), b.operand())?;
+    (-(g * &Var::plain(q))).var()
+}
+
+/// fmod(a, b) = a - trunc(a / b) b: d/db = -trunc(a / b).
+pub fn fmod_b(g: &Var, a: &SVal, b: &SVal) -> Result<Var> {
+    let d = raw(BinaryOp::Div, a.operand(), b.operand())?;
+    let q = raw_unary(UnaryOp::Trunc, &d)?;
+    (-(g * &Var::plain(q))).var()
 }

@@ -175,7 +175,10 @@ pub fn softmax(x: &Var, dim: i64, dtype: Option<DType>, log: bool) -> Result<Var
             }
             let r = if log {
                 let s = super::sum(g, Some(&d), true, None)?;
-                ab::sub(g, &ab::mul(&crate::autograd::pointwise::unary(UnaryOp::Exp, out)?, &s)?)?
+                ab::sub(
+                    g,
+                    &ab::mul(&crate::autograd::pointwise::unary(UnaryOp::Exp, out)?, &s)?,
+                )?
             } else {
                 let s = super::sum(&ab::mul(g, out)?, Some(&d), true, None)?;
                 ab::mul(out, &ab::sub(g, &s)?)?
