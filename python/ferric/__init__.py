@@ -63,6 +63,7 @@ del _name
 
 from . import autograd  # noqa: E402
 from ._functions import (  # noqa: E402
+    adaptive_max_pool1d,
     allclose,
     broadcast_shapes,
     broadcast_tensors,
