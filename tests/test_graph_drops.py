@@ -56,10 +56,10 @@ SKIP = {
 _POW = ("the function form ferric.pow takes a path that records no node (Tensor.pow "
         "keeps the graph)")
 _NAN_TO_NUM = "nan_to_num records no node (PyTorch: NanToNumBackward0)"
-_FLOOR_DIVIDE = ("floor_divide records no node; PyTorch keeps one (FloorDivideBackward0, "
-                 "zero gradient)")
+_FLOOR_DIVIDE = ("floor_divide records no node; PyTorch records a NotImplemented node whose "
+                 "backward raises 'derivative for aten::floor_divide is not implemented'")
 _DIV_MODE = ("div(rounding_mode='floor'/'trunc') records no node; PyTorch keeps "
-             "DivBackward3 (zero gradient)")
+             "DivBackward2 (zero gradient)")
 _LOGICAL_INPLACE = ("an in-place logical op on a float tensor that requires grad makes it "
                     "stop requiring grad; PyTorch leaves requires_grad and the previous "
                     "grad_fn in place")
