@@ -35,17 +35,50 @@ fn state() -> &'static Mutex<Pool> {
     })
 }
 
+/// What `FERRIC_NUM_THREADS` held when ferric first read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvThreads {
+    /// Unset, or empty / only whitespace.
+    Unset,
+    /// A positive integer (`value`, as given): the default pool size.
+    Count { threads: usize, value: String },
+    /// Anything else (kept as given, for the warning); the CPU count is used instead.
+    Invalid(String),
+}
+
+/// Parses a `FERRIC_NUM_THREADS` value (a positive integer, surrounding whitespace
+/// ignored).
+pub fn parse_env_threads(value: Option<&str>) -> EnvThreads {
+    let Some(raw) = value else {
+        return EnvThreads::Unset;
+    };
+    let v = raw.trim();
+    if v.is_empty() {
+        return EnvThreads::Unset;
+    }
+    match v.parse::<usize>() {
+        Ok(threads) if threads > 0 => EnvThreads::Count {
+            threads,
+            value: raw.to_string(),
+        },
+        _ => EnvThreads::Invalid(raw.to_string()),
+    }
+}
+
+/// `FERRIC_NUM_THREADS`, read once (the bindings warn about an invalid value).
+pub fn env_threads() -> &'static EnvThreads {
+    static ENV: OnceLock<EnvThreads> = OnceLock::new();
+    ENV.get_or_init(|| parse_env_threads(std::env::var("FERRIC_NUM_THREADS").ok().as_deref()))
+}
+
 /// `FERRIC_NUM_THREADS` if it holds a positive integer, else the available CPUs.
 fn default_threads() -> usize {
-    let from_env = std::env::var("FERRIC_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0);
-    from_env.unwrap_or_else(|| {
-        std::thread::available_parallelism()
+    match env_threads() {
+        EnvThreads::Count { threads, .. } => *threads,
+        EnvThreads::Unset | EnvThreads::Invalid(_) => std::thread::available_parallelism()
             .map(|n| n.get())
-            .unwrap_or(1)
-    })
+            .unwrap_or(1),
+    }
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Pool> {
@@ -279,5 +312,24 @@ mod tests {
         assert_eq!(install(rayon::current_thread_index), None);
         assert!(!worth_splitting(usize::MAX));
         set_num_threads(before).unwrap();
+    }
+
+    #[test]
+    fn ferric_num_threads_values_parse() {
+        assert_eq!(parse_env_threads(None), EnvThreads::Unset);
+        assert_eq!(parse_env_threads(Some(" ")), EnvThreads::Unset);
+        assert_eq!(
+            parse_env_threads(Some(" 3 ")),
+            EnvThreads::Count {
+                threads: 3,
+                value: " 3 ".into()
+            }
+        );
+        for bad in ["0", "-2", "two", "2.0", "1e3"] {
+            assert_eq!(
+                parse_env_threads(Some(bad)),
+                EnvThreads::Invalid(bad.into())
+            );
+        }
     }
 }

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -101,3 +103,35 @@ def test_only_patterns():
     assert [w.name for w in compare.select(WORKLOADS, "bmm")] == ["bmm_64x128x128", "bmm_512x32x32"]
     assert [w.name for w in compare.select(WORKLOADS, "matmul_1024*,unary_exp*")] == [
         "unary_exp_16e6", "matmul_1024", "matmul_1024_rhs_transposed"]
+
+
+def _readme_performance_commands():
+    """The shell commands of the README's Performance section, split into words: the
+    ``python ...`` lines of its code blocks and its inline ```python ...``` commands."""
+    readme = (BENCHES.parent / "README.md").read_text()
+    section = readme.split("\n## Performance\n", 1)[1].split("\n## ", 1)[0]
+    commands = [line.split("#")[0] for line in section.splitlines()
+                if line.startswith("python ")]
+    commands += re.findall(r"`(python [^`]+)`", section)
+    return [shlex.split(c) for c in commands]
+
+
+def test_readme_performance_commands_run_from_a_clone():
+    """Every command in the README's Performance section names a file of this repository
+    (the shared yardstick only through a variable the text explains), and each ``--only``
+    pattern of a ``benches/compare.py`` command selects a workload."""
+    commands = _readme_performance_commands()
+    assert len(commands) >= 3
+    compare_cmds = 0
+    for words in commands:
+        script = words[1]
+        assert "../" not in script, f"{words} reaches outside the repository"
+        if script == "$YARDSTICK":
+            continue  # the shared yardstick, which the text says where to find
+        assert (BENCHES.parent / script).is_file(), words
+        if script == "benches/compare.py":
+            compare_cmds += 1
+            only = words[words.index("--only") + 1]
+            for pattern in only.split(","):
+                assert compare.select(WORKLOADS, pattern), f"{pattern!r} selects nothing"
+    assert compare_cmds >= 2

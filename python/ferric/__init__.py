@@ -30,6 +30,7 @@ del _name
 
 from . import autograd  # noqa: E402
 from ._functions import (  # noqa: E402
+    adaptive_max_pool1d,
     allclose,
     broadcast_shapes,
     broadcast_tensors,
@@ -65,6 +66,7 @@ __all__ += ["jagged", "nested"]
 # interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
 # summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).
 from ._config import show_config  # noqa: E402
+from ._config import warn_about_environment as _warn_about_environment  # noqa: E402
 from .utils.dlpack import from_dlpack  # noqa: E402
 
 __all__ += ["from_dlpack", "show_config"]
@@ -102,6 +104,9 @@ from .amp.autocast_mode import (  # noqa: E402
 )
 
 _tensor_methods.install()
+
+# FERRIC_SIMD / FERRIC_NUM_THREADS values the kernels cannot use are ignored: say so once
+_warn_about_environment()
 
 __all__ += [
     "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",

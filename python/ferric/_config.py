@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import platform
 import sys
 from typing import Any
@@ -19,6 +18,47 @@ def _simd_level() -> str:
     return str(_core._build_info()["cpu_simd"])
 
 
+def _simd_note(level: str) -> str:
+    """Why the kernels run at ``level``: detected, or capped by ``FERRIC_SIMD`` (with the
+    CPU's best level), or detected because ``FERRIC_SIMD`` held no level name."""
+    value, cap = _core._simd_env()
+    if value is None:
+        return "detected at run time"
+    if cap is None:
+        return f"detected at run time; FERRIC_SIMD={value!r} is not a level and was ignored"
+    best = _core._simd_levels()[-1]
+    if level != best:
+        return f"capped by FERRIC_SIMD={value.strip()}; the CPU supports {best}"
+    return f"detected at run time; FERRIC_SIMD={value.strip()} does not lower it"
+
+
+def environment_warnings() -> list[str]:
+    """Messages for ferric's environment variables that hold invalid values (the kernels
+    ignore such a value and use their default); empty when all are valid or unset."""
+    out = []
+    value, cap = _core._simd_env()
+    if value is not None and cap is None:
+        out.append(
+            f"FERRIC_SIMD={value!r} is not a SIMD level (expected one of scalar, avx2, "
+            f"avx512, neon); it is ignored and the kernels use {_simd_level()}"
+        )
+    value, threads = _core._num_threads_env()
+    if value is not None and threads is None:
+        out.append(
+            f"FERRIC_NUM_THREADS={value!r} is not a positive integer; it is ignored and "
+            f"ferric uses {_core.get_num_threads()} threads (the CPUs available)"
+        )
+    return out
+
+
+def warn_about_environment() -> None:
+    """Emits a ``UserWarning`` per message of :func:`environment_warnings` (at import)."""
+    import warnings
+
+    for message in environment_warnings():
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
 def config() -> dict[str, Any]:
     """The facts :func:`show_config` prints, as a dict (stable keys, for bug reports)."""
     import numpy
@@ -31,10 +71,21 @@ def config() -> dict[str, Any]:
         "simd_level": _simd_level(),
         "compiled_target_features": list(info["compiled_features"]),
         "num_threads": _core.get_num_threads(),
-        "FERRIC_NUM_THREADS": os.environ.get("FERRIC_NUM_THREADS"),
+        # the values ferric read (once, at first use), not the current environment
+        "FERRIC_NUM_THREADS": _core._num_threads_env()[0],
+        "FERRIC_SIMD": _core._simd_env()[0],
         "python": platform.python_version(),
         "numpy": numpy.__version__,
     }
+
+
+def _threads_note(env: str | None) -> str:
+    if env is None:
+        return "FERRIC_NUM_THREADS=unset"
+    _, threads = _core._num_threads_env()
+    if threads is None:
+        return f"FERRIC_NUM_THREADS={env!r} is not a positive integer and was ignored"
+    return f"FERRIC_NUM_THREADS={env!r}"
 
 
 def show_config(file: Any = None) -> None:
@@ -60,9 +111,8 @@ def show_config(file: Any = None) -> None:
         f"ferric {c['version']}",
         f"  build profile: {c['build_profile']}",
         f"  target: {c['target']} (compiled for: {compiled})",
-        f"  SIMD level: {c['simd_level']} (detected at run time)",
-        f"  threads: {c['num_threads']} (FERRIC_NUM_THREADS="
-        f"{'unset' if env is None else repr(env)})",
+        f"  SIMD level: {c['simd_level']} ({_simd_note(c['simd_level'])})",
+        f"  threads: {c['num_threads']} ({_threads_note(env)})",
         f"  python: {c['python']}, numpy: {c['numpy']}",
     ]
     print("\n".join(lines), file=sys.stdout if file is None else file)

@@ -94,7 +94,9 @@ def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     shape = broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(t.broadcast_to(shape) for t in tensors)
+    # as in PyTorch, a tensor that already has the shape comes back itself (no view, no
+    # ExpandBackward0 node)
+    return tuple(t if t.shape == shape else t.broadcast_to(shape) for t in tensors)
 
 
 def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
@@ -156,3 +158,18 @@ def equal(input: Tensor, other: Tensor) -> bool:
     if input.shape != other.shape:
         return False
     return bool((input == other).all())
+
+
+def adaptive_max_pool1d(input: Tensor, output_size) -> tuple[Tensor, Tensor]:
+    """``torch.adaptive_max_pool1d``: the pooled values *and* their indices (the top-level
+    function always returns both; ``nn.functional.adaptive_max_pool1d`` returns the
+    indices only with ``return_indices=True``).
+
+    Example::
+
+        >>> import ferric
+        >>> x = ferric.tensor([[[1.0, 5.0, 2.0, 0.0, 3.0, 4.0]]])
+        >>> ferric.adaptive_max_pool1d(x, 2)
+        (tensor([[[5., 4.]]]), tensor([[[1, 5]]]))
+    """
+    return _core.adaptive_max_pool1d(input, output_size, True)

@@ -18,6 +18,19 @@ fn _simd_levels() -> Vec<&'static str> {
         .collect()
 }
 
+/// `FERRIC_SIMD` as the kernels read it: `(value, level)` where `level` is the name of
+/// the level the value caps to, or None when the value names no level (it then caps
+/// nothing); `(None, None)` when it is unset or empty.
+#[pyfunction]
+fn _simd_env() -> (Option<String>, Option<&'static str>) {
+    use crate::kernels::simd::EnvCap;
+    match crate::kernels::simd::env_cap() {
+        EnvCap::Unset => (None, None),
+        EnvCap::Cap { level, value } => (Some(value.clone()), Some(level.name())),
+        EnvCap::Invalid(v) => (Some(v.clone()), None),
+    }
+}
+
 /// Bytes held by the cache of freed large buffers.
 #[pyfunction]
 fn _cached_buffer_bytes() -> usize {
@@ -33,6 +46,7 @@ fn _release_buffer_cache() {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(_simd_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(_simd_env, m)?)?;
     m.add_function(wrap_pyfunction!(_cached_buffer_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_release_buffer_cache, m)?)?;
     Ok(())

@@ -103,7 +103,7 @@ impl PyTensor {
         let _ = sorted;
         only_flat("unique", dim)?;
         let r = crate::ops::search::unique(&self.t, false)?;
-        unique_result(py, r, return_inverse, return_counts)
+        unique_result(py, &self.var()?, r, false, return_inverse, return_counts)
     }
 
     #[pyo3(signature = (return_inverse=false, return_counts=false, dim=None))]
@@ -116,7 +116,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         only_flat("unique_consecutive", dim)?;
         let r = crate::ops::search::unique(&self.t, true)?;
-        unique_result(py, r, return_inverse, return_counts)
+        unique_result(py, &self.var()?, r, true, return_inverse, return_counts)
     }
 
     #[pyo3(
@@ -231,13 +231,39 @@ fn bucketize(
 }
 
 /// The result of `unique`: the values alone, or a tuple with the asked-for extras.
+/// Float values of an input that requires grad stay in the graph as in PyTorch, under a
+/// node (`Unique2Backward0`, `UniqueConsecutiveBackward0`) whose backward raises
+/// PyTorch's NotImplementedError, instead of coming back silently detached.
 fn unique_result(
     py: Python<'_>,
+    input: &Var,
     r: (Tensor, Tensor, Tensor),
+    consecutive: bool,
     inverse: bool,
     counts: bool,
 ) -> PyResult<Py<PyAny>> {
-    let vals = wrap(py, r.0)?.into_any();
+    let values = if r.0.dtype().is_float() && crate::autograd::needs_grad(&[input]) {
+        let (node, aten) = if consecutive {
+            ("UniqueConsecutiveBackward0", "unique_consecutive")
+        } else {
+            ("Unique2Backward0", "_unique2")
+        };
+        crate::autograd::record(
+            node,
+            r.0,
+            &[input],
+            false,
+            Box::new(move |_, _| {
+                Err(crate::error::Error::not_implemented(
+                    "",
+                    format!("the derivative for '{aten}' is not implemented."),
+                ))
+            }),
+        )
+    } else {
+        Var::plain(r.0)
+    };
+    let vals = wrap_var(py, values)?.into_any();
     if !inverse && !counts {
         return Ok(vals);
     }

@@ -25,6 +25,19 @@ fn get_num_threads() -> usize {
     crate::threads::num_threads()
 }
 
+/// `FERRIC_NUM_THREADS` as ferric read it: `(value, count)` where `count` is None when
+/// the value is not a positive integer (the CPU count is used instead); `(None, None)`
+/// when it is unset or empty.
+#[pyfunction]
+fn _num_threads_env() -> (Option<String>, Option<usize>) {
+    use crate::threads::EnvThreads;
+    match crate::threads::env_threads() {
+        EnvThreads::Unset => (None, None),
+        EnvThreads::Count { threads, value } => (Some(value.clone()), Some(*threads)),
+        EnvThreads::Invalid(v) => (Some(v.clone()), None),
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::threads::set_unlock_hook(release_gil);
     // signal handlers can only be set from the main thread, where the module is
@@ -39,6 +52,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(_num_threads_env, m)?)?;
     Ok(())
 }
 

@@ -105,9 +105,11 @@ row("adaptive_max_pool2d",
     lambda a: ref_adaptive(a, (4, 3), "max"), shapes=POOL_SHAPE, layouts=LAY,
     layout_shapes=POOL_ZERO, dtypes=same(FLOAT), rule=with_indices, errors=float_only(),
     differentiable=True)
+# torch.adaptive_max_pool1d (the top-level function) returns the values and the indices
 row("adaptive_max_pool1d", {"adaptive_max_pool1d": lambda F, x: F.adaptive_max_pool1d(x, 4)},
-    lambda a: ref_adaptive(a[:, :, None], (1, 4), "max")[0][:, :, 0], shapes=((3, 4, 9),),
-    layouts=LAY, dtypes=same(FLOAT), rule=first, errors=float_only(), differentiable=True)
+    lambda a: tuple(r[:, :, 0] for r in ref_adaptive(a[:, :, None], (1, 4), "max")),
+    shapes=((3, 4, 9),), layouts=LAY, dtypes=same(FLOAT), rule=with_indices,
+    errors=float_only(), differentiable=True)
 row("unfold", {"unfold": lambda F, x: F.unfold(x, (2, 3), 1, 1, (2, 1))},
     lambda a: ref_unfold(a, (2, 3), 1, 1, (2, 1)), shapes=POOL_SHAPE, layouts=LAY,
     layout_shapes=POOL_ZERO, dtypes=same(FLOAT), rule=first, errors=float_only(),

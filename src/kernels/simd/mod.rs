@@ -117,24 +117,105 @@ pub fn supported() -> &'static [Level] {
     })
 }
 
+/// What `FERRIC_SIMD` asked for, read once with the level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvCap {
+    /// Unset, or empty / only whitespace.
+    Unset,
+    /// A level name (`value`, as given): the kernels use at most `level`.
+    Cap { level: Level, value: String },
+    /// A value that names no level (kept as given, for the warning); it caps nothing.
+    Invalid(String),
+}
+
+/// Parses a `FERRIC_SIMD` value: `scalar`, `neon`, `avx2` (or `avx2+fma`), `avx512` (or
+/// `avx512f`), case-insensitive, surrounding whitespace ignored.
+pub fn parse_cap(value: Option<&str>) -> EnvCap {
+    let Some(raw) = value else {
+        return EnvCap::Unset;
+    };
+    let level = match raw.trim().to_ascii_lowercase().as_str() {
+        "" => return EnvCap::Unset,
+        "scalar" => Level::Scalar,
+        "neon" => Level::Neon,
+        "avx2" | "avx2+fma" => Level::Avx2,
+        "avx512" | "avx512f" => Level::Avx512,
+        _ => return EnvCap::Invalid(raw.to_string()),
+    };
+    EnvCap::Cap {
+        level,
+        value: raw.to_string(),
+    }
+}
+
+/// The best level in `levels` (sorted, starting with `Scalar`) that `cap` allows.
+fn capped(levels: &[Level], cap: &EnvCap) -> Level {
+    let limit = match cap {
+        EnvCap::Cap { level, .. } => *level,
+        EnvCap::Unset | EnvCap::Invalid(_) => Level::Avx512,
+    };
+    levels
+        .iter()
+        .copied()
+        .filter(|&l| l <= limit)
+        .max()
+        .unwrap_or(Level::Scalar)
+}
+
+/// The active level and the `FERRIC_SIMD` setting it was chosen under (read once).
+fn choice() -> &'static (Level, EnvCap) {
+    static CHOICE: OnceLock<(Level, EnvCap)> = OnceLock::new();
+    CHOICE.get_or_init(|| {
+        let cap = parse_cap(std::env::var("FERRIC_SIMD").ok().as_deref());
+        (capped(supported(), &cap), cap)
+    })
+}
+
 /// The level the kernels use: the best supported one, capped by `FERRIC_SIMD`.
 pub fn active() -> Level {
-    static ACTIVE: OnceLock<Level> = OnceLock::new();
-    *ACTIVE.get_or_init(|| {
-        let levels = supported();
-        let cap = match std::env::var("FERRIC_SIMD").ok().as_deref().map(str::trim) {
-            Some("scalar") => Level::Scalar,
-            Some("neon") => Level::Neon,
-            Some("avx2") | Some("avx2+fma") => Level::Avx2,
-            _ => Level::Avx512,
-        };
-        levels
-            .iter()
-            .copied()
-            .filter(|&l| l <= cap)
-            .max()
-            .unwrap_or(Level::Scalar)
-    })
+    choice().0
+}
+
+/// The `FERRIC_SIMD` setting `active` was chosen under (the bindings warn about an
+/// invalid one and `show_config` says when it capped the level).
+pub fn env_cap() -> &'static EnvCap {
+    &choice().1
+}
+
+#[cfg(test)]
+mod env_cap_tests {
+    use super::{capped, parse_cap, EnvCap, Level};
+
+    fn cap(level: Level, value: &str) -> EnvCap {
+        EnvCap::Cap {
+            level,
+            value: value.into(),
+        }
+    }
+
+    #[test]
+    fn ferric_simd_values_parse() {
+        assert_eq!(parse_cap(None), EnvCap::Unset);
+        assert_eq!(parse_cap(Some("  ")), EnvCap::Unset);
+        assert_eq!(parse_cap(Some(" AVX2 ")), cap(Level::Avx2, " AVX2 "));
+        assert_eq!(parse_cap(Some("avx2+fma")), cap(Level::Avx2, "avx2+fma"));
+        assert_eq!(parse_cap(Some("avx512f")), cap(Level::Avx512, "avx512f"));
+        assert_eq!(parse_cap(Some("scalar")), cap(Level::Scalar, "scalar"));
+        assert_eq!(parse_cap(Some("sse")), EnvCap::Invalid("sse".into()));
+    }
+
+    #[test]
+    fn a_cap_picks_the_best_level_at_or_below_it() {
+        let x86 = [Level::Scalar, Level::Avx2, Level::Avx512];
+        assert_eq!(capped(&x86, &EnvCap::Unset), Level::Avx512);
+        assert_eq!(capped(&x86, &EnvCap::Invalid("x".into())), Level::Avx512);
+        assert_eq!(capped(&x86, &cap(Level::Avx2, "avx2")), Level::Avx2);
+        assert_eq!(capped(&x86, &cap(Level::Neon, "neon")), Level::Scalar);
+        assert_eq!(
+            capped(&x86[..2], &cap(Level::Avx512, "avx512")),
+            Level::Avx2
+        );
+    }
 }
 
 /// The active level's name, e.g. `"avx2+fma"` (shown by `ferric.show_config()`).

@@ -1,0 +1,176 @@
+"""No silent graph drops: every public function and ``Tensor`` method, called with float64
+inputs that require grad, keeps the autograd graph exactly where PyTorch 2.13 does.
+
+The calls are the recipes of ``fixtures/graph_drops/recipes.py``; PyTorch's outcome for
+each (which outputs have a ``grad_fn``, or the exception it raised) was recorded by
+``fixtures/graph_drops/generate.py``. A float result without ``grad_fn`` where PyTorch
+has one is a silent graph drop: training would run on and simply not learn. The walk
+test makes sure every public name of ferric has a recipe or an entry in ``SKIP`` with
+the reason it cannot be called generically.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+import types
+
+import pytest
+
+import ferric
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "graph_drops")
+sys.path.insert(0, HERE)
+
+from recipes import CASES, Lib, run_case  # noqa: E402
+
+with open(os.path.join(HERE, "pytorch_grad_fn.json")) as _f:
+    FIXTURE = json.load(_f)["cases"]
+
+LIB = Lib(ferric, ferric.nn.functional)
+
+# Public names with no recipe, and why.
+_NO_TENSOR_INPUT = "takes no tensor input (factory, seeding, configuration or I/O)"
+SKIP = {
+    **{f"ferric.{n}": _NO_TENSOR_INPUT for n in (
+        "arange", "empty", "eye", "full", "linspace", "logspace", "ones", "zeros", "rand",
+        "randn", "randint", "randperm", "tensor", "as_tensor", "from_numpy", "from_dlpack",
+        "compile", "get_autocast_dtype", "get_default_device", "get_default_dtype",
+        "get_num_threads", "get_printoptions", "get_rng_state", "initial_seed",
+        "is_anomaly_enabled", "is_autocast_available", "is_autocast_enabled",
+        "is_grad_enabled", "is_inference_mode_enabled", "manual_seed", "seed",
+        "set_autocast_enabled", "set_default_device", "set_num_threads",
+        "set_printoptions", "set_rng_state", "show_config", "load", "save",
+        "promote_types", "broadcast_shapes", "result_type")},
+    "ferric.tensor_repr": "ferric's repr helper (returns a string; not a PyTorch name)",
+    "Tensor.cuda": "device errors are compared with a CPU-only PyTorch in test_idioms.py",
+    "Tensor.pin_memory": "device errors are compared with a CPU-only PyTorch in "
+                         "test_idioms.py",
+}
+
+# Known differences, each fixed in src/python/arith.rs (the arithmetic bindings, which
+# another change is rewriting). Strict: the test fails as soon as one is fixed, so the
+# entry must then be removed.
+_POW = ("the function form ferric.pow takes a path that records no node (Tensor.pow "
+        "keeps the graph)")
+_NAN_TO_NUM = "nan_to_num records no node (PyTorch: NanToNumBackward0)"
+_FLOOR_DIVIDE = ("floor_divide records no node; PyTorch records a NotImplemented node whose "
+                 "backward raises 'derivative for aten::floor_divide is not implemented'")
+_DIV_MODE = ("div(rounding_mode='floor'/'trunc') records no node; PyTorch keeps "
+             "DivBackward2 (zero gradient)")
+_LOGICAL_INPLACE = ("an in-place logical op on a float tensor that requires grad makes it "
+                    "stop requiring grad; PyTorch leaves requires_grad and the previous "
+                    "grad_fn in place")
+XFAIL = {
+    "ferric.pow": _POW, "ferric.pow(t, 1.5)": _POW, "ferric.pow(2.0, t)": _POW,
+    "ferric.pow(t, 0-d tensor)": _POW,
+    **{f"{form}.nan_to_num{v}": _NAN_TO_NUM for form in ("ferric", "Tensor")
+       for v in ("", "(nan, posinf, neginf)")},
+    **{f"{form}{v}": _FLOOR_DIVIDE for form in ("ferric.floor_divide", "Tensor.floor_divide",
+                                               "Tensor.floor_divide_")
+       for v in ("", "(t, 1.5)")},
+    **{f"{form}.div(rounding_mode={m})": _DIV_MODE for form in ("ferric", "Tensor")
+       for m in ("floor", "trunc")},
+    **{f"Tensor.logical_{op}_": _LOGICAL_INPLACE for op in ("and", "or", "not")},
+}
+
+# Conversions to dtypes ferric does not have yet raise a TypeError naming the dtype; they
+# are compared as soon as the dtype exists.
+DTYPE_OF_METHOD = {"half": "float16", "bfloat16": "bfloat16", "int": "int32",
+                   "short": "int16", "char": "int8", "byte": "uint8"}
+
+
+def _is_function(obj):
+    return callable(obj) and not isinstance(obj, (type, types.ModuleType, ferric.dtype))
+
+
+def public_names():
+    """ferric's public functions and ``Tensor`` methods, as ``ferric.x`` / ``Tensor.x``."""
+    names = {f"ferric.{n}" for n in dir(ferric)
+             if not n.startswith("_") and _is_function(getattr(ferric, n))}
+    names |= {f"Tensor.{n}" for n in dir(ferric.Tensor)
+              if not n.startswith("_") and callable(inspect.getattr_static(ferric.Tensor, n))}
+    return names
+
+
+def _exists(name):
+    where, attr = name.split(".", 1)
+    if where == "ferric":
+        return _is_function(getattr(ferric, attr, None))
+    return hasattr(ferric.Tensor, attr)
+
+
+def _absent(outcome):
+    return outcome.get("error") == "AttributeError"
+
+
+def test_every_public_name_has_a_recipe_or_a_reason():
+    covered = {n for names, _ in CASES.values() for n in names}
+    compared = {n for cid, (names, _) in CASES.items() for n in names
+                if not _absent(FIXTURE[cid])}
+    public = public_names()
+    assert sorted(public - covered - set(SKIP)) == [], "add a recipe or a SKIP reason"
+    # a covered name must have been callable in PyTorch somewhere, or the case compares
+    # nothing: such names need a reason instead
+    assert sorted((public & covered) - compared - set(SKIP)) == []
+    assert sorted(n for n in SKIP if not _exists(n)) == [], "stale SKIP entries"
+
+
+def test_fixture_matches_the_recipes():
+    assert sorted(FIXTURE) == sorted(CASES)
+    assert sorted(set(XFAIL) - set(CASES)) == []
+
+
+def _cases():
+    for cid, (names, _) in CASES.items():
+        if names and not all(_exists(n) for n in names):
+            continue  # a form ferric does not have: nothing to drop
+        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[cid])] if cid in XFAIL else []
+        dtype = DTYPE_OF_METHOD.get(cid.removeprefix("Tensor."))
+        if dtype is not None and not isinstance(getattr(ferric, dtype, None), ferric.dtype):
+            marks.append(pytest.mark.skip(reason=f"ferric has no {dtype} dtype yet"))
+        yield pytest.param(cid, id=cid, marks=marks)
+
+
+def _describe(outcome):
+    if "error" in outcome:
+        return f"raised {outcome['error']}: {outcome['message']}"
+    return f"outputs {outcome['outputs']}"
+
+
+@pytest.mark.parametrize("case_id", list(_cases()))
+def test_graph_kept_as_in_pytorch(case_id):
+    want = FIXTURE[case_id]
+    got = run_case(case_id, LIB)
+    if _absent(want):
+        if _absent(got):
+            return
+        pytest.skip("PyTorch has no such function or method to compare with")
+    if "error" in want:
+        assert got.get("error") == want["error"], (
+            f"PyTorch {_describe(want)}; ferric {_describe(got)}")
+        return
+    assert "outputs" in got, f"PyTorch {_describe(want)}; ferric {_describe(got)}"
+    pairs = zip(want["outputs"], got["outputs"], strict=False)  # lengths compared below
+    dropped = [i for i, (w, g) in enumerate(pairs)
+               if w == "grad" and g != "grad"]
+    assert not dropped, f"graph dropped at output(s) {dropped}: PyTorch {want['outputs']}, " \
+                        f"ferric {got['outputs']}"
+    assert got["outputs"] == want["outputs"]
+
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda x: ferric.unique(x), "the derivative for '_unique2' is not implemented."),
+    (lambda x: x.unique_consecutive(),
+     "the derivative for 'unique_consecutive' is not implemented."),
+])
+def test_unique_keeps_a_node_whose_backward_raises_as_in_pytorch(fn, message):
+    x = ferric.tensor([0.5, 0.25, 0.5], dtype=ferric.float64, requires_grad=True)
+    out = fn(x)
+    assert out.grad_fn is not None
+    with pytest.raises(NotImplementedError, match=message):
+        out.sum().backward()
+    with ferric.no_grad():
+        assert not fn(x).requires_grad
