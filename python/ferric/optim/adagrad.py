@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from .adam import _step_as_tensor
-from .optimizer import Optimizer, _run_closure, _to_scalar
+from ._ops import _descent_grad, _new_step
+from .optimizer import (
+    _check_fused_flags,
+    _check_lr,
+    _check_non_negative,
+    _ParamwiseOptimizer,
+    _to_scalar,
+)
 
 __all__ = ["Adagrad", "adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(_ParamwiseOptimizer):
     """Implements Adagrad as PyTorch does.
 
     ``s += g * g`` and ``p -= clr * g / (sqrt(s) + eps)`` with the decayed rate
@@ -27,6 +33,9 @@ class Adagrad(Optimizer):
         maximize (bool): maximize the objective instead of minimizing (default: False).
     """
 
+    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                              "fused": None}
+
     def __init__(
         self,
         params,
@@ -41,20 +50,11 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_lr(lr)
+        _check_non_negative("lr_decay", lr_decay)
+        _check_non_negative("weight_decay", weight_decay)
+        _check_non_negative("initial_accumulator_value", initial_accumulator_value)
+        _check_non_negative("epsilon", eps)
         defaults = {
             "lr": lr,
             "lr_decay": lr_decay,
@@ -67,56 +67,31 @@ class Adagrad(Optimizer):
             "fused": fused,
         }
         super().__init__(params, defaults)
+        _check_fused_flags(fused, foreach, differentiable)
         # PyTorch creates the accumulators eagerly, so they are in the state dict
         # before the first step
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p, group["initial_accumulator_value"])
+                self._init_state(p, self.state[p], group)
 
-    def _init_state(self, p: Tensor, initial_value: float) -> None:
-        state = self.state[p]
-        state["step"] = _core.tensor(0.0)
-        state["sum"] = _core.full_like(p, initial_value)
+    def _init_state(self, p, state, group):
+        # PyTorch fills every accumulator with the constructor's value, even in a group
+        # that sets its own initial_accumulator_value
+        state["step"] = _new_step(float32=bool(group["fused"]))
+        state["sum"] = _core.full_like(p, self.defaults["initial_accumulator_value"])
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                _step_as_tensor(self.state.get(p))
-
-    def step(self, closure=None):
-        """Performs a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, sums, steps = [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    # a group added after construction; PyTorch reads the optimizer's
-                    # default accumulator value here, not the group's
-                    self._init_state(p, self.defaults["initial_accumulator_value"])
-                sums.append(state["sum"])
-                steps.append(state["step"])
-            adagrad(
-                params,
-                grads,
-                sums,
-                steps,
-                lr=group["lr"],
-                weight_decay=group["weight_decay"],
-                lr_decay=group["lr_decay"],
-                eps=group["eps"],
-                maximize=group["maximize"],
-            )
-        return loss
+    def _update(self, group, params, grads, states):
+        adagrad(
+            params,
+            grads,
+            [s["sum"] for s in states],
+            [s["step"] for s in states],
+            lr=group["lr"],
+            weight_decay=group["weight_decay"],
+            lr_decay=group["lr_decay"],
+            eps=group["eps"],
+            maximize=group["maximize"],
+        )
 
 
 def adagrad(
@@ -138,10 +113,7 @@ def adagrad(
                                               strict=True):
         step_t.add_(1)
         step = step_t.item()
-        if maximize:
-            grad = -grad
-        if weight_decay != 0:
-            grad = grad.add(param, alpha=weight_decay)
+        grad = _descent_grad(param, grad, maximize, weight_decay)
         clr = lr / (1 + (step - 1) * lr_decay)
         state_sum.add_(grad * grad)
         std = state_sum.sqrt().add_(eps)

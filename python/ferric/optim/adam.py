@@ -4,23 +4,20 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from .optimizer import Optimizer, _run_closure, _to_scalar
+from ._ops import _descent_grad, _lerp_, _new_step
+from .optimizer import (
+    _check_betas,
+    _check_fused_flags,
+    _check_lr,
+    _check_non_negative,
+    _ParamwiseOptimizer,
+    _to_scalar,
+)
 
 __all__ = ["Adam", "adam"]
 
 
-def _new_step() -> Tensor:
-    # PyTorch 2.x keeps the step count as a float32 0-d tensor on the CPU
-    return _core.tensor(0.0)
-
-
-def _step_as_tensor(state: dict) -> None:
-    """Old checkpoints stored ``step`` as a number; the optimizers expect a tensor."""
-    if state and "step" in state and not isinstance(state["step"], Tensor):
-        state["step"] = _core.tensor(float(state["step"]))
-
-
-class Adam(Optimizer):
+class Adam(_ParamwiseOptimizer):
     """Implements Adam (Kingma & Ba, 2014) exactly as PyTorch does.
 
     ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 * v + (1 - beta2) * g * g``, then
@@ -49,6 +46,10 @@ class Adam(Optimizer):
         tensor([0.9000, 2.1000], requires_grad=True)
     """
 
+    _legacy_group_defaults = {"amsgrad": False, "maximize": False, "foreach": None,
+                              "capturable": False, "differentiable": False,
+                              "decoupled_weight_decay": False, "fused": None}
+
     def __init__(
         self,
         params,
@@ -65,7 +66,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        _check_adam_args(lr, betas, eps, weight_decay)
+        _check_adam_args(lr, betas, eps, weight_decay, foreach, capturable)
         defaults = {
             "lr": lr,
             "betas": (_to_scalar(betas[0]), _to_scalar(betas[1])),
@@ -80,93 +81,60 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
+        _check_fused_flags(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                _step_as_tensor(self.state.get(p))
+    def _init_state(self, p, state, group):
+        state["step"] = _new_step(float32=bool(group["fused"]))
+        state["exp_avg"] = _core.zeros_like(p)
+        state["exp_avg_sq"] = _core.zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = _core.zeros_like(p)
 
-    def step(self, closure=None):
-        """Performs a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], [], [], []
-            amsgrad = group["amsgrad"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step()
-                    state["exp_avg"] = _core.zeros_like(p)
-                    state["exp_avg_sq"] = _core.zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _core.zeros_like(p)
-                exp_avgs.append(state["exp_avg"])
-                exp_avg_sqs.append(state["exp_avg_sq"])
-                if amsgrad:
-                    max_sqs.append(state["max_exp_avg_sq"])
-                steps.append(state["step"])
-            beta1, beta2 = group["betas"]
-            adam(
-                params,
-                grads,
-                exp_avgs,
-                exp_avg_sqs,
-                max_sqs,
-                steps,
-                amsgrad=amsgrad,
-                beta1=beta1,
-                beta2=beta2,
-                lr=group["lr"],
-                weight_decay=group["weight_decay"],
-                eps=group["eps"],
-                maximize=group["maximize"],
-                decoupled_weight_decay=group["decoupled_weight_decay"],
+    def _update(self, group, params, grads, states):
+        if group["foreach"] and isinstance(group["lr"], Tensor) and not group["capturable"]:
+            raise RuntimeError(
+                "lr as a Tensor is not supported for capturable=False and foreach=True"
             )
-        return loss
+        amsgrad = group["amsgrad"]
+        beta1, beta2 = group["betas"]
+        adam(
+            params,
+            grads,
+            [s["exp_avg"] for s in states],
+            [s["exp_avg_sq"] for s in states],
+            [s["max_exp_avg_sq"] for s in states] if amsgrad else [],
+            [s["step"] for s in states],
+            amsgrad=amsgrad,
+            beta1=beta1,
+            beta2=beta2,
+            lr=group["lr"],
+            weight_decay=group["weight_decay"],
+            eps=group["eps"],
+            maximize=group["maximize"],
+            decoupled_weight_decay=group["decoupled_weight_decay"],
+        )
 
 
-def _check_adam_args(lr, betas, eps, weight_decay) -> None:
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+def _check_adam_args(lr, betas, eps, weight_decay, foreach=None, capturable=False) -> None:
+    # tensor hyperparameters need the capturable path once foreach is asked for
+    tensors_refused = bool(foreach) and not capturable
+    if isinstance(lr, Tensor) and tensors_refused:
+        raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+    _check_lr(lr)
+    _check_non_negative("epsilon", eps)
+    _check_betas(betas)
+    _check_non_negative("weight_decay", weight_decay)
     both_floats = isinstance(betas[0], float) and isinstance(betas[1], float)
     both_tensors = isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)
     if not (both_floats or both_tensors):
         raise ValueError("betas must be either both floats or both Tensors")
     for i in (0, 1):
-        if isinstance(betas[i], Tensor) and betas[i].numel() != 1:
-            raise ValueError(f"Tensor betas[{i}] must be 1-element")
-
-
-def _lerp_(start: Tensor, end: Tensor, weight: float) -> None:
-    """``start.lerp_(end, weight)`` with PyTorch's two-sided formula (the form that
-    keeps the result exact at ``weight`` 0 and 1)."""
-    diff = end - start
-    if abs(weight) < 0.5:
-        start.add_(diff, alpha=weight)
-    else:
-        start.copy_(end).add_(diff, alpha=-(1 - weight))
+        if isinstance(betas[i], Tensor):
+            if tensors_refused:
+                raise ValueError(f"betas[{i}] as a Tensor is not supported for "
+                                 "capturable=False and foreach=True")
+            if betas[i].numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
 
 def adam(
@@ -203,12 +171,10 @@ def adam(
                              weight_decay, decoupled_weight_decay, maximize,
                              lr / bias_correction1, bias_correction2**0.5):
             continue
-        grad = grads[i] if not maximize else -grads[i]
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                param.mul_(1 - lr * weight_decay)
-            else:
-                grad = grad.add(param, alpha=weight_decay)
+        grad = _descent_grad(param, grads[i], maximize,
+                             0 if decoupled_weight_decay else weight_decay)
+        if weight_decay != 0 and decoupled_weight_decay:
+            param.mul_(1 - lr * weight_decay)
         _lerp_(exp_avg, grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
 

@@ -22,6 +22,9 @@ from ..utils.hooks import RemovableHandle
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
 
+# the devices PyTorch accepts ``capturable=True`` on (never the CPU); its message lists them
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone"]
+
 
 class _RequiredParameter:
     """Marks a default that every parameter group has to specify itself."""
@@ -405,11 +408,14 @@ class Optimizer:
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups), strict=True))
 
+        # fused and capturable groups keep `step` in float32, as PyTorch casts it
+        float32_steps = {i for g in saved_groups if g.get("fused") or g.get("capturable")
+                         for i in g["params"]}
         state: defaultdict = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = _cast_state(param, v)
+                state[param] = _cast_state(param, v, step_float32=k in float32_steps)
             else:
                 state[k] = v
 
@@ -424,18 +430,136 @@ class Optimizer:
             post_hook(self)
 
 
-def _cast_state(param: Tensor, value, key=None):
+def _check_lr(lr, positive: bool = False) -> None:
+    """PyTorch's learning-rate checks: a tensor lr has one element; lr >= 0 (> 0 for
+    SparseAdam). ``not 0 <= lr`` also refuses NaN, as PyTorch does."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not (0.0 < lr if positive else 0.0 <= lr):
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_non_negative(what: str, value, positive: bool = False) -> None:
+    """``Invalid {what} value: {value}`` unless ``value >= 0`` (``> 0`` if positive)."""
+    if not (0.0 < value if positive else 0.0 <= value):
+        raise ValueError(f"Invalid {what} value: {value}")
+
+
+def _check_betas(betas) -> None:
+    for i, beta in enumerate(betas[:2]):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
+def _check_fused_flags(fused, foreach, differentiable) -> None:
+    """The flag combinations PyTorch's constructors refuse once ``fused=True``."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+class _ParamwiseOptimizer(Optimizer):
+    """Base of the optimizers that update every parameter from its own gradient and
+    state (all but LBFGS). Their ``step`` is this one: run the closure, then per group
+    the shared preamble (:meth:`_init_group`), then the subclass's :meth:`_update`.
+
+    Subclasses set ``_legacy_group_defaults`` (options older state dicts may lack),
+    ``_scalar_state_keys`` (0-d state that old checkpoints held as numbers) and
+    ``_capturable_operands`` (what PyTorch's ``capturable=True`` error names), and
+    implement ``_init_state(p, state, group)`` and ``_update(group, params, grads,
+    states)``.
+    """
+
+    _legacy_group_defaults: dict[str, Any] = {}
+    _scalar_state_keys: tuple[str, ...] = ("step",)
+    _capturable_operands = "params and state_steps"
+    _capturable_on_xla = True
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for name, default in self._legacy_group_defaults.items():
+                group.setdefault(name, default)
+            for p in group["params"]:
+                p_state = self.state.get(p)
+                for key in self._scalar_state_keys if p_state else ():
+                    if key in p_state and not isinstance(p_state[key], Tensor):
+                        p_state[key] = _core.tensor(float(p_state[key]))
+
+    def step(self, closure=None):
+        """Performs a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            params, grads, states = self._init_group(group)
+            if params and group.get("capturable"):
+                self._refuse_capturable()
+            self._update(group, params, grads, states)
+        return loss
+
+    def _init_group(self, group: dict[str, Any]) -> tuple[list, list, list]:
+        """The preamble every step shares: the group's parameters that have a gradient,
+        those gradients (after :meth:`_check_grad`) and each parameter's state dict,
+        made by :meth:`_init_state` the first time the parameter has a gradient.
+        Optimizers that keep no state for a group (:meth:`_keeps_state`) get ``None``s
+        and leave ``self.state`` untouched, as PyTorch's SGD without momentum does."""
+        params, grads, states = [], [], []
+        keeps_state = self._keeps_state(group)
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            self._check_grad(grad)
+            params.append(p)
+            grads.append(grad)
+            if not keeps_state:
+                states.append(None)
+                continue
+            state = self.state[p]
+            if len(state) == 0:
+                self._init_state(p, state, group)
+            states.append(state)
+        return params, grads, states
+
+    def _keeps_state(self, group: dict[str, Any]) -> bool:
+        return True
+
+    def _check_grad(self, grad: Tensor) -> None:
+        """Refuses gradients the optimizer cannot use (only SparseAdam refuses any)."""
+
+    def _init_state(self, p: Tensor, state: dict, group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _update(self, group: dict[str, Any], params: list, grads: list, states: list) -> None:
+        raise NotImplementedError
+
+    def _refuse_capturable(self) -> None:
+        """``capturable=True`` needs an accelerator; PyTorch's CPU step fails its
+        device assertion, after the group's state was created, with this message."""
+        devices = _CAPTURABLE_DEVICES + (["xla"] if self._capturable_on_xla else [])
+        raise AssertionError(
+            f"If capturable=True, {self._capturable_operands} must be on supported "
+            f"devices: {devices}."
+        )
+
+
+def _cast_state(param: Tensor, value, key=None, step_float32: bool = False):
     """A deep copy of one parameter's saved state with its tensors matched to the
-    parameter (floating state follows the parameter's dtype; ``step`` is kept as is)."""
+    parameter (floating state follows the parameter's dtype; ``step`` is kept as is, or
+    made float32 for fused and capturable groups)."""
     if isinstance(value, Tensor):
         out = value.detach().clone()
-        if key != "step" and param.is_floating_point() and out.dtype != param.dtype:
+        if key == "step":
+            if step_float32 and out.dtype != _core.float32:
+                out = out.to(dtype=_core.float32)
+        elif param.is_floating_point() and out.dtype != param.dtype:
             out = out.to(dtype=param.dtype)
         return out
     if isinstance(value, dict):
-        return {k: _cast_state(param, v, k) for k, v in value.items()}
+        return {k: _cast_state(param, v, k, step_float32) for k, v in value.items()}
     if isinstance(value, (list, tuple)) and not isinstance(value, str):
-        items = (_cast_state(param, v) for v in value)
+        items = (_cast_state(param, v, step_float32=step_float32) for v in value)
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     return value
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from .adam import _lerp_, _new_step, _step_as_tensor
-from .optimizer import Optimizer, _run_closure, _to_scalar
+from ._ops import _descent_grad, _lerp_, _new_step
+from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["RMSprop", "rmsprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(_ParamwiseOptimizer):
     """Implements RMSprop as PyTorch does.
 
     ``v = alpha * v + (1 - alpha) * g * g``; the denominator is ``sqrt(v) + eps`` (or,
@@ -29,6 +29,10 @@ class RMSprop(Optimizer):
         maximize (bool): maximize the objective instead of minimizing (default: False).
     """
 
+    _legacy_group_defaults = {"momentum": 0, "centered": False, "foreach": None,
+                              "maximize": False, "differentiable": False,
+                              "capturable": False}
+
     def __init__(
         self,
         params,
@@ -43,18 +47,11 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_lr(lr)
+        _check_non_negative("epsilon", eps)
+        _check_non_negative("momentum", momentum)
+        _check_non_negative("weight_decay", weight_decay)
+        _check_non_negative("alpha", alpha)
         defaults = {
             "lr": lr,
             "momentum": momentum,
@@ -69,59 +66,31 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            for p in group["params"]:
-                _step_as_tensor(self.state.get(p))
+    def _init_state(self, p, state, group):
+        state["step"] = _new_step()
+        state["square_avg"] = _core.zeros_like(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = _core.zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = _core.zeros_like(p)
 
-    def step(self, closure=None):
-        """Performs a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, square_avgs, grad_avgs, bufs, steps = [], [], [], [], [], []
-            momentum, centered = group["momentum"], group["centered"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step()
-                    state["square_avg"] = _core.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = _core.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = _core.zeros_like(p)
-                square_avgs.append(state["square_avg"])
-                steps.append(state["step"])
-                if momentum > 0:
-                    bufs.append(state["momentum_buffer"])
-                if centered:
-                    grad_avgs.append(state["grad_avg"])
-            rmsprop(
-                params,
-                grads,
-                square_avgs,
-                grad_avgs,
-                bufs,
-                steps,
-                lr=group["lr"],
-                alpha=group["alpha"],
-                eps=group["eps"],
-                weight_decay=group["weight_decay"],
-                momentum=momentum,
-                centered=centered,
-                maximize=group["maximize"],
-            )
-        return loss
+    def _update(self, group, params, grads, states):
+        momentum, centered = group["momentum"], group["centered"]
+        rmsprop(
+            params,
+            grads,
+            [s["square_avg"] for s in states],
+            [s["grad_avg"] for s in states] if centered else [],
+            [s["momentum_buffer"] for s in states] if momentum > 0 else [],
+            [s["step"] for s in states],
+            lr=group["lr"],
+            alpha=group["alpha"],
+            eps=group["eps"],
+            weight_decay=group["weight_decay"],
+            momentum=momentum,
+            centered=centered,
+            maximize=group["maximize"],
+        )
 
 
 def rmsprop(
@@ -144,11 +113,9 @@ def rmsprop(
     """Functional RMSprop: updates ``params`` and the state tensors in place."""
     lr = _to_scalar(lr)
     for i, param in enumerate(params):
-        grad = grads[i] if not maximize else -grads[i]
+        grad = _descent_grad(param, grads[i], maximize, weight_decay)
         square_avg = square_avgs[i]
         state_steps[i].add_(1)
-        if weight_decay != 0:
-            grad = grad.add(param, alpha=weight_decay)
         square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)
         if centered:
             grad_avg = grad_avgs[i]

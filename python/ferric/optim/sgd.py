@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from .optimizer import Optimizer, _run_closure, _to_scalar
+from ._ops import _descent_grad
+from .optimizer import _check_fused_flags, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["SGD", "sgd"]
 
 
-class SGD(Optimizer):
+class SGD(_ParamwiseOptimizer):
     """Implements stochastic gradient descent, optionally with momentum.
 
     With momentum ``mu`` the update is ``b = mu * b + (1 - dampening) * g`` (the buffer
@@ -35,6 +36,9 @@ class SGD(Optimizer):
         >>> w
         tensor([0.9000, 2.1000], requires_grad=True)
     """
+
+    _legacy_group_defaults = {"nesterov": False, "maximize": False, "foreach": None,
+                              "differentiable": False, "fused": False}
 
     def __init__(
         self,
@@ -72,43 +76,32 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        _check_fused_flags(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    def _keeps_state(self, group):
+        # only momentum has state; PyTorch adds no entry for a parameter without it
+        return group["momentum"] != 0
 
-    def step(self, closure=None):
-        """Performs a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, bufs = [], [], []
-            use_momentum = group["momentum"] != 0
-            for p in group["params"]:
-                if p.grad is not None:
-                    params.append(p)
-                    grads.append(p.grad)
-                    if use_momentum:
-                        bufs.append(self.state[p].get("momentum_buffer"))
-            sgd(
-                params,
-                grads,
-                bufs,
-                weight_decay=group["weight_decay"],
-                momentum=group["momentum"],
-                lr=group["lr"],
-                dampening=group["dampening"],
-                nesterov=group["nesterov"],
-                maximize=group["maximize"],
-            )
-            if use_momentum:
-                for p, buf in zip(params, bufs, strict=True):
-                    self.state[p]["momentum_buffer"] = buf
-        return loss
+    def _init_state(self, p, state, group):
+        pass  # the momentum buffer is the first update's gradient, stored after it
+
+    def _update(self, group, params, grads, states):
+        use_momentum = group["momentum"] != 0
+        bufs = [state.get("momentum_buffer") for state in states] if use_momentum else []
+        sgd(
+            params,
+            grads,
+            bufs,
+            weight_decay=group["weight_decay"],
+            momentum=group["momentum"],
+            lr=group["lr"],
+            dampening=group["dampening"],
+            nesterov=group["nesterov"],
+            maximize=group["maximize"],
+        )
+        if use_momentum:
+            for state, buf in zip(states, bufs, strict=True):
+                state["momentum_buffer"] = buf
 
 
 def sgd(
@@ -138,9 +131,7 @@ def sgd(
             if first:
                 momentum_buffer_list[i] = buf
             continue
-        grad = d_p_list[i] if not maximize else -d_p_list[i]
-        if weight_decay != 0:
-            grad = grad.add(param, alpha=weight_decay)
+        grad = _descent_grad(param, d_p_list[i], maximize, weight_decay)
         if momentum != 0:
             buf = momentum_buffer_list[i]
             if buf is None:
