@@ -640,3 +640,56 @@ def test_weight_used_every_step_accumulates_in_its_own_layout(dtype):
     g_before = got.copy()
     (ferric.tensor(xs[0], dtype=dtype).matmul(w.t())).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), g_before + xs[0].sum(0), rtol=1e-5)
+
+
+# ------------------------------------------- graph kept where PyTorch keeps it (issue 15)
+
+
+def test_pow_function_forms_keep_the_graph():
+    x = ferric.tensor([0.5, 2.0], dtype=ferric.float64, requires_grad=True)
+    for y, want in [(ferric.pow(x, 1.5), 1.5 * np.array([0.5, 2.0]) ** 0.5),
+                    (ferric.pow(2.0, x), np.log(2.0) * 2.0 ** np.array([0.5, 2.0])),
+                    (ferric.pow(x, x), np.array([0.5, 2.0]) ** np.array([0.5, 2.0])
+                     * (np.log([0.5, 2.0]) + 1))]:
+        (g,) = ferric.autograd.grad(y.sum(), x)
+        np.testing.assert_allclose(g.numpy(), want, rtol=1e-12)
+
+
+def test_nan_to_num_gradient_passes_only_where_finite():
+    x = ferric.tensor([1.0, float("nan"), float("inf"), -2.0], dtype=ferric.float64,
+                      requires_grad=True)
+    y = x * 3
+    z = y.nan_to_num()
+    assert z.grad_fn.name() == "NanToNumBackward0"
+    z.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 0.0, 0.0, 3.0])
+    w = x * 1
+    w.nan_to_num_(posinf=5.0)
+    assert w.grad_fn.name() == "NanToNumBackward0"
+
+
+def test_floor_divide_records_a_node_whose_backward_raises():
+    x = ferric.tensor([3.5, -2.0], requires_grad=True)
+    y = ferric.floor_divide(x, 2)
+    assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        y.sum().backward()
+
+
+def test_rounded_division_has_a_zero_gradient():
+    a = ferric.tensor([3.5, -2.5], requires_grad=True)
+    b = ferric.tensor([2.0, 2.0], requires_grad=True)
+    y = a.div(b, rounding_mode="floor")
+    assert y.grad_fn.name() == "DivBackward2"
+    y.sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0] and b.grad.tolist() == [0.0, 0.0]
+
+
+def test_in_place_logical_ops_keep_the_graph_of_a_float_tensor():
+    x = ferric.tensor([0.0, 1.5], requires_grad=True)
+    y = x * 2
+    y.logical_and_(ferric.tensor([1.0, 1.0]))
+    assert y.requires_grad and y.grad_fn.name() == "MulBackward0"
+    assert y.tolist() == [0.0, 1.0]
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        x.logical_not_()

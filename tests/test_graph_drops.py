@@ -50,31 +50,10 @@ SKIP = {
                          "test_idioms.py",
 }
 
-# Known differences, each fixed in src/python/arith.rs (the arithmetic bindings, which
-# another change is rewriting). Strict: the test fails as soon as one is fixed, so the
-# entry must then be removed.
-_POW = ("the function form ferric.pow takes a path that records no node (Tensor.pow "
-        "keeps the graph)")
-_NAN_TO_NUM = "nan_to_num records no node (PyTorch: NanToNumBackward0)"
-_FLOOR_DIVIDE = ("floor_divide records no node; PyTorch records a NotImplemented node whose "
-                 "backward raises 'derivative for aten::floor_divide is not implemented'")
-_DIV_MODE = ("div(rounding_mode='floor'/'trunc') records no node; PyTorch keeps "
-             "DivBackward2 (zero gradient)")
-_LOGICAL_INPLACE = ("an in-place logical op on a float tensor that requires grad makes it "
-                    "stop requiring grad; PyTorch leaves requires_grad and the previous "
-                    "grad_fn in place")
-XFAIL = {
-    "ferric.pow": _POW, "ferric.pow(t, 1.5)": _POW, "ferric.pow(2.0, t)": _POW,
-    "ferric.pow(t, 0-d tensor)": _POW,
-    **{f"{form}.nan_to_num{v}": _NAN_TO_NUM for form in ("ferric", "Tensor")
-       for v in ("", "(nan, posinf, neginf)")},
-    **{f"{form}{v}": _FLOOR_DIVIDE for form in ("ferric.floor_divide", "Tensor.floor_divide",
-                                               "Tensor.floor_divide_")
-       for v in ("", "(t, 1.5)")},
-    **{f"{form}.div(rounding_mode={m})": _DIV_MODE for form in ("ferric", "Tensor")
-       for m in ("floor", "trunc")},
-    **{f"Tensor.logical_{op}_": _LOGICAL_INPLACE for op in ("and", "or", "not")},
-}
+# Known differences from PyTorch, as strict xfails with the reason: the test fails as
+# soon as one is fixed, so the entry must then be removed. (None today: the pow,
+# nan_to_num, floor_divide, rounded div and in-place logical drops were fixed.)
+XFAIL: dict[str, str] = {}
 
 # Conversions to dtypes ferric does not have yet raise a TypeError naming the dtype; they
 # are compared as soon as the dtype exists.

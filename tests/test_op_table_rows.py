@@ -96,7 +96,18 @@ def test_differentiable_rows_record_their_node(row):
     assert y.grad_fn.name() == f"{camel}Backward0"
 
 
-NO_RULE = [r for r in ROWS if not r["differentiable"] and r["methods"]]
+NO_RULE = [r for r in ROWS
+           if not r["differentiable"] and r["methods"] and not r.get("backward_raises")]
+RAISES = [r for r in ROWS if r.get("backward_raises")]
+
+
+@pytest.mark.parametrize("row", RAISES, ids=_ids(RAISES))
+def test_rows_without_a_derivative_record_a_node_whose_backward_raises(row):
+    x = _input(row, requires_grad=True)
+    y = _call(row, row["methods"][0], x)
+    assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match=f"derivative for aten::{row['name']} is not"):
+        y.sum().backward()
 
 
 @pytest.mark.parametrize("row", NO_RULE, ids=_ids(NO_RULE))

@@ -246,3 +246,46 @@ pub fn copy_into(x: &Var, src: &Var) -> Result<Var> {
         }),
     ))
 }
+
+/// `nan_to_num(x)` given its value `out`: the gradient passes where `x` is finite
+/// (PyTorch's `NanToNumBackward0`).
+pub fn nan_to_num(x: &Var, out: Tensor) -> Result<Var> {
+    if !out.dtype().is_float() || !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let not_finite = crate::ops::unary::unary(
+        UnaryOp::LogicalNot,
+        &crate::ops::unary::unary(UnaryOp::IsFinite, &x.t)?,
+    )?;
+    Ok(record(
+        "NanToNumBackward0",
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| Ok(vec![Some(masked_zero(&g[0], &not_finite)?)])),
+    ))
+}
+
+/// `value`, computed from `inputs` by an op whose gradient is zero everywhere (the
+/// rounded divisions, PyTorch's `DivBackward2`).
+pub fn zero_gradient(name: &str, value: Tensor, inputs: &[&Var]) -> Result<Var> {
+    let inputs: Vec<&Var> = inputs
+        .iter()
+        .copied()
+        .filter(|v| v.requires_grad())
+        .collect();
+    if !value.dtype().is_float() || !needs_grad(&inputs) {
+        return Ok(Var::plain(value));
+    }
+    let n = inputs.len();
+    Ok(record(
+        name,
+        value,
+        &inputs,
+        false,
+        Box::new(move |g, _| {
+            let z = Tensor::zeros("backward", g[0].t.shape(), g[0].t.dtype())?;
+            Ok((0..n).map(|_| Some(Var::plain(z.clone()))).collect())
+        }),
+    ))
+}

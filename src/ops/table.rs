@@ -235,7 +235,9 @@ pub(crate) use unary_table;
 ///   `f64`), unused for `Compare` and `Logical`;
 /// * `grad`: `none`; or a formula per input, `a: |g, ...| ...; b: |g, ...| ...`, whose
 ///   parameters after `g` name the values it reads (`a`, `b`: the operands, saved only
-///   when a needed gradient reads them); or `custom` for the rules in
+///   when a needed gradient reads them); `unimplemented` for a node whose backward
+///   raises PyTorch's "derivative for aten::<name> is not implemented"; or `custom` for
+///   the rules in
 ///   `autograd::pointwise` that need more (pow's node names, max/min ties);
 /// * `nested`: whether nested tensors apply it to their packed values.
 macro_rules! binary_table {
@@ -259,12 +261,13 @@ macro_rules! binary_table {
             dunders: [__truediv__ __rtruediv__ __itruediv__], methods: [true_divide], other: Number,
             cost: 1, simd: [Div], float: |a, b| a / b, int: |a, _| a, bool: |a, _| a,
             grad: [a: |g, b| g / b; b: |g, a, b| -(g * a / (b * b))], nested: true }
-        FloorDiv { name: "floor_divide", node: "NotDifferentiable", kind: Arith,
+        // PyTorch records a node whose backward raises (floor_divide has no derivative)
+        FloorDiv { name: "floor_divide", node: "NotImplemented", kind: Arith,
             dunders: [__floordiv__ __rfloordiv__ __ifloordiv__],
             methods: [floor_divide / floor_divide_], other: Number,
             cost: 8, simd: [], float: |a, b| T::floor_div(a, b), int: floor_div_i64,
             bool: |a, _| a,
-            grad: [none], nested: true }
+            grad: [unimplemented], nested: true }
         Rem { name: "remainder", node: "RemainderBackward0", kind: Arith,
             dunders: [__mod__ __rmod__ __imod__], methods: [remainder / remainder_], other: Number,
             cost: 8, simd: [], float: |a, b| T::py_rem(a, b), int: rem_i64, bool: |a, _| a,

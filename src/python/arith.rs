@@ -285,8 +285,29 @@ fn clamp_impl(x: &Var, min: Option<VArg>, max: Option<VArg>) -> PyResult<Var> {
     )?)
 }
 
+/// An in-place op without a derivative (`logical_and_` on a float tensor): like
+/// PyTorch, the tensor keeps its `grad_fn` and `requires_grad`; only a leaf that requires
+/// grad is refused.
+fn nondifferentiable_inplace(
+    slf: &PyTensor,
+    raw: impl FnOnce(&Tensor) -> crate::error::Result<()>,
+) -> PyResult<()> {
+    let me = slf.var()?;
+    if autograd::is_grad_enabled() && me.is_leaf() && me.requires_grad() {
+        return Err(Error::runtime(
+            "",
+            "a leaf Variable that requires grad is being used in an in-place operation.",
+        )
+        .into());
+    }
+    Ok(raw(&slf.t)?)
+}
+
 /// In-place unary op (`x.exp_()`), autograd-aware.
 fn unary_inplace(slf: &PyTensor, op: UnaryOp) -> PyResult<()> {
+    if op == UnaryOp::LogicalNot {
+        return nondifferentiable_inplace(slf, |t| crate::ops::unary::unary_(op, t));
+    }
     let name = format!("{}_", op.name());
     inplace_with(
         slf,
@@ -300,6 +321,9 @@ fn unary_inplace(slf: &PyTensor, op: UnaryOp) -> PyResult<()> {
 /// Whether a table row's `grad` field gives a rule.
 macro_rules! differentiable {
     (none) => {
+        false
+    };
+    (unimplemented) => {
         false
     };
     ($($rule:tt)*) => {
@@ -432,6 +456,7 @@ macro_rules! binary_py {
                 d.set_item("fn_inplace", false)?;
                 d.set_item("tensor_only", stringify!($other) == "Tensor")?;
                 d.set_item("differentiable", differentiable!($($grad)*))?;
+                d.set_item("backward_raises", stringify!($($grad)*) == "unimplemented")?;
                 d.set_item("simd", { let s: &[&str] = &[$(stringify!($simd)),*]; !s.is_empty() })?;
                 d.set_item("nested", $nested)?;
                 rows.push(d);
@@ -656,8 +681,20 @@ impl PyTensor {
         if rounding_mode.is_none() {
             return method(py, self, other, BinaryOp::Div);
         }
-        let b = need_arg("div", other)?;
-        wrap(py, div_mode(&self.t, b.operand(), rounding_mode)?)
+        // rounded quotients have a zero gradient (PyTorch's DivBackward2)
+        let b = need_varg("div", other)?;
+        let me = self.var()?;
+        let (r, inputs) = match &b {
+            VArg::V(v) => (
+                div_mode(&self.t, Operand::T(&v.t), rounding_mode)?,
+                vec![&me, v],
+            ),
+            VArg::S(s) => (div_mode(&self.t, Operand::S(*s), rounding_mode)?, vec![&me]),
+        };
+        wrap_var(
+            py,
+            autograd::unary::zero_gradient("DivBackward2", r, &inputs)?,
+        )
     }
     #[pyo3(signature = (other, *, rounding_mode=None))]
     fn divide(
@@ -802,7 +839,9 @@ impl PyTensor {
         posinf: Option<f64>,
         neginf: Option<f64>,
     ) -> PyResult<Py<PyTensor>> {
-        wrap(py, nan_to_num_impl(&self.t, nan, posinf, neginf)?)
+        let x = self.var()?;
+        let out = nan_to_num_impl(&x.t, nan, posinf, neginf)?;
+        wrap_var(py, autograd::unary::nan_to_num(&x, out)?)
     }
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
     fn nan_to_num_<'py>(
@@ -811,8 +850,19 @@ impl PyTensor {
         posinf: Option<f64>,
         neginf: Option<f64>,
     ) -> PyResult<PyRef<'py, Self>> {
-        let r = nan_to_num_impl(&slf.t, nan, posinf, neginf)?;
-        slf.t.copy_from(&r)?;
+        inplace_with(
+            &slf,
+            "nan_to_num_",
+            false,
+            |t| {
+                let r = nan_to_num_impl(t, nan, posinf, neginf)?;
+                t.copy_from(&r)
+            },
+            |old| {
+                let r = nan_to_num_impl(&old.t, nan, posinf, neginf)?;
+                autograd::unary::nan_to_num(old, r)
+            },
+        )?;
         Ok(slf)
     }
 
@@ -906,6 +956,12 @@ fn add_sub(
 /// In-place binary op on an already converted operand (add_ with alpha, div_).
 fn binary_inplace(slf: &PyTensor, op: BinaryOp, b: &VArg) -> PyResult<()> {
     let name = format!("{}_", op.name());
+    if op.kind() == crate::ops::binary::Kind::Logical {
+        return nondifferentiable_inplace(slf, |t| match b {
+            VArg::V(v) => binary_(op, t, Operand::T(&v.t)),
+            VArg::S(s) => binary_(op, t, Operand::S(*s)),
+        });
+    }
     inplace_with(
         slf,
         &name,
@@ -964,9 +1020,9 @@ fn nan_to_num_impl(
     nan: f64,
     posinf: Option<f64>,
     neginf: Option<f64>,
-) -> PyResult<Tensor> {
+) -> crate::error::Result<Tensor> {
     if !t.dtype().is_float() {
-        return Ok(t.copy_as(t.dtype())?);
+        return t.copy_as(t.dtype());
     }
     let (p32, n32) = (
         posinf.map_or(f32::MAX, |v| v as f32),
@@ -974,7 +1030,7 @@ fn nan_to_num_impl(
     );
     let (p64, n64) = (posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN));
     let nan32 = nan as f32;
-    Ok(map_float(
+    map_float(
         "nan_to_num",
         t,
         move |x| {
@@ -999,7 +1055,7 @@ fn nan_to_num_impl(
                 x
             }
         },
-    )?)
+    )
 }
 
 /// `torch.pow(self, exponent)` where `self` may be a Python number.
@@ -1009,14 +1065,14 @@ fn pow(
     input: &Bound<'_, PyAny>,
     exponent: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyTensor>> {
-    let a = need_arg("pow", input)?;
-    let b = need_arg("pow", exponent)?;
-    if let (Arg::S(_), Arg::S(_)) = (&a, &b) {
+    let a = need_varg("pow", input)?;
+    let b = need_varg("pow", exponent)?;
+    if let (VArg::S(_), VArg::S(_)) = (&a, &b) {
         return Err(PyTypeError::new_err(
             "pow(): at least one of 'input' and 'exponent' must be a Tensor",
         ));
     }
-    wrap(py, binary(BinaryOp::Pow, a.operand(), b.operand())?)
+    wrap_var(py, vbinary(BinaryOp::Pow, a.arg(), b.arg())?)
 }
 
 #[pyfunction]

@@ -86,6 +86,8 @@ impl SVal {
 enum BinRule {
     /// pow, maximum, minimum: rules below that read both operands
     Custom,
+    /// a node whose backward raises (PyTorch has no derivative, e.g. floor_divide)
+    Unimplemented,
     /// a formula per input; `(reads a, reads b)` of each input's formula
     Formula { a: (bool, bool), b: (bool, bool) },
 }
@@ -113,6 +115,7 @@ macro_rules! operand {
 macro_rules! bin_rule {
     (none) => { None };
     (custom) => { Some(BinRule::Custom) };
+    (unimplemented) => { Some(BinRule::Unimplemented) };
     (a: |$g:ident $(, $pa:ident)*| $ea:expr; b: |$g2:ident $(, $pb:ident)*| $eb:expr) => {
         Some(BinRule::Formula {
             a: (reads_a!($($pa),*), reads_b!($($pa),*)),
@@ -125,6 +128,7 @@ macro_rules! bin_rule {
 macro_rules! bin_formulas {
     ($gv:ident, $av:ident, $bv:ident, $need:ident; none) => { Ok((None, None)) };
     ($gv:ident, $av:ident, $bv:ident, $need:ident; custom) => { Ok((None, None)) };
+    ($gv:ident, $av:ident, $bv:ident, $need:ident; unimplemented) => { Ok((None, None)) };
     ($gv:ident, $av:ident, $bv:ident, $need:ident;
      a: |$g:ident $(, $pa:ident)*| $ea:expr; b: |$g2:ident $(, $pb:ident)*| $eb:expr) => {{
         let ga = if $need.0 {
@@ -191,8 +195,18 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
         a.var().is_some_and(|v| v.requires_grad()),
         b.var().is_some_and(|v| v.requires_grad()),
     );
+    if let BinRule::Unimplemented = rule {
+        let msg = format!("derivative for aten::{} is not implemented", op.name());
+        return Ok(record(
+            op.node_name(),
+            out,
+            &vars,
+            false,
+            Box::new(move |_, _| Err(crate::error::Error::runtime("", msg.clone()))),
+        ));
+    }
     let (need_a, need_b) = match rule {
-        BinRule::Custom => (true, true),
+        BinRule::Custom | BinRule::Unimplemented => (true, true),
         BinRule::Formula { a, b } => (
             (ga_needed && a.0) || (gb_needed && b.0),
             (ga_needed && a.1) || (gb_needed && b.1),
