@@ -430,7 +430,7 @@ pub fn index_put(
 /// positions (repeated indices accumulate). Its own gradient is `g[items]` again.
 pub fn index_backward(shape: &[usize], items: &[IndexItem], g: &Var) -> Result<Var> {
     let z = Tensor::zeros("backward", shape, g.t.dtype())?;
-    crate::ops::index::index_put_accumulate(&z, items, &g.t)?;
+    crate::ops::indexing::index_put_accumulate(&z, items, &g.t)?;
     if !needs_grad(&[g]) {
         return Ok(Var::plain(z));
     }
