@@ -6,16 +6,13 @@ use pyo3::prelude::*;
 /// The instruction-set level the vector kernels run at, e.g. `"avx2+fma"`.
 #[pyfunction]
 fn _simd_level() -> &'static str {
-    crate::kernels::simd::level()
+    crate::ops::config::simd_level()
 }
 
 /// Every level this CPU supports, lowest first.
 #[pyfunction]
 fn _simd_levels() -> Vec<&'static str> {
-    crate::kernels::simd::supported()
-        .iter()
-        .map(|l| l.name())
-        .collect()
+    crate::ops::config::simd_levels()
 }
 
 /// Bytes held by the cache of freed large buffers.
