@@ -63,6 +63,12 @@ impl DType {
         self.category() == Category::Float
     }
 
+    /// Whether PyTorch allows writing a result of this dtype into a `to` tensor in place
+    /// (no float into an integer, no integer into bool).
+    pub fn can_cast_to(self, to: DType) -> bool {
+        self.category() <= to.category()
+    }
+
     /// `torch.promote_types`.
     pub fn promote(self, other: DType) -> DType {
         self.max(other)

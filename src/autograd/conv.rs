@@ -9,10 +9,9 @@
 
 use super::{index, needs_grad, record, views, Saved, Var};
 use crate::error::Result;
-use crate::kernels::conv::pool::AvgRule;
 use crate::memory_order::{suggests_channels_last, Order};
 use crate::ops::conv::fold::{self as fops, FoldGeom};
-use crate::ops::conv::pool::{self as pops, PoolGeom};
+use crate::ops::conv::pool::{self as pops, AvgRule, PoolGeom};
 use crate::ops::conv::{is_unbatched, plan, ConvArgs, ConvGeom};
 use crate::tensor::Tensor;
 

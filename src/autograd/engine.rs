@@ -5,10 +5,11 @@
 //! created), summing the gradients arriving for each of its outputs in an input buffer.
 //! Broadcast gradients are reduced to the input's shape here, once, for every op.
 
-use super::{pointwise as binary, views, GradMode, Meta, Node, NodeKind, Var};
+use super::{pointwise as binary, views, BackwardFn, GradMode, Meta, Node, NodeKind, Var};
 use crate::error::{fmt_shape, Error, Result};
 use crate::memory_order::Order;
 use crate::tensor::Tensor;
+use std::cell::RefCell;
 use std::collections::BinaryHeap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
@@ -226,6 +227,13 @@ fn accumulate_leaf(
 }
 
 /// Runs the backward pass from `roots` (each with the gradient of that root).
+///
+/// The steps, each a method of [`GraphTask`] below: seed the roots' gradients, count the
+/// dependencies of every reachable node, resolve which gradients the caller asked for,
+/// then run ready nodes latest-created first until none is left. Running a node means:
+/// take the gradients it received, run its tensor hooks, hand requested gradients to the
+/// caller, call its backward rule (or write a leaf's `.grad`), and send the results on
+/// along its edges.
 pub fn run(
     roots: &[(Var, Var)],
     retain_graph: bool,
@@ -233,127 +241,193 @@ pub fn run(
     mode: Mode,
 ) -> Result<Vec<Option<Var>>> {
     let _grad_mode = GradMode::set(create_graph);
-
-    // 1. root edges
-    let mut buffers: HashMap<usize, Vec<Option<Var>>> = HashMap::default();
-    let mut nodes: HashMap<usize, Rc<Node>> = HashMap::default();
-    let mut root_nodes = Vec::new();
-    for (i, (out, grad)) in roots.iter().enumerate() {
-        let edge = out.gradient_edge().ok_or_else(|| {
-            Error::runtime(
-                "",
-                format!("element {i} of tensors does not require grad and does not have a grad_fn"),
-            )
-        })?;
-        let k = key(&edge.node);
-        let n_out = edge.node.outputs.len().max(1);
-        let buf = buffers.entry(k).or_insert_with(|| vec![None; n_out]);
-        if let Some(slot) = buf.get_mut(edge.input_nr) {
-            accumulate_into(slot, grad.clone())?;
-        }
-        nodes.insert(k, edge.node.clone());
-        // several roots may be outputs of one node (var_mean, aminmax): count its edges once
-        if !root_nodes.iter().any(|n| Rc::ptr_eq(n, &edge.node)) {
-            root_nodes.push(edge.node);
-        }
-    }
-
-    // 2. dependency counts over everything reachable
-    let mut deps: HashMap<usize, usize> = HashMap::default();
-    let mut seen: HashMap<usize, ()> = HashMap::default();
-    let mut stack: Vec<Rc<Node>> = root_nodes.clone();
-    for n in &root_nodes {
-        seen.insert(key(n), ());
-    }
-    while let Some(n) = stack.pop() {
-        for e in n.next.iter().flatten() {
-            let k = key(&e.node);
-            *deps.entry(k).or_insert(0) += 1;
-            if seen.insert(k, ()).is_none() {
-                nodes.insert(k, e.node.clone());
-                stack.push(e.node.clone());
-            }
-        }
-    }
-
-    // 3. capture targets: (node, slot) -> result index
-    let mut targets: HashMap<(usize, usize), usize> = HashMap::default();
-    let mut accumulate_only: Option<HashMap<usize, ()>> = None;
-    let n_results = match &mode {
-        Mode::Capture(inputs) => {
-            for (i, v) in inputs.iter().enumerate() {
-                let e = v.gradient_edge().ok_or_else(|| {
-                    Error::runtime(
-                        "grad",
-                        "One of the differentiated Tensors does not require grad",
-                    )
-                })?;
-                targets.insert((key(&e.node), e.input_nr), i);
-                nodes.entry(key(&e.node)).or_insert(e.node);
-            }
-            inputs.len()
-        }
-        Mode::Accumulate(Some(inputs)) => {
-            let mut only = HashMap::default();
-            for (i, v) in inputs.iter().enumerate() {
-                let e = v.gradient_edge().ok_or_else(|| {
-                    Error::runtime(
-                        "backward",
-                        "One of the differentiated Tensors does not require grad",
-                    )
-                })?;
-                if e.node.is_accumulate() {
-                    only.insert(key(&e.node), ());
-                } else {
-                    // a non-leaf input: its gradient goes to its .grad, like retain_grad
-                    targets.insert((key(&e.node), e.input_nr), i);
-                }
-            }
-            accumulate_only = Some(only);
-            inputs.len()
-        }
-        Mode::Accumulate(None) => 0,
-    };
-    let mut results: Vec<Option<Var>> = vec![None; n_results];
-
-    // 4. execute in decreasing sequence order
-    let mut heap: BinaryHeap<Ready> = BinaryHeap::new();
-    for n in &root_nodes {
-        let k = key(n);
-        if deps.get(&k).copied().unwrap_or(0) == 0 && !heap.iter().any(|r| r.1 == k) {
-            heap.push(Ready(n.seq, k));
-        }
-    }
-    while let Some(Ready(_, k)) = heap.pop() {
+    let mut task = GraphTask::new(mode, retain_graph, create_graph);
+    let root_nodes = task.seed_roots(roots)?;
+    task.count_dependencies(&root_nodes);
+    task.resolve_targets()?;
+    task.schedule_roots(&root_nodes);
+    while let Some(Ready(_, k)) = task.ready.pop() {
         // Ctrl-C during a long backward: a kernel may have stopped early, so nothing
         // computed after the request may reach a .grad
         crate::threads::check_interrupt("backward")?;
-        let Some(node) = nodes.get(&k).cloned() else {
-            continue;
-        };
-        let mut grads = buffers
-            .remove(&k)
-            .unwrap_or_else(|| vec![None; node.outputs.len().max(1)]);
+        task.run_node(k)?;
+    }
+    Ok(task.results)
+}
 
-        // hooks registered on this node's outputs (tensor hooks, retain_grad)
-        let pre: Vec<_> = node
-            .pre_hooks
-            .borrow()
-            .iter()
-            .map(|(i, _, h)| (*i, h.clone()))
-            .collect();
-        for (slot, h) in pre {
-            if let Some(Some(g)) = grads.get(slot) {
-                if let Some(r) = h(g)? {
-                    grads[slot] = Some(r);
+/// The state of one backward pass (PyTorch's `GraphTask`). Nodes are keyed by address.
+struct GraphTask<'a> {
+    mode: Mode<'a>,
+    retain_graph: bool,
+    create_graph: bool,
+    /// The gradients each node has received so far, one slot per node output.
+    buffers: HashMap<usize, Vec<Option<Var>>>,
+    /// Every node reachable from the roots, plus the nodes of capture targets.
+    nodes: HashMap<usize, Rc<Node>>,
+    /// Per node: how many edges have yet to deliver a gradient to it.
+    deps: HashMap<usize, usize>,
+    /// Nodes with nothing left to wait for, highest sequence number first.
+    ready: BinaryHeap<Ready>,
+    /// (node, output slot) -> index in `results`: the gradients asked for by tensor.
+    targets: HashMap<(usize, usize), usize>,
+    /// `backward(inputs=...)`: the leaf accumulators that may run (None: all of them).
+    accumulate_only: Option<HashMap<usize, ()>>,
+    results: Vec<Option<Var>>,
+}
+
+impl<'a> GraphTask<'a> {
+    fn new(mode: Mode<'a>, retain_graph: bool, create_graph: bool) -> GraphTask<'a> {
+        GraphTask {
+            mode,
+            retain_graph,
+            create_graph,
+            buffers: HashMap::default(),
+            nodes: HashMap::default(),
+            deps: HashMap::default(),
+            ready: BinaryHeap::new(),
+            targets: HashMap::default(),
+            accumulate_only: None,
+            results: Vec::new(),
+        }
+    }
+
+    /// Puts each root's gradient into the input buffer of the root's node; returns those
+    /// nodes, each once.
+    fn seed_roots(&mut self, roots: &[(Var, Var)]) -> Result<Vec<Rc<Node>>> {
+        let mut root_nodes: Vec<Rc<Node>> = Vec::new();
+        for (i, (out, grad)) in roots.iter().enumerate() {
+            let edge = out.gradient_edge().ok_or_else(|| {
+                Error::runtime(
+                    "",
+                    format!(
+                        "element {i} of tensors does not require grad and does not have a grad_fn"
+                    ),
+                )
+            })?;
+            let k = key(&edge.node);
+            let n_out = edge.node.outputs.len().max(1);
+            let buf = self.buffers.entry(k).or_insert_with(|| vec![None; n_out]);
+            if let Some(slot) = buf.get_mut(edge.input_nr) {
+                accumulate_into(slot, grad.clone())?;
+            }
+            self.nodes.insert(k, edge.node.clone());
+            // several roots may be outputs of one node (var_mean, aminmax): count its edges once
+            if !root_nodes.iter().any(|n| Rc::ptr_eq(n, &edge.node)) {
+                root_nodes.push(edge.node);
+            }
+        }
+        Ok(root_nodes)
+    }
+
+    /// Walks everything reachable from the roots, counting the edges into each node.
+    fn count_dependencies(&mut self, root_nodes: &[Rc<Node>]) {
+        let mut seen: HashMap<usize, ()> = HashMap::default();
+        let mut stack: Vec<Rc<Node>> = root_nodes.to_vec();
+        for n in root_nodes {
+            seen.insert(key(n), ());
+        }
+        while let Some(n) = stack.pop() {
+            for e in n.next.iter().flatten() {
+                let k = key(&e.node);
+                *self.deps.entry(k).or_insert(0) += 1;
+                if seen.insert(k, ()).is_none() {
+                    self.nodes.insert(k, e.node.clone());
+                    stack.push(e.node.clone());
                 }
             }
         }
+    }
+
+    /// Finds where the gradients of the requested `inputs` arrive: for `autograd.grad`,
+    /// every input; for `backward(inputs=...)`, the non-leaf inputs (leaves are handled by
+    /// letting only their accumulators run).
+    fn resolve_targets(&mut self) -> Result<()> {
+        let n_results = match &self.mode {
+            Mode::Capture(inputs) => {
+                for (i, v) in inputs.iter().enumerate() {
+                    let e = v.gradient_edge().ok_or_else(|| {
+                        Error::runtime(
+                            "grad",
+                            "One of the differentiated Tensors does not require grad",
+                        )
+                    })?;
+                    self.targets.insert((key(&e.node), e.input_nr), i);
+                    self.nodes.entry(key(&e.node)).or_insert(e.node);
+                }
+                inputs.len()
+            }
+            Mode::Accumulate(Some(inputs)) => {
+                let mut only = HashMap::default();
+                for (i, v) in inputs.iter().enumerate() {
+                    let e = v.gradient_edge().ok_or_else(|| {
+                        Error::runtime(
+                            "backward",
+                            "One of the differentiated Tensors does not require grad",
+                        )
+                    })?;
+                    if e.node.is_accumulate() {
+                        only.insert(key(&e.node), ());
+                    } else {
+                        // a non-leaf input: its gradient goes to its .grad, like retain_grad
+                        self.targets.insert((key(&e.node), e.input_nr), i);
+                    }
+                }
+                self.accumulate_only = Some(only);
+                inputs.len()
+            }
+            Mode::Accumulate(None) => 0,
+        };
+        self.results = vec![None; n_results];
+        Ok(())
+    }
+
+    /// Marks the roots that no other reachable node feeds as ready.
+    fn schedule_roots(&mut self, root_nodes: &[Rc<Node>]) {
+        for n in root_nodes {
+            let k = key(n);
+            if self.deps.get(&k).copied().unwrap_or(0) == 0 && !self.ready.iter().any(|r| r.1 == k)
+            {
+                self.ready.push(Ready(n.seq, k));
+            }
+        }
+    }
+
+    /// Runs the ready node `k` on the gradients it received and passes its results on.
+    fn run_node(&mut self, k: usize) -> Result<()> {
+        let Some(node) = self.nodes.get(&k).cloned() else {
+            return Ok(());
+        };
+        let mut grads = self
+            .buffers
+            .remove(&k)
+            .unwrap_or_else(|| vec![None; node.outputs.len().max(1)]);
+        run_pre_hooks(&node, &mut grads)?;
+        self.deliver_requested(k, &grads)?;
+        let input_grads = match &node.kind {
+            NodeKind::Accumulate(meta) => {
+                if self.may_accumulate(k) {
+                    if let Some(Some(g)) = grads.into_iter().next() {
+                        accumulate_leaf(meta, node.variable.as_ref(), g, self.create_graph)?;
+                    }
+                }
+                Vec::new()
+            }
+            NodeKind::Op { backward, saves } => {
+                call_backward(&node, backward, *saves, grads, self.retain_graph)?
+            }
+        };
+        self.send_to_inputs(&node, input_grads)
+    }
+
+    /// Hands the gradients of node `k`'s outputs that the caller asked for to the caller:
+    /// into `results` for `autograd.grad`, into the tensor's `.grad` for
+    /// `backward(inputs=...)`.
+    fn deliver_requested(&mut self, k: usize, grads: &[Option<Var>]) -> Result<()> {
         for (slot, g) in grads.iter().enumerate() {
-            if let Some(&ri) = targets.get(&(k, slot)) {
+            if let Some(&ri) = self.targets.get(&(k, slot)) {
                 if let Some(g) = g {
-                    match &mode {
-                        Mode::Capture(_) => results[ri] = Some(g.clone()),
+                    match &self.mode {
+                        Mode::Capture(_) => self.results[ri] = Some(g.clone()),
                         Mode::Accumulate(Some(inputs)) => {
                             if let Some(m) = inputs[ri].meta.as_ref() {
                                 let mut s = m.grad.borrow_mut();
@@ -369,77 +443,106 @@ pub fn run(
                 }
             }
         }
+        Ok(())
+    }
 
-        let input_grads: Vec<Option<Var>> = match &node.kind {
-            NodeKind::Accumulate(meta) => {
-                let run_it = match (&mode, &accumulate_only) {
-                    (Mode::Capture(_), _) => false,
-                    (_, Some(only)) => only.contains_key(&k),
-                    _ => true,
-                };
-                if run_it {
-                    if let Some(Some(g)) = grads.into_iter().next() {
-                        accumulate_leaf(meta, node.variable.as_ref(), g, create_graph)?;
-                    }
-                }
-                Vec::new()
-            }
-            NodeKind::Op { backward, saves } => {
-                let outs: Vec<Var> = grads
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, g)| match g {
-                        Some(g) => Ok(g),
-                        None => zeros_like_meta(&node.outputs[i]),
-                    })
-                    .collect::<Result<_>>()?;
-                let needs: Vec<bool> = node.next.iter().map(|e| e.is_some()).collect();
-                let mut slot = backward.borrow_mut();
-                let Some(f) = slot.as_mut() else {
-                    return Err(Error::runtime(
-                        "",
-                        "Trying to backward through the graph a second time (or directly access saved tensors \
-                         after they have already been freed). Saved intermediate values of the graph are freed \
-                         when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to \
-                         backward through the graph a second time or if you need to access saved tensors after \
-                         calling backward.",
-                    ));
-                };
-                let r = f(&outs, &needs).map_err(|e| with_trace(e, &node))?;
-                if !retain_graph && *saves {
-                    slot.take();
-                    node.released.set(true);
-                }
-                drop(slot);
-                if super::is_anomaly_enabled() {
-                    check_nan(&node, &r)?;
-                }
-                r
-            }
-        };
+    /// Whether the leaf accumulator `k` writes `.grad` in this pass: never for
+    /// `autograd.grad`, only the requested leaves' for `backward(inputs=...)`.
+    fn may_accumulate(&self, k: usize) -> bool {
+        match (&self.mode, &self.accumulate_only) {
+            (Mode::Capture(_), _) => false,
+            (_, Some(only)) => only.contains_key(&k),
+            _ => true,
+        }
+    }
 
+    /// Sends each input gradient of `node` along its edge: fitted to the input's shape
+    /// and dtype, summed into the next node's buffer; a node whose last awaited edge
+    /// this was becomes ready.
+    fn send_to_inputs(&mut self, node: &Node, input_grads: Vec<Option<Var>>) -> Result<()> {
         for (i, g) in input_grads.into_iter().enumerate() {
             let Some(Some(edge)) = node.next.get(i) else {
                 continue;
             };
             let nk = key(&edge.node);
             if let Some(g) = g {
-                let g = fit(g, &node.inputs[i], &node)?;
+                let g = fit(g, &node.inputs[i], node)?;
                 let n_out = edge.node.outputs.len().max(1);
-                let buf = buffers.entry(nk).or_insert_with(|| vec![None; n_out]);
+                let buf = self.buffers.entry(nk).or_insert_with(|| vec![None; n_out]);
                 if let Some(s) = buf.get_mut(edge.input_nr) {
                     accumulate_into(s, g)?;
                 }
             }
-            if let Some(d) = deps.get_mut(&nk) {
+            if let Some(d) = self.deps.get_mut(&nk) {
                 *d -= 1;
                 if *d == 0 {
-                    heap.push(Ready(edge.node.seq, nk));
+                    self.ready.push(Ready(edge.node.seq, nk));
                 }
             }
         }
+        Ok(())
     }
-    Ok(results)
+}
+
+/// Runs the hooks registered on `node`'s outputs (tensor hooks, retain_grad) on the
+/// gradients it received; a hook may replace its gradient.
+fn run_pre_hooks(node: &Node, grads: &mut [Option<Var>]) -> Result<()> {
+    let pre: Vec<_> = node
+        .pre_hooks
+        .borrow()
+        .iter()
+        .map(|(i, _, h)| (*i, h.clone()))
+        .collect();
+    for (slot, h) in pre {
+        if let Some(Some(g)) = grads.get(slot) {
+            if let Some(r) = h(g)? {
+                grads[slot] = Some(r);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Calls an op node's backward rule: outputs that received no gradient get zeros; the
+/// rule (and the tensors it saved) is released afterwards unless the graph is retained,
+/// so a second run raises PyTorch's error. Anomaly mode checks the result for NaN.
+fn call_backward(
+    node: &Node,
+    backward: &RefCell<Option<BackwardFn>>,
+    saves: bool,
+    grads: Vec<Option<Var>>,
+    retain_graph: bool,
+) -> Result<Vec<Option<Var>>> {
+    let outs: Vec<Var> = grads
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| match g {
+            Some(g) => Ok(g),
+            None => zeros_like_meta(&node.outputs[i]),
+        })
+        .collect::<Result<_>>()?;
+    let needs: Vec<bool> = node.next.iter().map(|e| e.is_some()).collect();
+    let mut slot = backward.borrow_mut();
+    let Some(f) = slot.as_mut() else {
+        return Err(Error::runtime(
+            "",
+            "Trying to backward through the graph a second time (or directly access saved tensors \
+             after they have already been freed). Saved intermediate values of the graph are freed \
+             when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to \
+             backward through the graph a second time or if you need to access saved tensors after \
+             calling backward.",
+        ));
+    };
+    let r = f(&outs, &needs).map_err(|e| with_trace(e, node))?;
+    if !retain_graph && saves {
+        slot.take();
+        node.released.set(true);
+    }
+    drop(slot);
+    if super::is_anomaly_enabled() {
+        check_nan(node, &r)?;
+    }
+    Ok(r)
 }
 
 fn with_trace(e: Error, node: &Node) -> Error {

@@ -428,24 +428,6 @@ pub fn index_put(
     ))
 }
 
-/// The adjoint of `x[items]` for `x` of `shape`: zeros with `g` added at the indexed
-/// positions (repeated indices accumulate). Its own gradient is `g[items]` again.
-pub fn index_backward(shape: &[usize], items: &[IndexItem], g: &Var) -> Result<Var> {
-    let z = Tensor::zeros("backward", shape, g.t.dtype())?;
-    crate::ops::index::index_put_accumulate(&z, items, &g.t)?;
-    if !needs_grad(&[g]) {
-        return Ok(Var::plain(z));
-    }
-    let owned = items.to_vec();
-    Ok(record(
-        "IndexPutBackward0",
-        z,
-        &[g],
-        false,
-        Box::new(move |gg, _| Ok(vec![Some(views::getitem(&gg[0], &owned)?)])),
-    ))
-}
-
 /// `x.take(index)`; the gradient is an accumulating `index_put` into flat zeros.
 pub fn take(x: &Var, index: &Tensor) -> Result<Var> {
     let out = x.t.take(index)?;

@@ -13,12 +13,12 @@
 use super::pointwise::{binary, mul, Arg};
 use super::{needs_grad, record, unary, views, Saved, Var};
 use crate::dtype::Scalar;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ops::binary::BinaryOp;
+use crate::ops::matmul::check_outer;
+use crate::ops::matmul::dispatch::{self, MatmulOperand};
 use crate::ops::matmul::einsum::{self as es, Align, EinsumOperand};
 use crate::ops::matmul::linear::{self as lin, LinearPath};
-use crate::ops::matmul::{check_outer, should_fold};
-use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
 use std::rc::Rc;
 
@@ -290,109 +290,68 @@ fn contiguous(x: &Var) -> Result<Var> {
     unary::clone(x)
 }
 
-/// `matmul` / `@` following PyTorch's dispatch step by step (dot, mv, mm with
-/// unsqueeze/squeeze, folded mm/mv, broadcast bmm), so the graph has PyTorch's nodes and
-/// broadcast batch dims are summed back by the expand nodes.
+/// `matmul` / `@`: the plain tensor op without a graph; with one, PyTorch's dispatch
+/// (`ops::matmul::dispatch`, shared with the tensor op) over the `Var` ops below, so the
+/// graph has PyTorch's nodes and broadcast batch dims are summed back by the expand
+/// nodes.
 pub fn matmul(a: &Var, b: &Var) -> Result<Var> {
-    let (d1, d2) = (a.t.ndim(), b.t.ndim());
-    if !needs_grad(&[a, b]) || d1 == 0 || d2 == 0 {
+    if !needs_grad(&[a, b]) || a.t.ndim() == 0 || b.t.ndim() == 0 {
         return Ok(Var::plain(a.t.matmul(&b.t)?));
     }
-    match (d1, d2) {
-        (1, 1) => return dot(a, b),
-        (2, 1) => return mv(a, b),
-        (1, 2) => return squeeze("SqueezeBackward4", &mm(&unsqueeze(a, 0)?, b)?, 0),
-        (2, 2) => return mm(a, b),
-        _ => {}
-    }
-    let t2_requires_grad = if d1 >= d2 {
-        b.requires_grad()
-    } else {
-        a.requires_grad()
-    };
-    if should_fold(&a.t, &b.t, t2_requires_grad) {
-        return matmul_folded(a, b);
-    }
-    matmul_batched(a, b)
+    dispatch::matmul(a, b)
 }
 
-/// (B..., n, k) @ (k, p) as one (B*n, k) @ (k, p) product, or the mirrored case.
-fn matmul_folded(a: &Var, b: &Var) -> Result<Var> {
-    let transpose = b.t.ndim() > a.t.ndim();
-    let t1 = if transpose { mt(b)? } else { a.clone() };
-    let t2 = if !transpose {
-        b.clone()
-    } else if a.t.ndim() == 2 {
-        mt(a)?
-    } else {
-        a.clone()
-    };
-    let sizes = t1.t.shape().to_vec();
-    let (last, lead) = match sizes.split_last() {
-        Some((l, lead)) => (*l, lead.to_vec()),
-        None => return Err(Error::runtime("matmul", "internal error: 0-d operand")),
-    };
-    let folded: usize = lead.iter().product();
-    let mut out_shape = lead;
-    let t1f = views::reshape(&t1, &[folded as i64, last as i64])?;
-    if t2.t.ndim() == 2 {
-        out_shape.push(t2.t.shape()[1]);
-        let out = unsafe_view(&mm(&t1f, &t2)?, &out_shape)?;
-        return if transpose {
-            contiguous(&mt(&out)?)
-        } else {
-            Ok(out)
-        };
+/// matmul's primitives on `Var`s: each records its node.
+impl MatmulOperand for Var {
+    fn tensor(&self) -> &Tensor {
+        &self.t
     }
-    unsafe_view(&mv(&t1f, &t2)?, &out_shape)
-}
-
-/// Broadcast the batch dims, flatten them, one `bmm`, reshape back.
-fn matmul_batched(a: &Var, b: &Var) -> Result<Var> {
-    let (sa, sb) = (a.t.shape(), b.t.shape());
-    let (d1, d2) = (sa.len(), sb.len());
-    // PyTorch drops a batch of one from an operand that needs a gradient, so that its
-    // gradient comes from a folded `mm` rather than a batch-sized result summed down
-    if d1 == 3 && d2 == 3 && sa[0] != sb[0] {
-        if sa[0] == 1 && a.requires_grad() {
-            return matmul(&squeeze("SqueezeBackward1", a, 0)?, b);
-        }
-        if sb[0] == 1 && b.requires_grad() {
-            return matmul(a, &squeeze("SqueezeBackward1", b, 0)?);
-        }
+    fn requires_grad(&self) -> bool {
+        Var::requires_grad(self)
     }
-    let n = if d1 > 1 { sa[d1 - 2] } else { 1 };
-    let m1 = sa[d1 - 1];
-    let m2 = if d2 > 1 { sb[d2 - 2] } else { sb[0] };
-    let p = if d2 > 1 { sb[d2 - 1] } else { 1 };
-    let batch = broadcast_shapes(&sa[..d1.saturating_sub(2)], &sb[..d2.saturating_sub(2)])?;
-    let bprod = batch.iter().product::<usize>() as i64;
-    let sizes =
-        |tail: &[usize]| -> Vec<i64> { batch.iter().chain(tail).map(|&d| d as i64).collect() };
-    let t1 = views::reshape(
-        &views::expand_sizes(a, &sizes(&[n, m1]))?,
-        &[bprod, n as i64, m1 as i64],
-    )?;
-    let vector_rhs = d2 == 1;
-    let t2 = if vector_rhs {
-        let e = views::expand_sizes(b, &sizes(&[m2]))?;
-        unsqueeze(&views::reshape(&e, &[bprod, m2 as i64])?, 2)?
-    } else {
-        let e = views::expand_sizes(b, &sizes(&[m2, p]))?;
-        views::reshape(&e, &[bprod, m2 as i64, p as i64])?
-    };
-    let mut out_shape = batch.to_vec();
-    if d1 > 1 {
-        out_shape.push(n);
+    fn dot(&self, other: &Var) -> Result<Var> {
+        dot(self, other)
     }
-    if d2 > 1 {
-        out_shape.push(p);
+    fn mv(&self, vec: &Var) -> Result<Var> {
+        mv(self, vec)
     }
-    let mut r = bmm(&t1, &t2)?;
-    if vector_rhs {
-        r = squeeze("SqueezeBackward1", &r, 2)?;
+    fn mm(&self, mat2: &Var) -> Result<Var> {
+        mm(self, mat2)
     }
-    unsafe_view(&r, &out_shape)
+    fn batched_mm(&self, other: &Var) -> Result<Var> {
+        bmm(self, other)
+    }
+    fn mt(&self) -> Result<Var> {
+        mt(self)
+    }
+    fn unsqueeze(&self, dim: usize) -> Result<Var> {
+        unsqueeze(self, dim)
+    }
+    fn squeeze(&self, node: &'static str, dim: usize) -> Result<Var> {
+        squeeze(node, self, dim)
+    }
+    fn expand(&self, shape: &[usize]) -> Result<Var> {
+        let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        views::expand_sizes(self, &sizes)
+    }
+    fn flatten_batch(&self, keep: usize) -> Result<Var> {
+        let shape = self.t.shape();
+        let (batch, rest) = shape.split_at(shape.len() - keep);
+        let sizes: Vec<i64> = std::iter::once(batch.iter().product::<usize>())
+            .chain(rest.iter().copied())
+            .map(|d| d as i64)
+            .collect();
+        views::reshape(self, &sizes)
+    }
+    fn reshape(&self, sizes: &[i64]) -> Result<Var> {
+        views::reshape(self, sizes)
+    }
+    fn unsafe_view(&self, shape: &[usize]) -> Result<Var> {
+        unsafe_view(self, shape)
+    }
+    fn contiguous(&self) -> Result<Var> {
+        contiguous(self)
+    }
 }
 
 /// einsum's primitives on `Var`s: each is a differentiable op, so the composed einsum

@@ -649,6 +649,83 @@ pub fn record_multi(
         .collect()
 }
 
+/// The "save inputs/output, record, bind" sequence of an op whose backward rule keeps
+/// values, in one place. Save with [`input`](Self::input) and [`output`](Self::output)
+/// (inputs first: the node lists its saved values in that order), then call
+/// [`record`](Self::record), which records the node like [`record`] and binds a saved
+/// output to it, so double backward differentiates through the saved output (without
+/// the bind that path is silently cut). The node frees its rule after running unless
+/// the graph is retained, as soon as anything was saved or kept.
+///
+/// ```ignore
+/// let mut s = SaveForBackward::new(name);
+/// let (sx, so) = (s.input(x), s.output(&out));
+/// Ok(s.record(out, &[x], Box::new(move |g, _| {
+///     let (x, out) = (sx.get(name)?, so.get(name)?);
+///     Ok(vec![Some(rule(&g[0], &x, &out)?)])
+/// })))
+/// ```
+pub struct SaveForBackward<'n> {
+    name: &'n str,
+    output: Option<OutputSlot>,
+    saves: bool,
+}
+
+impl<'n> SaveForBackward<'n> {
+    /// For the node that will be recorded as `name`.
+    pub fn new(name: &'n str) -> SaveForBackward<'n> {
+        SaveForBackward {
+            name,
+            output: None,
+            saves: false,
+        }
+    }
+
+    /// Saves an input ([`Saved::input`]).
+    pub fn input(&mut self, v: &Var) -> Saved {
+        self.saves = true;
+        Saved::input(v)
+    }
+
+    /// Saves the op's own output ([`Saved::output_of`]); `record` binds it to the node
+    /// (with `record_multi`, it must be output 0).
+    pub fn output(&mut self, out: &Tensor) -> Saved {
+        self.saves = true;
+        let (saved, slot) = Saved::output_of(out, self.name);
+        self.output = Some(slot);
+        saved
+    }
+
+    /// Notes that the rule keeps other values too (masks, scalar-or-tensor operands), so
+    /// running it twice without `retain_graph` must fail like PyTorch's.
+    pub fn keeps_other(&mut self) {
+        self.saves = true;
+    }
+
+    /// [`record`]s `out` and binds the saved output (if any) to the new node.
+    pub fn record(self, out: Tensor, inputs: &[&Var], backward: BackwardFn) -> Var {
+        let v = record(self.name, out, inputs, self.saves, backward);
+        if let Some(slot) = &self.output {
+            slot.bind(&v);
+        }
+        v
+    }
+
+    /// [`record_multi`]; a saved output is bound as output 0.
+    pub fn record_multi(
+        self,
+        outs: Vec<Tensor>,
+        inputs: &[&Var],
+        backward: BackwardFn,
+    ) -> Vec<Var> {
+        let vs = record_multi(self.name, outs, inputs, self.saves, backward);
+        if let (Some(slot), Some(v0)) = (&self.output, vs.first()) {
+            slot.bind(v0);
+        }
+        vs
+    }
+}
+
 static HOOK_IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 pub fn next_hook_id() -> u64 {

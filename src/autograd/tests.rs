@@ -123,3 +123,107 @@ fn long_chain_drops_without_overflow() {
     drop(s);
     drop(y);
 }
+
+/// `SaveForBackward`: what it saves, how the node lists it, and the bound output.
+mod save_for_backward {
+    use super::super::engine::{run, Mode};
+    use super::super::{SaveForBackward, SavedRole, Var};
+    use crate::dtype::Scalar;
+    use crate::ops::unary::{unary, UnaryOp};
+    use crate::tensor::Tensor;
+
+    /// `exp(x)` whose rule uses its saved output: the gradient of `exp` is `exp(x)` itself.
+    /// (The rule returns the saved output as is: the tests seed backward with 1.)
+    fn exp(x: &Var) -> Var {
+        let out = unary(UnaryOp::Exp, &x.t).unwrap();
+        let name = "ExpBackward0";
+        let mut s = SaveForBackward::new(name);
+        let so = s.output(&out);
+        s.record(
+            out,
+            &[x],
+            Box::new(move |_, _| Ok(vec![Some(so.get(name)?)])),
+        )
+    }
+
+    fn one() -> Var {
+        Var::plain(Tensor::scalar(Scalar::Float(1.0), crate::dtype::DType::F64))
+    }
+
+    fn item(v: &Var) -> f64 {
+        v.t.to_vec::<f64>().unwrap()[0]
+    }
+
+    #[test]
+    fn the_bound_output_carries_the_graph_for_double_backward() {
+        let x = Var::leaf(
+            Tensor::scalar(Scalar::Float(0.5), crate::dtype::DType::F64),
+            true,
+        )
+        .unwrap();
+        let y = exp(&x);
+        let g = run(
+            &[(y.clone(), one())],
+            true,
+            true,
+            Mode::Capture(std::slice::from_ref(&x)),
+        )
+        .unwrap();
+        let gx = g[0].clone().unwrap();
+        assert!((item(&gx) - 0.5f64.exp()).abs() < 1e-15);
+        // the gradient is the saved output bound to y's node, so it differentiates again
+        assert!(gx.requires_grad());
+        let same = gx.grad_fn().unwrap();
+        assert!(std::rc::Rc::ptr_eq(&same, &y.grad_fn().unwrap()));
+        let gg = run(&[(gx, one())], false, false, Mode::Capture(&[x])).unwrap();
+        assert!((item(gg[0].as_ref().unwrap()) - 0.5f64.exp()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn saves_are_listed_inputs_first_and_freed_after_one_backward() {
+        let x = Var::leaf(
+            Tensor::scalar(Scalar::Float(0.5), crate::dtype::DType::F64),
+            true,
+        )
+        .unwrap();
+        let out = unary(UnaryOp::Exp, &x.t).unwrap();
+        let name = "ExpBackward0";
+        let mut s = SaveForBackward::new(name);
+        let (sx, so) = (s.input(&x), s.output(&out));
+        let y = s.record(
+            out,
+            &[&x],
+            Box::new(move |_, _| {
+                sx.get(name)?;
+                Ok(vec![Some(so.get(name)?)])
+            }),
+        );
+        let node = y.grad_fn().unwrap();
+        let roles: Vec<SavedRole> = node.saved.iter().map(|(r, _)| *r).collect();
+        assert_eq!(roles, vec![SavedRole::Input(0), SavedRole::Output(0)]);
+        run(&[(y.clone(), one())], false, false, Mode::Accumulate(None)).unwrap();
+        let e = run(&[(y, one())], false, false, Mode::Accumulate(None))
+            .err()
+            .unwrap();
+        assert!(e.msg.contains("backward through the graph a second time"));
+    }
+
+    #[test]
+    fn nothing_saved_means_a_rule_that_may_run_again() {
+        let x = Var::leaf(
+            Tensor::scalar(Scalar::Float(0.5), crate::dtype::DType::F64),
+            true,
+        )
+        .unwrap();
+        let y = SaveForBackward::new("AliasBackward0").record(
+            x.t.clone(),
+            &[&x],
+            Box::new(|g, _| Ok(vec![Some(g[0].clone())])),
+        );
+        for _ in 0..2 {
+            run(&[(y.clone(), one())], false, false, Mode::Accumulate(None)).unwrap();
+        }
+        let grad = x.meta.as_ref().unwrap().grad.borrow().clone().unwrap();
+        assert_eq!(item(&grad), 2.0);
+    }
+}

@@ -6,6 +6,7 @@
 
 use super::{needs_grad, record, Var, ViewInfo};
 use crate::error::{Error, Result};
+use crate::ops::indexing::IndexItem;
 use crate::shape::Dims;
 use crate::tensor::Tensor;
 use std::rc::Rc;
@@ -245,8 +246,7 @@ pub fn narrow(x: &Var, dim: i64, start: i64, len: i64) -> Result<Var> {
 }
 
 /// `x[items]` (basic indexing is a view; advanced indexing gathers a copy).
-pub fn getitem(x: &Var, items: &[crate::ops::indexing::IndexItem]) -> Result<Var> {
-    use crate::ops::indexing::IndexItem;
+pub fn getitem(x: &Var, items: &[IndexItem]) -> Result<Var> {
     // PyTorch applies a 0-d integer tensor index as an integer: a `select` view.
     let owned: Vec<IndexItem> = items
         .iter()
@@ -285,15 +285,31 @@ pub fn getitem(x: &Var, items: &[crate::ops::indexing::IndexItem]) -> Result<Var
         false,
         Box::new(move |g, _| {
             // scatter-add the gradient back: repeated indices receive their sum
-            Ok(vec![Some(super::index::index_backward(
-                &shape, &owned, &g[0],
-            )?)])
+            Ok(vec![Some(index_backward(&shape, &owned, &g[0])?)])
         }),
     ))
 }
 
+/// The adjoint of `x[items]` for `x` of `shape`: zeros with `g` added at the indexed
+/// positions (repeated indices accumulate). Its own gradient is `g[items]` again.
+fn index_backward(shape: &[usize], items: &[IndexItem], g: &Var) -> Result<Var> {
+    let z = Tensor::zeros("backward", shape, g.t.dtype())?;
+    crate::ops::indexing::index_put_accumulate(&z, items, &g.t)?;
+    if !needs_grad(&[g]) {
+        return Ok(Var::plain(z));
+    }
+    let owned = items.to_vec();
+    Ok(record(
+        "IndexPutBackward0",
+        z,
+        &[g],
+        false,
+        Box::new(move |gg, _| Ok(vec![Some(getitem(&gg[0], &owned)?)])),
+    ))
+}
+
 /// The value of `old` after `old[items] = value` (for autograd-aware `__setitem__`).
-pub fn index_put(old: &Var, items: &[crate::ops::indexing::IndexItem], value: &Var) -> Result<Var> {
+pub fn index_put(old: &Var, items: &[IndexItem], value: &Var) -> Result<Var> {
     let out = old.t.copy_as(old.t.dtype())?;
     crate::ops::indexing::setitem(&out, items, &value.t)?;
     if !needs_grad(&[old, value]) || !out.dtype().is_float() {

@@ -2,6 +2,7 @@
 
 pub mod conv;
 pub mod matmul;
+pub mod num;
 pub mod reduce;
 pub mod simd;
 pub mod sort;

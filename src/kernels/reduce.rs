@@ -30,6 +30,8 @@ pub mod fast;
 pub mod scan;
 pub mod softmax;
 
+/// The element arithmetic every reduction is written over.
+pub use crate::kernels::num::{Float, Num};
 pub use accumulators::{ArgBest, LogSumExp, Moments, Welford};
 
 use crate::dtype::Element;
@@ -37,123 +39,6 @@ use crate::kernels::strided::{coalesce, for_each_run};
 use crate::shape::{contiguous_strides, Dims, Strides};
 use smallvec::SmallVec;
 use std::marker::PhantomData;
-
-/// Arithmetic the reductions need, for every element type (bool adds as `or`).
-pub trait Num: Element {
-    const ZERO: Self;
-    const ONE: Self;
-    /// The identity of `max` (-inf for floats).
-    const LOWEST: Self;
-    /// The identity of `min` (+inf for floats).
-    const HIGHEST: Self;
-    const FLOAT: bool;
-    fn add(self, o: Self) -> Self;
-    fn mul(self, o: Self) -> Self;
-}
-
-/// Float math for the ops that only exist for floating types.
-pub trait Float:
-    Num
-    + std::ops::Add<Output = Self>
-    + std::ops::Mul<Output = Self>
-    + std::ops::Sub<Output = Self>
-    + std::ops::Div<Output = Self>
-    + std::ops::Neg<Output = Self>
-{
-    const NAN: Self;
-    fn exp(self) -> Self;
-    fn ln(self) -> Self;
-    fn abs(self) -> Self;
-    fn powf(self, p: Self) -> Self;
-}
-
-/// `Num` for one type: (zero, one, lowest, highest, is float, add, mul).
-macro_rules! num {
-    ($t:ty, $z:expr, $o:expr, $lo:expr, $hi:expr, $fl:expr, $add:expr, $mul:expr) => {
-        impl Num for $t {
-            const ZERO: Self = $z;
-            const ONE: Self = $o;
-            const LOWEST: Self = $lo;
-            const HIGHEST: Self = $hi;
-            const FLOAT: bool = $fl;
-            #[inline(always)]
-            fn add(self, o: Self) -> Self {
-                $add(self, o)
-            }
-            #[inline(always)]
-            fn mul(self, o: Self) -> Self {
-                $mul(self, o)
-            }
-        }
-    };
-}
-num!(
-    f32,
-    0.0,
-    1.0,
-    f32::NEG_INFINITY,
-    f32::INFINITY,
-    true,
-    |a, b| a + b,
-    |a, b| a * b
-);
-num!(
-    f64,
-    0.0,
-    1.0,
-    f64::NEG_INFINITY,
-    f64::INFINITY,
-    true,
-    |a, b| a + b,
-    |a, b| a * b
-);
-// integer reductions wrap on overflow, like PyTorch
-num!(
-    i64,
-    0,
-    1,
-    i64::MIN,
-    i64::MAX,
-    false,
-    i64::wrapping_add,
-    i64::wrapping_mul
-);
-num!(
-    bool,
-    false,
-    true,
-    false,
-    true,
-    false,
-    |a, b| a | b,
-    |a, b| a & b
-);
-
-macro_rules! float {
-    ($t:ty) => {
-        impl Float for $t {
-            const NAN: Self = <$t>::NAN;
-            #[inline(always)]
-            fn exp(self) -> Self {
-                <$t>::exp(self)
-            }
-            #[inline(always)]
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
-            #[inline(always)]
-            fn abs(self) -> Self {
-                <$t>::abs(self)
-            }
-            #[inline(always)]
-            fn powf(self, p: Self) -> Self {
-                <$t>::powf(self, p)
-            }
-        }
-    };
-}
-float!(f32);
-float!(f64);
 
 /// `A::cast(v)` that is a no-op when the types are the same (`Element::cast` goes
 /// through f64 for floats, which costs two conversions per element and blocks

@@ -361,7 +361,7 @@ pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
 
 /// Whether PyTorch allows writing a `from` result into a `to` tensor in place.
 pub fn can_cast(from: DType, to: DType) -> bool {
-    from.category() <= to.category()
+    from.can_cast_to(to)
 }
 
 /// Integer division by zero is an error in PyTorch; so are negative integer *scalar*

@@ -425,43 +425,19 @@ pub fn advanced_getitem(view: &Tensor, adv: &[(usize, Tensor)]) -> Result<Tensor
     })
 }
 
-/// `view[adv] = value`.
-pub fn advanced_setitem(view: &Tensor, adv: &[(usize, Tensor)], value: &Tensor) -> Result<()> {
+/// `view[adv] = value`, or `view[adv] += value` with repeated indices accumulating.
+pub fn advanced_setitem(
+    view: &Tensor,
+    adv: &[(usize, Tensor)],
+    value: &Tensor,
+    accumulate: bool,
+) -> Result<()> {
     let adv: Vec<(usize, Option<Tensor>)> =
         adv.iter().map(|(d, t)| (*d, Some(t.clone()))).collect();
     Plan::new(view, &adv)?.put(
         "index_put_",
         value,
-        false,
-        &Bounds {
-            wrap: true,
-            err: &index_oob,
-        },
-    )
-}
-
-/// `dst[items] += src` with repeated indices accumulating (the adjoint of advanced
-/// indexing, used by autograd).
-pub fn index_put_accumulate(
-    dst: &Tensor,
-    items: &[crate::ops::indexing::IndexItem],
-    src: &Tensor,
-) -> Result<()> {
-    let ix = crate::ops::indexing::apply_basic(dst, items)?;
-    if ix.advanced.is_empty() {
-        // e.g. a 0-d integer tensor index, which is applied as `select`
-        return crate::ops::binary::binary_(
-            crate::ops::binary::BinaryOp::Add,
-            &ix.view,
-            crate::ops::binary::Operand::T(src),
-        );
-    }
-    let adv: Vec<(usize, Option<Tensor>)> =
-        ix.advanced.into_iter().map(|(d, t)| (d, Some(t))).collect();
-    Plan::new(&ix.view, &adv)?.put(
-        "index_put_",
-        src,
-        true,
+        accumulate,
         &Bounds {
             wrap: true,
             err: &index_oob,
@@ -763,7 +739,7 @@ mod tests {
         let base = t((0..12).collect(), &[3, 4]);
         let view = base.transpose(0, 1).unwrap(); // (4, 3)
         let v0 = base.storage.version();
-        advanced_setitem(&view, &[(0, t(vec![1, 3], &[2]))], &t(vec![-1], &[])).unwrap();
+        advanced_setitem(&view, &[(0, t(vec![1, 3], &[2]))], &t(vec![-1], &[]), false).unwrap();
         assert!(base.storage.version() > v0);
         let got = base.to_vec::<i64>().unwrap();
         assert_eq!(&got[..4], &[0, -1, 2, -1]);

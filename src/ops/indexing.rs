@@ -113,7 +113,8 @@ pub fn setitem_scalar(x: &Tensor, items: &[IndexItem], value: crate::dtype::Scal
     if ix.advanced.is_empty() {
         return ix.view.fill(value);
     }
-    crate::ops::index::advanced_setitem(&ix.view, &ix.advanced, &Tensor::scalar(value, x.dtype()))
+    let value = Tensor::scalar(value, x.dtype());
+    crate::ops::index::advanced_setitem(&ix.view, &ix.advanced, &value, false)
 }
 
 /// `x[items] = value`; `value` broadcasts to the indexed shape and is cast to x's dtype.
@@ -122,5 +123,20 @@ pub fn setitem(x: &Tensor, items: &[IndexItem], value: &Tensor) -> Result<()> {
     if ix.advanced.is_empty() {
         return ix.view.copy_from(value);
     }
-    crate::ops::index::advanced_setitem(&ix.view, &ix.advanced, value)
+    crate::ops::index::advanced_setitem(&ix.view, &ix.advanced, value, false)
+}
+
+/// `dst[items] += src` with repeated indices accumulating (the adjoint of advanced
+/// indexing, used by autograd).
+pub fn index_put_accumulate(dst: &Tensor, items: &[IndexItem], src: &Tensor) -> Result<()> {
+    let ix = apply_basic(dst, items)?;
+    if ix.advanced.is_empty() {
+        // e.g. a 0-d integer tensor index, which is applied as `select`
+        return crate::ops::binary::binary_(
+            crate::ops::binary::BinaryOp::Add,
+            &ix.view,
+            crate::ops::binary::Operand::T(src),
+        );
+    }
+    crate::ops::index::advanced_setitem(&ix.view, &ix.advanced, src, true)
 }

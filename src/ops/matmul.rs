@@ -5,7 +5,11 @@
 //!
 //! Every product ends in `kernels::matmul::gemm_batched`, which reads operands through
 //! their strides: `a @ b.T`, sliced and expanded operands are never copied.
+//!
+//! `matmul`'s dispatch lives in `dispatch.rs`, written once over plain tensors and
+//! graph variables (`MatmulOperand`), so the two forms cannot drift apart.
 
+pub mod dispatch;
 pub mod einsum;
 pub mod linear;
 
@@ -14,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::kernels::matmul::{self as kern, GemmSpec, MatElem, MatStrides};
 use crate::layout::Layout;
 use crate::ops::binary::{binary, BinaryOp, Operand};
-use crate::shape::{broadcast_shapes, checked_numel, contiguous_strides};
+use crate::shape::{checked_numel, contiguous_strides};
 use crate::tensor::Tensor;
 use std::mem::MaybeUninit;
 
@@ -353,30 +357,9 @@ impl Tensor {
     }
 
     /// `matmul` / `@`, following PyTorch's dispatch to dot / mv / mm / folded mm / bmm
-    /// (which decides the error messages; the numbers are the same on every path).
+    /// (see `dispatch.rs`, shared with the differentiable form).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
-        let (d1, d2) = (self.ndim(), other.ndim());
-        if d1 == 0 || d2 == 0 {
-            return Err(rt(format!(
-                "both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"
-            )));
-        }
-        match (d1, d2) {
-            (1, 1) => return self.dot(other),
-            (2, 1) => return self.mv(other),
-            (1, 2) => {
-                let row = self.with_layout(self.layout.unsqueeze(0))?;
-                let r = row.mm(other)?;
-                let l = r.layout.squeeze_dims(&[0]);
-                return r.with_layout(l);
-            }
-            (2, 2) => return self.mm(other),
-            _ => {}
-        }
-        if should_fold(self, other, false) {
-            return matmul_folded(self, other);
-        }
-        matmul_batched(self, other)
+        dispatch::matmul(self, other)
     }
 
     /// `addmm`: `beta * self + alpha * (mat1 @ mat2)`; `self` broadcasts to the result.
@@ -592,134 +575,4 @@ fn bmm_dtype_check(a: DType, b: DType, n: usize, k: usize, p: usize) -> Result<(
         return Err(not_implemented("addmm_impl_cpu_", a));
     }
     Ok(())
-}
-
-/// `x.mT`: swaps the last two dims (a view).
-fn mt(t: &Tensor) -> Result<Tensor> {
-    let n = t.ndim();
-    t.with_layout(t.layout.transpose(n - 2, n - 1))
-}
-
-/// PyTorch's `should_fold`: can the batch dims of the larger operand be folded into its
-/// rows without a copy, so one `mm`/`mv` does the work? When the smaller operand needs a
-/// gradient (`t2_requires_grad`) PyTorch folds even at the price of a copy, so that its
-/// gradient comes from one `mm` rather than a batch-sized `bmm` result summed down.
-pub(crate) fn should_fold(a: &Tensor, b: &Tensor, t2_requires_grad: bool) -> bool {
-    let a_larger = a.ndim() >= b.ndim();
-    // only the layout matters here: no view is made
-    let t1 = if a_larger {
-        a.layout.clone()
-    } else {
-        b.layout.transpose(b.ndim() - 2, b.ndim() - 1)
-    };
-    let dim_t2 = if a_larger { b.ndim() } else { a.ndim() };
-    if !(t1.ndim() >= 3 && dim_t2 <= 2) {
-        return false;
-    }
-    if t2_requires_grad {
-        return true;
-    }
-    if a.ndim() == 2 {
-        // folding 2-D @ N-D would need a transpose + copy of the result
-        return false;
-    }
-    if t1.numel() == 0 {
-        return true;
-    }
-    // PyTorch 2.x folds exactly when `t1.view(-1, t1.size(-1))` needs no copy (size-1
-    // dims do not block it), so use the same view computation.
-    let last = t1.shape[t1.ndim() - 1];
-    let rows: usize = t1.shape[..t1.ndim() - 1].iter().product();
-    t1.view(&[rows, last]).is_some()
-}
-
-/// The folded path: (B..., n, k) @ (k, p) as one (B*n, k) @ (k, p) product (or the
-/// mirrored case for a vector on the left).
-fn matmul_folded(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let transpose = b.ndim() > a.ndim();
-    let t1 = if transpose { mt(b)? } else { a.clone() };
-    let t2 = if !transpose {
-        b.clone()
-    } else if a.ndim() == 2 {
-        a.t()?
-    } else {
-        a.clone()
-    };
-    let sizes = t1.shape().to_vec();
-    let mut out_shape: Vec<usize> = sizes[..sizes.len() - 1].to_vec();
-    let folded: usize = out_shape.iter().product();
-    let inner = sizes[sizes.len() - 1];
-    let t2_matrix = t2.ndim() == 2;
-    if t2_matrix {
-        out_shape.push(t2.shape()[1]);
-    }
-    let t1f = t1.reshape(&[folded as i64, inner as i64])?;
-    let r = if t2_matrix {
-        t1f.mm(&t2)?
-    } else {
-        t1f.mv(&t2)?
-    };
-    let r = r.with_layout(Layout::contiguous(&out_shape))?;
-    if transpose && t2_matrix {
-        return mt(&r)?.contiguous();
-    }
-    Ok(r)
-}
-
-/// The general path: broadcast the batch dims and run one product per batch entry.
-/// Broadcast batch dims keep stride 0, so nothing is copied.
-fn matmul_batched(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let (d1, d2) = (a.ndim(), b.ndim());
-    let n = if d1 > 1 { a.shape()[d1 - 2] } else { 1 };
-    let m1 = a.shape()[d1 - 1];
-    let batch1 = &a.shape()[..d1.saturating_sub(2)];
-    let m2 = if d2 > 1 {
-        b.shape()[d2 - 2]
-    } else {
-        b.shape()[0]
-    };
-    let p = if d2 > 1 { b.shape()[d2 - 1] } else { 1 };
-    let batch2 = &b.shape()[..d2.saturating_sub(2)];
-    let batch = broadcast_shapes(batch1, batch2)?;
-    let bprod: usize = batch.iter().product();
-    let mut sa: Vec<usize> = batch.to_vec();
-    sa.extend([n, m1]);
-    let ae = if d1 == 1 {
-        a.with_layout(a.layout.unsqueeze(0))?.broadcast_to(&sa)?
-    } else {
-        a.broadcast_to(&sa)?
-    };
-    let be = if d2 == 1 {
-        let mut sb: Vec<usize> = batch.to_vec();
-        sb.push(m2);
-        let e = b.broadcast_to(&sb)?;
-        let nd = e.ndim();
-        e.with_layout(e.layout.unsqueeze(nd))?
-    } else {
-        let mut sb: Vec<usize> = batch.to_vec();
-        sb.extend([m2, p]);
-        b.broadcast_to(&sb)?
-    };
-    if m1 != m2 {
-        return Err(rt(format!(
-            "Expected size for first two dimensions of batch2 tensor to be: [{bprod}, {m1}] but \
-             got: [{bprod}, {m2}]."
-        )));
-    }
-    if bprod > 0 {
-        bmm_dtype_check(a.dtype(), b.dtype(), n, m1, p)?;
-    }
-    let r = product("bmm", &ae, &be)?;
-    let mut out_shape: Vec<usize> = batch.to_vec();
-    if d1 > 1 {
-        out_shape.push(n);
-    }
-    if d2 > 1 {
-        out_shape.push(p);
-    }
-    r.with_layout(Layout {
-        strides: contiguous_strides(&out_shape),
-        shape: out_shape.as_slice().into(),
-        offset: 0,
-    })
 }

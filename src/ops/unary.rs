@@ -9,7 +9,8 @@ use crate::error::{Error, Result};
 use crate::kernels::simd::{self, SimdFloat};
 use crate::kernels::strided::{self, Map1, MapFn};
 use crate::memory_order::Order;
-use crate::storage::try_output_vec;
+use crate::shape::broadcast_shapes;
+use crate::storage::{try_output_vec, try_zeroed_vec};
 use crate::tensor::Tensor;
 
 /// What an op does with integer (int64) inputs.
@@ -374,7 +375,7 @@ pub fn map_float(
 /// Applies `op` in place (`x.exp_()`); the result must be castable to `x`'s dtype.
 pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<()> {
     let r = unary(op, x)?;
-    if !crate::ops::binary::can_cast(r.dtype(), x.dtype()) {
+    if !r.dtype().can_cast_to(x.dtype()) {
         return Err(Error::runtime(
             &format!("{}_", op.name()),
             format!(
@@ -385,4 +386,28 @@ pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<()> {
         ));
     }
     x.copy_from(&r)
+}
+
+/// `x` with elements zeroed where `cond` (broadcast against `x`) is true.
+pub fn masked_zero(x: &Tensor, cond: &Tensor) -> Result<Tensor> {
+    let shape = broadcast_shapes(x.shape(), cond.shape())?;
+    let lx = x.layout.broadcast_to(&shape)?;
+    let c = cond.to_dtype(DType::Bool)?;
+    let lc = c.layout.broadcast_to(&shape)?;
+    let n = crate::shape::checked_numel("masked_fill", &shape)?;
+    crate::with_dtype!(x.dtype(), T, {
+        let mut dst = try_zeroed_vec::<T>("masked_fill", n)?;
+        // SAFETY: dtypes match the slices; dst is fresh.
+        let (xs, cs) = unsafe { (x.data::<T>(), c.data::<bool>()) };
+        strided::map2(
+            xs,
+            (&lx.strides, lx.offset),
+            cs,
+            (&lc.strides, lc.offset),
+            &shape,
+            &mut dst,
+            |v, m| if m { T::default() } else { v },
+        );
+        Tensor::from_vec(dst, &shape)
+    })
 }

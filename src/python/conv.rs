@@ -4,9 +4,10 @@
 
 use crate::autograd::conv as ac;
 use crate::autograd::{is_grad_enabled, Var};
-use crate::kernels::conv::pool::AvgRule;
 use crate::ops::conv::fold::{plan_fold, plan_unfold};
-use crate::ops::conv::pool::{self as pops, plan_adaptive, plan_avg_pool2d, plan_max_pool2d};
+use crate::ops::conv::pool::{
+    self as pops, plan_adaptive, plan_avg_pool2d, plan_max_pool2d, AvgRule,
+};
 use crate::ops::conv::{ConvArgs, Padding};
 use crate::python::convert::{index_int, type_name};
 use crate::python::tensor::{opt_var, var_arg, wrap, wrap_var, Obj, PyTensor};

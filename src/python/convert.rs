@@ -1,5 +1,6 @@
 //! Conversions between Python objects and core values: dtypes, numbers, size/dim
-//! arguments, nested sequences and NumPy arrays.
+//! arguments and NumPy arrays. Nested data (`tensor([[1, 2], ...])`, which may hold
+//! `ferric.Tensor`s) is read by `data.rs`, above the Tensor class.
 
 use crate::dtype::{DType, Scalar};
 use crate::layout::Layout;
@@ -7,7 +8,7 @@ use crate::storage::Storage;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySequence, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PySequence, PyTuple};
 use std::sync::Arc;
 
 /// `ferric.float32` and friends.
@@ -165,166 +166,6 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "object".into())
-}
-
-/// Builds a tensor from nested sequences of numbers (and 1-element tensors / NumPy
-/// values). The dtype is inferred like PyTorch: any float -> float32, else any int ->
-/// int64, else bool.
-pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
-    // a NumPy scalar keeps its dtype (`tensor(np.float64(1.5))` is float64)
-    if is_numpy_scalar(obj) {
-        let arr = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
-        return tensor_from_data(&arr, dtype);
-    }
-    if let Some(t) = crate::python::tensor::as_tensor_ref(obj) {
-        let d = dtype.unwrap_or(t.dtype());
-        return Ok(t.copy_as(d)?);
-    }
-    if is_ndarray(obj) {
-        let t = from_numpy_any(obj, true)?;
-        let d = dtype.unwrap_or(t.dtype());
-        return Ok(t.copy_as(d)?);
-    }
-    let mut shape: Vec<usize> = Vec::new();
-    let mut values: Vec<Scalar> = Vec::new();
-    let mut seen = Seen::default();
-    collect(obj, 0, &mut shape, &mut values, &mut seen)?;
-    // ints beyond int64 were collected as floats; they count as ints for the inference
-    let mut big = seen.big_ints;
-    let inferred = values.iter().fold(seen.np_dtype, |acc, s| {
-        let d = match s {
-            Scalar::Float(_) if big > 0 => {
-                big -= 1;
-                DType::I64
-            }
-            Scalar::Float(_) => DType::F32,
-            Scalar::Int(_) => DType::I64,
-            Scalar::Bool(_) => DType::Bool,
-        };
-        Some(acc.map_or(d, |a| a.max(d)))
-    });
-    let d = dtype.unwrap_or(inferred.unwrap_or(DType::F32));
-    if seen.big_ints > 0 && !d.is_float() {
-        // PyTorch's message for an int beyond int64 in integer tensor data
-        return Err(PyValueError::new_err("Overflow when unpacking long long"));
-    }
-    Ok(crate::with_dtype!(d, T, {
-        use crate::dtype::Element;
-        Tensor::from_vec(
-            values
-                .iter()
-                .map(|&s| T::from_scalar(s))
-                .collect::<Vec<T>>(),
-            &shape,
-        )?
-    }))
-}
-
-/// How deep `tensor()` data may nest (PyTorch's `MAX_DIMS`); deeper input is refused
-/// before the recursion could exhaust the stack.
-const MAX_NESTING: usize = 64;
-
-/// What `collect` learns besides the values: the dtypes of NumPy scalars met, and how
-/// many Python ints beyond int64 were collected (as floats: fine for a floating-point
-/// result, an overflow error for an integer one, as in PyTorch).
-#[derive(Default)]
-struct Seen {
-    np_dtype: Option<DType>,
-    big_ints: usize,
-}
-
-fn collect(
-    obj: &Bound<'_, PyAny>,
-    depth: usize,
-    shape: &mut Vec<usize>,
-    out: &mut Vec<Scalar>,
-    seen: &mut Seen,
-) -> PyResult<()> {
-    // NumPy scalars inside lists also contribute their own dtype (as in PyTorch)
-    if is_numpy_scalar(obj) {
-        let name: String = obj.getattr("dtype")?.getattr("name")?.extract()?;
-        if let Some(d) = DType::ALL.iter().find(|d| d.name() == name) {
-            seen.np_dtype = Some(seen.np_dtype.map_or(*d, |p| p.max(*d)));
-        }
-    }
-    let big = obj.is_instance_of::<PyInt>() && scalar_arg(obj).is_none();
-    let scalar = if big {
-        seen.big_ints += 1;
-        Some(Scalar::Float(obj.extract::<f64>()?))
-    } else {
-        scalar_arg(obj)
-    };
-    if let Some(s) = scalar {
-        if depth < shape.len() {
-            return Err(PyValueError::new_err(format!(
-                "expected sequence of length {} at dim {depth} (got a number)",
-                shape[depth]
-            )));
-        }
-        if depth > shape.len() {
-            return Err(PyValueError::new_err("ragged nested sequence"));
-        }
-        out.push(s);
-        return Ok(());
-    }
-    if let Some(t) = crate::python::tensor::as_tensor_ref(obj) {
-        if t.numel() == 1 && depth >= shape.len() {
-            out.push(t.item()?);
-            return Ok(());
-        }
-        let list = crate::python::tensor::to_pylist(obj.py(), &t)?;
-        return collect(&list, depth, shape, out, seen);
-    }
-    if is_ndarray(obj) {
-        let list = obj.call_method0("tolist")?;
-        return collect(&list, depth, shape, out, seen);
-    }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        // PyTorch's limit on nesting (also what stops a list that contains itself)
-        if depth >= MAX_NESTING {
-            return Err(PyValueError::new_err(format!(
-                "too many dimensions '{}'",
-                type_name(obj)
-            )));
-        }
-        let seq = obj.cast::<PySequence>()?;
-        let n = seq.len()?;
-        if depth == shape.len() {
-            if !out.is_empty() {
-                // a sequence where numbers came before: PyTorch's TypeError
-                return Err(PyTypeError::new_err(format!(
-                    "must be real number, not {}",
-                    type_name(obj)
-                )));
-            }
-            shape.push(n);
-        } else if shape[depth] != n {
-            return Err(PyValueError::new_err(format!(
-                "expected sequence of length {} at dim {depth} (got {n})",
-                shape[depth]
-            )));
-        }
-        for item in seq.try_iter()? {
-            collect(&item?, depth + 1, shape, out, seen)?;
-        }
-        if n == 0 && depth + 1 < shape.len() {
-            return Err(PyValueError::new_err("ragged nested sequence"));
-        }
-        return Ok(());
-    }
-    Err(PyTypeError::new_err(format!(
-        "new(): invalid data type '{}'",
-        type_name(obj)
-    )))
-}
-
-fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> bool {
-    let ty = obj.get_type();
-    ty.getattr("__module__")
-        .and_then(|m| m.extract::<String>())
-        .is_ok_and(|m| m == "numpy")
-        && !is_ndarray(obj)
-        && obj.hasattr("dtype").unwrap_or(false)
 }
 
 pub fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {

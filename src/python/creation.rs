@@ -1,11 +1,10 @@
 //! Tensor factories: `tensor`, `from_numpy`, `zeros`/`ones`/`full`/`empty` (+ `_like`),
-//! `arange`, `linspace`, `logspace`, `eye`.
+//! `arange`, `linspace`, `logspace`, `eye`, and the `Tensor(...)` constructor.
 
 use crate::dtype::{DType, Scalar};
 use crate::error::Error;
-use crate::python::convert::{
-    dtype_arg, from_numpy_any, is_ndarray, scalar_arg, size_args, tensor_from_data,
-};
+use crate::python::convert::{dtype_arg, from_numpy_any, is_ndarray, scalar_arg, size_args};
+use crate::python::data::tensor_from_data;
 use crate::python::out::{check_out, out_arg, write_out};
 use crate::python::tensor::{as_tensor_ref, PyTensor};
 use crate::shape::to_dims;
@@ -14,6 +13,27 @@ use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
+
+/// The class's constructor sits with the other factories: it reads nested data
+/// (`data.rs`), which builds on the class, not the other way round.
+#[pymethods]
+impl PyTensor {
+    /// `ferric.Tensor(data)` / `ferric.Tensor(*sizes)`: like `torch.Tensor`, always float32.
+    #[new]
+    #[pyo3(signature = (*args))]
+    fn py_new(args: &Bound<'_, PyTuple>) -> PyResult<Self> {
+        if args.is_empty() {
+            return Ok(PyTensor::new(Tensor::zeros("Tensor", &[0], DType::F32)?));
+        }
+        let first = args.get_item(0)?;
+        if args.len() == 1 && !first.is_instance_of::<pyo3::types::PyInt>() {
+            return Ok(PyTensor::new(tensor_from_data(&first, Some(DType::F32))?));
+        }
+        let sizes = size_args(args)?;
+        let dims = crate::shape::to_dims("Tensor", &sizes)?;
+        Ok(PyTensor::new(Tensor::zeros("Tensor", &dims, DType::F32)?))
+    }
+}
 
 /// Wraps `t` and applies the common factory keywords.
 pub fn finish(

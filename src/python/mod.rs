@@ -8,6 +8,7 @@ mod autograd;
 mod conv;
 pub mod convert;
 mod creation;
+mod data;
 pub mod device;
 mod dlpack;
 mod errors;

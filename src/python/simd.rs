@@ -6,16 +6,13 @@ use pyo3::prelude::*;
 /// The instruction-set level the vector kernels run at, e.g. `"avx2+fma"`.
 #[pyfunction]
 fn _simd_level() -> &'static str {
-    crate::kernels::simd::level()
+    crate::ops::config::simd_level()
 }
 
 /// Every level this CPU supports, lowest first.
 #[pyfunction]
 fn _simd_levels() -> Vec<&'static str> {
-    crate::kernels::simd::supported()
-        .iter()
-        .map(|l| l.name())
-        .collect()
+    crate::ops::config::simd_levels()
 }
 
 /// `FERRIC_SIMD` as the kernels read it: `(value, level)` where `level` is the name of
@@ -23,12 +20,7 @@ fn _simd_levels() -> Vec<&'static str> {
 /// nothing); `(None, None)` when it is unset or empty.
 #[pyfunction]
 fn _simd_env() -> (Option<String>, Option<&'static str>) {
-    use crate::kernels::simd::EnvCap;
-    match crate::kernels::simd::env_cap() {
-        EnvCap::Unset => (None, None),
-        EnvCap::Cap { level, value } => (Some(value.clone()), Some(level.name())),
-        EnvCap::Invalid(v) => (Some(v.clone()), None),
-    }
+    crate::ops::config::simd_env()
 }
 
 /// Bytes held by the cache of freed large buffers.

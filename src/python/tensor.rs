@@ -286,25 +286,6 @@ fn no_dims_check(t: &Tensor, d: i64) -> PyResult<()> {
 
 #[pymethods]
 impl PyTensor {
-    /// `ferric.Tensor(data)` / `ferric.Tensor(*sizes)`: like `torch.Tensor`, always float32.
-    #[new]
-    #[pyo3(signature = (*args))]
-    fn py_new(args: &Bound<'_, PyTuple>) -> PyResult<Self> {
-        if args.is_empty() {
-            return Ok(PyTensor::new(Tensor::zeros("Tensor", &[0], DType::F32)?));
-        }
-        let first = args.get_item(0)?;
-        if args.len() == 1 && !first.is_instance_of::<pyo3::types::PyInt>() {
-            return Ok(PyTensor::new(convert::tensor_from_data(
-                &first,
-                Some(DType::F32),
-            )?));
-        }
-        let sizes = convert::size_args(args)?;
-        let dims = crate::shape::to_dims("Tensor", &sizes)?;
-        Ok(PyTensor::new(Tensor::zeros("Tensor", &dims, DType::F32)?))
-    }
-
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         size_obj(py, self.t.shape())

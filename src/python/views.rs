@@ -108,7 +108,7 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
         };
     }
     if obj.is_instance_of::<PyList>() || crate::python::convert::is_ndarray(obj) {
-        let t = crate::python::convert::tensor_from_data(obj, None)?;
+        let t = crate::python::data::tensor_from_data(obj, None)?;
         return match t.dtype() {
             DType::I64 | DType::Bool => Ok(IndexItem::Tensor(t)),
             _ if t.numel() == 0 => Ok(IndexItem::Tensor(t.to_dtype(DType::I64)?)),
@@ -178,7 +178,7 @@ fn value_tensor(op: &str, v: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor
                 || v.is_instance_of::<PyTuple>()
                 || v.is_instance_of::<pyo3::types::PyInt>()
             {
-                return crate::python::convert::tensor_from_data(v, Some(dtype));
+                return crate::python::data::tensor_from_data(v, Some(dtype));
             }
             Err(PyTypeError::new_err(format!(
                 "{op}: can't assign a {} to a ferric tensor",

@@ -8,13 +8,10 @@ pub mod expr;
 mod rules;
 
 use super::{needs_grad, record, Saved, Var};
-use crate::dtype::{DType, Scalar};
+use crate::dtype::Scalar;
 use crate::error::Result;
-use crate::kernels::strided;
 use crate::ops::binary::{binary as raw, BinaryOp, Operand};
 use crate::ops::unary::{map_float, unary as raw_unary, UnaryOp};
-use crate::shape::broadcast_shapes;
-use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
 
 /// A differentiable operand: a tensor or a Python number.
@@ -532,7 +529,7 @@ pub fn unary(op: UnaryOp, x: &Var) -> Result<Var> {
 
 /// `x` with elements zeroed where `cond` is true (cond broadcasts). Differentiable in x.
 pub fn masked_zero(x: &Var, cond: &Tensor) -> Result<Var> {
-    let out = masked_zero_raw(&x.t, cond)?;
+    let out = crate::ops::unary::masked_zero(&x.t, cond)?;
     if !needs_grad(&[x]) {
         return Ok(Var::plain(out));
     }
@@ -544,29 +541,6 @@ pub fn masked_zero(x: &Var, cond: &Tensor) -> Result<Var> {
         false,
         Box::new(move |g, _| Ok(vec![Some(masked_zero(&g[0], &c)?)])),
     ))
-}
-
-fn masked_zero_raw(x: &Tensor, cond: &Tensor) -> Result<Tensor> {
-    let shape = broadcast_shapes(x.shape(), cond.shape())?;
-    let lx = x.layout.broadcast_to(&shape)?;
-    let c = cond.to_dtype(DType::Bool)?;
-    let lc = c.layout.broadcast_to(&shape)?;
-    let n = crate::shape::checked_numel("masked_fill", &shape)?;
-    crate::with_dtype!(x.dtype(), T, {
-        let mut dst = try_zeroed_vec::<T>("masked_fill", n)?;
-        // SAFETY: dtypes match the slices; dst is fresh.
-        let (xs, cs) = unsafe { (x.data::<T>(), c.data::<bool>()) };
-        strided::map2(
-            xs,
-            (&lx.strides, lx.offset),
-            cs,
-            (&lc.strides, lc.offset),
-            &shape,
-            &mut dst,
-            |v, m| if m { T::default() } else { v },
-        );
-        Tensor::from_vec(dst, &shape)
-    })
 }
 
 pub fn softplus(x: &Var, beta: f64, threshold: f64) -> Result<Var> {

@@ -14,6 +14,7 @@
 //! subnormal results (see the tests).
 
 use super::{Float, Num};
+use crate::kernels::num::{lane_total, ACC};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The instruction sets a dispatched kernel can be compiled for.
@@ -212,10 +213,6 @@ fn exp_f64(x: f64) -> f64 {
     }
 }
 
-/// Independent accumulators of the float kernels: enough to cover add latency with
-/// 512-bit vectors (4 registers of f32), and they fit the 16 registers of SSE2/AVX2.
-pub const ACC: usize = 64;
-
 /// Elements summed into one block total; block totals are then added pairwise, so the
 /// rounding error grows like log(n / BLOCK) beyond a block.
 pub const BLOCK: usize = 4096;
@@ -236,19 +233,6 @@ pub fn lane_sum<T: Num, U: Copy>(xs: &[U], map: impl Fn(U) -> T) -> T {
         s = s.add(map(x));
     }
     s
-}
-
-/// The lanes of a [`lane_sum`] added in a fixed tree (also the vector softmax rows').
-#[inline(always)]
-pub fn lane_total<T: Num>(mut acc: [T; ACC]) -> T {
-    let mut w = ACC;
-    while w > 1 {
-        w /= 2;
-        for k in 0..w {
-            acc[k] = acc[k].add(acc[k + w]);
-        }
-    }
-    acc[0]
 }
 
 /// NaN-propagating max of `xs` (`T::LOWEST` for an empty slice).

@@ -8,41 +8,8 @@
 
 use super::math32;
 use super::math64;
-use super::vector::{Simd, Vf, Vu};
+use super::vector::{load_tail, store_tail, Lanes, Simd, Vf, Vu, MAX_LANES};
 use super::{Binary, Unary};
-
-/// The widest vector has 16 lanes (AVX-512 f32).
-pub(super) const MAX_LANES: usize = 16;
-
-/// The elements `i .. n` of `x` (fewer than a vector's worth) as a vector padded with
-/// zeros, so a ragged end goes through the same vector code as the rest: an element's
-/// result never depends on where it sits.
-///
-/// # Safety
-/// `x + i .. x + n` readable, `n - i < LANES`.
-#[inline(always)]
-pub(super) unsafe fn load_tail<V: Vf>(z: V, x: *const V::E, i: usize, n: usize) -> V {
-    let mut b = [V::E::default(); MAX_LANES];
-    // SAFETY: forwarded from the caller; `b` holds LANES <= MAX_LANES elements.
-    unsafe {
-        std::ptr::copy_nonoverlapping(x.add(i), b.as_mut_ptr(), n - i);
-        z.load(b.as_ptr())
-    }
-}
-
-/// Stores the first `n - i` lanes of `v` at `o + i`.
-///
-/// # Safety
-/// `o + i .. o + n` writable, `n - i < LANES`.
-#[inline(always)]
-pub(super) unsafe fn store_tail<V: Vf>(v: V, o: *mut V::E, i: usize, n: usize) {
-    let mut b = [V::E::default(); MAX_LANES];
-    // SAFETY: as for `load_tail`.
-    unsafe {
-        v.store(b.as_mut_ptr());
-        std::ptr::copy_nonoverlapping(b.as_ptr(), o.add(i), n - i);
-    }
-}
 
 /// One operand of a binary kernel: a run of elements or one value for every lane.
 pub trait Src<V: Vf>: Copy {
@@ -129,15 +96,6 @@ pub unsafe fn map2<V: Vf>(
             std::ptr::copy_nonoverlapping(ba.as_ptr(), dst.add(i), rest);
         }
     }
-}
-
-/// A per-vector function, called statically (`F::apply`) so its `#[inline(always)]` is
-/// honoured. A closure or a function item passed as `impl Fn` is called through a shim
-/// that is compiled outside the `#[target_feature]` entry point; LLVM declines to inline
-/// a body as large as `exp`, and every intrinsic in it then becomes an out-of-line call
-/// (the vector exp ran 3x slower than scalar libm that way).
-pub trait Lanes<V: Vf> {
-    fn apply(x: V) -> V;
 }
 
 /// Declares zero-sized `Lanes` implementors: `Name<V: bounds> |x| body`.

@@ -12,10 +12,8 @@
 //! result does not depend on the backend's vector width (only on its `exp`, whose
 //! fused multiply-adds the scalar fallback lacks; see `mod.rs`).
 
-use super::kernels::{load_tail, store_tail, Lanes, MAX_LANES};
-use super::vector::Vf;
-use crate::kernels::reduce::fast::{lane_total, ACC};
-use crate::kernels::reduce::{Float, Num};
+use super::vector::{load_tail, store_tail, Lanes, Vf, MAX_LANES};
+use crate::kernels::num::{lane_total, Float, Num, ACC};
 
 /// The max of a row, NaN lanes skipped (`-inf` for an all-NaN or empty row).
 ///

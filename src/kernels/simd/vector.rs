@@ -2,11 +2,12 @@
 //!
 //! Each backend (scalar, AVX2+FMA, AVX-512, NEON) provides a float vector type per
 //! precision implementing [`Vf`], a lane-mask type and an unsigned-integer vector of the
-//! same width ([`Vu`]) for bit manipulation. Kernels are generic over these traits and
-//! marked `#[inline(always)]`; each backend instantiates them inside one
-//! `#[target_feature]` function (see `kernels.rs`), so every intrinsic ends up inlined
-//! into code compiled for that instruction set, while the crate itself stays compiled
-//! for the baseline CPU.
+//! same width ([`Vu`]) for bit manipulation; `load_tail`/`store_tail` run a ragged end
+//! through the same vector code, and [`Lanes`] names a per-vector function so that it
+//! is inlined. Kernels are generic over these traits and marked `#[inline(always)]`;
+//! each backend instantiates them inside one `#[target_feature]` function (see
+//! `kernels.rs`), so every intrinsic ends up inlined into code compiled for that
+//! instruction set, while the crate itself stays compiled for the baseline CPU.
 //!
 //! Soundness: the SIMD vector and mask types have private fields, and the only root
 //! constructor is a backend token that is handed out after run-time feature detection
@@ -102,6 +103,48 @@ pub trait Simd: Copy + Send + Sync + 'static {
     type U64: Vu<E = u64>;
     fn zero_f32(self) -> Self::F32;
     fn zero_f64(self) -> Self::F64;
+}
+
+/// The widest vector has 16 lanes (AVX-512 f32).
+pub const MAX_LANES: usize = 16;
+
+/// The elements `i .. n` of `x` (fewer than a vector's worth) as a vector padded with
+/// zeros, so a ragged end goes through the same vector code as the rest: an element's
+/// result never depends on where it sits.
+///
+/// # Safety
+/// `x + i .. x + n` readable, `n - i < LANES`.
+#[inline(always)]
+pub unsafe fn load_tail<V: Vf>(z: V, x: *const V::E, i: usize, n: usize) -> V {
+    let mut b = [V::E::default(); MAX_LANES];
+    // SAFETY: forwarded from the caller; `b` holds LANES <= MAX_LANES elements.
+    unsafe {
+        std::ptr::copy_nonoverlapping(x.add(i), b.as_mut_ptr(), n - i);
+        z.load(b.as_ptr())
+    }
+}
+
+/// Stores the first `n - i` lanes of `v` at `o + i`.
+///
+/// # Safety
+/// `o + i .. o + n` writable, `n - i < LANES`.
+#[inline(always)]
+pub unsafe fn store_tail<V: Vf>(v: V, o: *mut V::E, i: usize, n: usize) {
+    let mut b = [V::E::default(); MAX_LANES];
+    // SAFETY: as for `load_tail`.
+    unsafe {
+        v.store(b.as_mut_ptr());
+        std::ptr::copy_nonoverlapping(b.as_ptr(), o.add(i), n - i);
+    }
+}
+
+/// A per-vector function, called statically (`F::apply`) so its `#[inline(always)]` is
+/// honoured. A closure or a function item passed as `impl Fn` is called through a shim
+/// that is compiled outside the `#[target_feature]` entry point; LLVM declines to inline
+/// a body as large as `exp`, and every intrinsic in it then becomes an out-of-line call
+/// (the vector exp ran 3x slower than scalar libm that way).
+pub trait Lanes<V: Vf> {
+    fn apply(x: V) -> V;
 }
 
 /// Implements the arithmetic operator traits for a SIMD wrapper type from intrinsics.

@@ -4,7 +4,10 @@
 
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
-use crate::kernels::conv::pool::{self as kern, AvgRule, Planes};
+/// How an average pool divides (`count_include_pad`, `divisor_override`). The kernel
+/// defines it; the autograd layer and the bindings name it through this op module.
+pub use crate::kernels::conv::pool::AvgRule;
+use crate::kernels::conv::pool::{self as kern, Planes};
 use crate::kernels::conv::{Axis, Image};
 use crate::shape::Dims;
 use crate::tensor::Tensor;
