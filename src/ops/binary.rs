@@ -26,6 +26,28 @@ pub enum Kind {
     Bitwise,
 }
 
+/// The `Kernel` impl of a float type, given the table's `float` functions as match arms
+/// (in which `T` is the element type).
+macro_rules! float_kernel {
+    ($t:ty, [$($arms:tt)*]) => {
+        impl Kernel for $t {
+            fn vector(op: BinaryOp, a: Arg<$t>, b: Arg<$t>, out: &mut [$t]) -> bool {
+                vector_op(op).is_some_and(|v| simd::binary(v, a, b, out))
+            }
+            fn vector_inplace(op: BinaryOp, d: &mut [$t], b: Arg<$t>) -> bool {
+                vector_op(op).is_some_and(|v| simd::binary_inplace(v, d, b))
+            }
+            fn arith(op: BinaryOp) -> fn($t, $t) -> $t {
+                #[allow(clippy::upper_case_acronyms, dead_code)]
+                type T = $t;
+                match op {
+                    $($arms)*
+                }
+            }
+        }
+    };
+}
+
 macro_rules! binary_rows {
     ($($v:ident { name: $name:literal, node: $node:literal, kind: $kind:ident,
         dunders: [$($dn:ident)*], methods: [$($meth:tt)*], other: $other:ident,
@@ -71,37 +93,8 @@ macro_rules! binary_rows {
             }
         }
 
-        impl Kernel for f32 {
-            fn vector(op: BinaryOp, a: Arg<f32>, b: Arg<f32>, out: &mut [f32]) -> bool {
-                vector_op(op).is_some_and(|v| simd::binary(v, a, b, out))
-            }
-            fn vector_inplace(op: BinaryOp, d: &mut [f32], b: Arg<f32>) -> bool {
-                vector_op(op).is_some_and(|v| simd::binary_inplace(v, d, b))
-            }
-            fn arith(op: BinaryOp) -> fn(f32, f32) -> f32 {
-                #[allow(clippy::upper_case_acronyms, dead_code)]
-                type T = f32;
-                match op {
-                    $(BinaryOp::$v => $float,)*
-                }
-            }
-        }
-
-        impl Kernel for f64 {
-            fn vector(op: BinaryOp, a: Arg<f64>, b: Arg<f64>, out: &mut [f64]) -> bool {
-                vector_op(op).is_some_and(|v| simd::binary(v, a, b, out))
-            }
-            fn vector_inplace(op: BinaryOp, d: &mut [f64], b: Arg<f64>) -> bool {
-                vector_op(op).is_some_and(|v| simd::binary_inplace(v, d, b))
-            }
-            fn arith(op: BinaryOp) -> fn(f64, f64) -> f64 {
-                #[allow(clippy::upper_case_acronyms, dead_code)]
-                type T = f64;
-                match op {
-                    $(BinaryOp::$v => $float,)*
-                }
-            }
-        }
+        float_kernel!(f32, [$(BinaryOp::$v => $float,)*]);
+        float_kernel!(f64, [$(BinaryOp::$v => $float,)*]);
 
         impl Kernel for i64 {
             fn arith(op: BinaryOp) -> fn(i64, i64) -> i64 {

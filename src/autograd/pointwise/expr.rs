@@ -55,29 +55,38 @@ impl From<f64> for Side<'_> {
 /// `a op b` on two formula sides (numbers enter as float scalars, as the rules did).
 pub fn apply(op: BinaryOp, a: Side, b: Side) -> E {
     fn go(op: BinaryOp, a: Side, b: Side) -> Result<Var> {
-        let av;
-        let aa = match a {
-            Side::R(v) => Arg::V(v),
-            Side::E(e) => {
-                av = e.0?;
-                Arg::V(&av)
-            }
-            Side::F(f) => Arg::S(Scalar::Float(f)),
-            Side::S(s) => Arg::S(s),
-        };
-        let bv;
-        let bb = match b {
-            Side::R(v) => Arg::V(v),
-            Side::E(e) => {
-                bv = e.0?;
-                Arg::V(&bv)
-            }
-            Side::F(f) => Arg::S(Scalar::Float(f)),
-            Side::S(s) => Arg::S(s),
-        };
-        binary(op, aa, bb)
+        let (av, bv) = (a.value()?, b.value()?);
+        binary(op, av.arg(), bv.arg())
     }
     E(go(op, a, b))
+}
+
+/// A side with its error checked: a borrowed or owned value, or a number.
+enum Value<'a> {
+    R(&'a Var),
+    O(Var),
+    S(Scalar),
+}
+
+impl Value<'_> {
+    fn arg(&self) -> Arg<'_> {
+        match self {
+            Value::R(v) => Arg::V(v),
+            Value::O(v) => Arg::V(v),
+            Value::S(s) => Arg::S(*s),
+        }
+    }
+}
+
+impl<'a> Side<'a> {
+    fn value(self) -> Result<Value<'a>> {
+        Ok(match self {
+            Side::R(v) => Value::R(v),
+            Side::E(e) => Value::O(e.0?),
+            Side::F(f) => Value::S(Scalar::Float(f)),
+            Side::S(s) => Value::S(s),
+        })
+    }
 }
 
 /// `op(x)` for a formula value.
