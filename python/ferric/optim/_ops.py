@@ -36,6 +36,29 @@ def _descent_grad(param: Tensor, grad: Tensor, maximize: bool,
     return grad
 
 
+def _decayed_grad(param: Tensor, grad: Tensor, maximize: bool, weight_decay: float,
+                  decoupled: bool, lr: float) -> Tensor:
+    """The Adam family's weight decay: with ``decoupled`` (AdamW, NAdamW, RAdamW) the
+    parameter is scaled by ``1 - lr * weight_decay`` in place and the gradient is only
+    negated for ``maximize``; otherwise ``weight_decay * param`` is added to it (L2)."""
+    grad = _descent_grad(param, grad, maximize, 0 if decoupled else weight_decay)
+    if weight_decay != 0 and decoupled:
+        param.mul_(1 - lr * weight_decay)
+    return grad
+
+
+def _advance_step(step_t: Tensor) -> float:
+    """Counts one more step in the 0-d ``step`` state and returns the new count."""
+    step_t.add_(1)
+    return step_t.item()
+
+
+def _state_lists(states: list[dict], *keys: str) -> list[list[Tensor]]:
+    """For each of ``keys``, that state entry of every parameter of the group, in order
+    (the per-state lists the functional optimizers take)."""
+    return [[state[key] for state in states] for key in keys]
+
+
 def _lerp_(start: Tensor, end: Tensor, weight: float) -> None:
     """``start.lerp_(end, weight)`` with PyTorch's two-sided formula (the form that
     keeps the result exact at ``weight`` 0 and 1)."""

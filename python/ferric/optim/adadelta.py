@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _addcmul_, _descent_grad, _new_step
+from ._ops import _addcmul_, _descent_grad, _new_step, _state_lists
 from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Adadelta", "adadelta"]
@@ -80,18 +80,8 @@ class Adadelta(_ParamwiseOptimizer):
         state["acc_delta"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
-        adadelta(
-            params,
-            grads,
-            [s["square_avg"] for s in states],
-            [s["acc_delta"] for s in states],
-            [s["step"] for s in states],
-            lr=group["lr"],
-            rho=group["rho"],
-            eps=group["eps"],
-            weight_decay=group["weight_decay"],
-            maximize=group["maximize"],
-        )
+        adadelta(params, grads, *_state_lists(states, "square_avg", "acc_delta", "step"),
+                 **self._options(group))
 
 
 def adadelta(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _descent_grad, _new_step
+from ._ops import _advance_step, _descent_grad, _new_step, _state_lists
 from .optimizer import (
     _check_fused_flags,
     _check_lr,
@@ -81,17 +81,7 @@ class Adagrad(_ParamwiseOptimizer):
         state["sum"] = _core.full_like(p, self.defaults["initial_accumulator_value"])
 
     def _update(self, group, params, grads, states):
-        adagrad(
-            params,
-            grads,
-            [s["sum"] for s in states],
-            [s["step"] for s in states],
-            lr=group["lr"],
-            weight_decay=group["weight_decay"],
-            lr_decay=group["lr_decay"],
-            eps=group["eps"],
-            maximize=group["maximize"],
-        )
+        adagrad(params, grads, *_state_lists(states, "sum", "step"), **self._options(group))
 
 
 def adagrad(
@@ -111,8 +101,7 @@ def adagrad(
     lr = _to_scalar(lr)
     for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps,
                                               strict=True):
-        step_t.add_(1)
-        step = step_t.item()
+        step = _advance_step(step_t)
         grad = _descent_grad(param, grad, maximize, weight_decay)
         clr = lr / (1 + (step - 1) * lr_decay)
         state_sum.add_(grad * grad)

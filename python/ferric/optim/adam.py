@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _descent_grad, _lerp_, _new_step
-from .optimizer import (
-    _check_betas,
-    _check_fused_flags,
-    _check_lr,
-    _check_non_negative,
-    _ParamwiseOptimizer,
-    _to_scalar,
-)
+from ._ops import _advance_step, _decayed_grad, _lerp_, _new_step, _state_lists
+from .optimizer import _check_adam_family, _check_fused_flags, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Adam", "adam"]
 
@@ -95,24 +88,10 @@ class Adam(_ParamwiseOptimizer):
             raise RuntimeError(
                 "lr as a Tensor is not supported for capturable=False and foreach=True"
             )
-        amsgrad = group["amsgrad"]
-        beta1, beta2 = group["betas"]
-        adam(
-            params,
-            grads,
-            [s["exp_avg"] for s in states],
-            [s["exp_avg_sq"] for s in states],
-            [s["max_exp_avg_sq"] for s in states] if amsgrad else [],
-            [s["step"] for s in states],
-            amsgrad=amsgrad,
-            beta1=beta1,
-            beta2=beta2,
-            lr=group["lr"],
-            weight_decay=group["weight_decay"],
-            eps=group["eps"],
-            maximize=group["maximize"],
-            decoupled_weight_decay=group["decoupled_weight_decay"],
-        )
+        exp_avgs, exp_avg_sqs, steps = _state_lists(states, "exp_avg", "exp_avg_sq", "step")
+        max_exp_avg_sqs = [s["max_exp_avg_sq"] for s in states] if group["amsgrad"] else []
+        adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps,
+             **self._options(group))
 
 
 def _check_adam_args(lr, betas, eps, weight_decay, foreach=None, capturable=False) -> None:
@@ -120,10 +99,7 @@ def _check_adam_args(lr, betas, eps, weight_decay, foreach=None, capturable=Fals
     tensors_refused = bool(foreach) and not capturable
     if isinstance(lr, Tensor) and tensors_refused:
         raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
-    _check_lr(lr)
-    _check_non_negative("epsilon", eps)
-    _check_betas(betas)
-    _check_non_negative("weight_decay", weight_decay)
+    _check_adam_family(lr, betas, eps, weight_decay)
     both_floats = isinstance(betas[0], float) and isinstance(betas[1], float)
     both_tensors = isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)
     if not (both_floats or both_tensors):
@@ -160,9 +136,7 @@ def adam(
     for i, param in enumerate(params):
         exp_avg = exp_avgs[i]
         exp_avg_sq = exp_avg_sqs[i]
-        step_t = state_steps[i]
-        step_t.add_(1)
-        step = step_t.item()
+        step = _advance_step(state_steps[i])
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
         # one fused pass over param, grad and state when their layouts allow
@@ -171,10 +145,8 @@ def adam(
                              weight_decay, decoupled_weight_decay, maximize,
                              lr / bias_correction1, bias_correction2**0.5):
             continue
-        grad = _descent_grad(param, grads[i], maximize,
-                             0 if decoupled_weight_decay else weight_decay)
-        if weight_decay != 0 and decoupled_weight_decay:
-            param.mul_(1 - lr * weight_decay)
+        grad = _decayed_grad(param, grads[i], maximize, weight_decay,
+                             decoupled_weight_decay, lr)
         _lerp_(exp_avg, grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
 

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _addcdiv_, _descent_grad, _lerp_, _new_step
-from .optimizer import (
-    _check_betas,
-    _check_lr,
-    _check_non_negative,
-    _ParamwiseOptimizer,
-    _to_scalar,
-)
+from ._ops import _addcdiv_, _advance_step, _descent_grad, _lerp_, _new_step, _state_lists
+from .optimizer import _check_adam_family, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Adamax", "adamax"]
 
@@ -61,10 +55,7 @@ class Adamax(_ParamwiseOptimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        _check_lr(lr)
-        _check_non_negative("epsilon", eps)
-        _check_betas(betas)
-        _check_non_negative("weight_decay", weight_decay)
+        _check_adam_family(lr, betas, eps, weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -83,20 +74,8 @@ class Adamax(_ParamwiseOptimizer):
         state["exp_inf"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
-        beta1, beta2 = group["betas"]
-        adamax(
-            params,
-            grads,
-            [s["exp_avg"] for s in states],
-            [s["exp_inf"] for s in states],
-            [s["step"] for s in states],
-            eps=group["eps"],
-            beta1=beta1,
-            beta2=beta2,
-            lr=group["lr"],
-            weight_decay=group["weight_decay"],
-            maximize=group["maximize"],
-        )
+        adamax(params, grads, *_state_lists(states, "exp_avg", "exp_inf", "step"),
+               **self._options(group))
 
 
 def adamax(
@@ -118,10 +97,10 @@ def adamax(
     lr = _to_scalar(lr)
     for i, param in enumerate(params):
         grad = _descent_grad(param, grads[i], maximize, weight_decay)
-        exp_avg, exp_inf, step_t = exp_avgs[i], exp_infs[i], state_steps[i]
-        step_t.add_(1)
+        exp_avg, exp_inf = exp_avgs[i], exp_infs[i]
+        step = _advance_step(state_steps[i])
         _lerp_(exp_avg, grad, 1 - beta1)
         # the exponentially weighted infinity norm (NaN propagates, as in torch.maximum)
         exp_inf.copy_(_core.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
-        clr = lr / (1 - beta1 ** step_t.item())
+        clr = lr / (1 - beta1**step)
         _addcdiv_(param, exp_avg, exp_inf, -clr)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _descent_grad, _new_step, _scalar_state
+from ._ops import _advance_step, _descent_grad, _new_step, _scalar_state, _state_lists
 from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["ASGD", "asgd"]
@@ -82,20 +82,8 @@ class ASGD(_ParamwiseOptimizer):
         state["ax"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
-        asgd(
-            params,
-            grads,
-            [s["ax"] for s in states],
-            [s["mu"] for s in states],
-            [s["eta"] for s in states],
-            [s["step"] for s in states],
-            lambd=group["lambd"],
-            lr=group["lr"],
-            t0=group["t0"],
-            alpha=group["alpha"],
-            weight_decay=group["weight_decay"],
-            maximize=group["maximize"],
-        )
+        asgd(params, grads, *_state_lists(states, "ax", "mu", "eta", "step"),
+             **self._options(group))
 
 
 def asgd(
@@ -118,8 +106,8 @@ def asgd(
     lr = _to_scalar(lr)
     for i, param in enumerate(params):
         grad = _descent_grad(param, grads[i], maximize, weight_decay)
-        ax, mu, eta, step_t = axs[i], mus[i], etas[i], state_steps[i]
-        step_t.add_(1)
+        ax, mu, eta = axs[i], mus[i], etas[i]
+        step = _advance_step(state_steps[i])
         eta_value = eta.item()
         param.mul_(1 - lambd * eta_value)
         param.add_(grad, alpha=-eta_value)
@@ -128,7 +116,6 @@ def asgd(
             ax.add_(param.sub(ax).mul_(mu_value))
         else:
             ax.copy_(param)
-        step = step_t.item()
         # PyTorch makes a default-dtype tensor of each new value before copying it in,
         # so they are rounded to that dtype even when the state was loaded as float64
         eta.copy_(_core.tensor(lr / ((1 + lambd * lr * step) ** alpha)))

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _addcdiv_, _addcmul_, _descent_grad, _lerp_, _new_step, _scalar_state
-from .optimizer import (
-    _check_betas,
-    _check_lr,
-    _check_non_negative,
-    _ParamwiseOptimizer,
-    _to_scalar,
+from ._ops import (
+    _addcdiv_,
+    _addcmul_,
+    _advance_step,
+    _decayed_grad,
+    _lerp_,
+    _new_step,
+    _scalar_state,
+    _state_lists,
 )
+from .optimizer import _check_adam_family, _check_non_negative, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["NAdam", "nadam"]
 
@@ -78,10 +81,7 @@ class NAdam(_ParamwiseOptimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_lr(lr)
-        _check_non_negative("epsilon", eps)
-        _check_betas(betas)
-        _check_non_negative("weight_decay", weight_decay)
+        _check_adam_family(lr, betas, eps, weight_decay)
         _check_non_negative("momentum_decay", momentum_decay)
         defaults = {
             "lr": lr,
@@ -104,23 +104,9 @@ class NAdam(_ParamwiseOptimizer):
         state["exp_avg_sq"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
-        beta1, beta2 = group["betas"]
-        nadam(
-            params,
-            grads,
-            [s["exp_avg"] for s in states],
-            [s["exp_avg_sq"] for s in states],
-            [s["mu_product"] for s in states],
-            [s["step"] for s in states],
-            beta1=beta1,
-            beta2=beta2,
-            lr=group["lr"],
-            weight_decay=group["weight_decay"],
-            momentum_decay=group["momentum_decay"],
-            eps=group["eps"],
-            decoupled_weight_decay=group["decoupled_weight_decay"],
-            maximize=group["maximize"],
-        )
+        nadam(params, grads,
+              *_state_lists(states, "exp_avg", "exp_avg_sq", "mu_product", "step"),
+              **self._options(group))
 
 
 def nadam(
@@ -144,15 +130,11 @@ def nadam(
     """Functional NAdam: updates ``params`` and the state tensors in place."""
     lr = _to_scalar(lr)
     for i, param in enumerate(params):
-        grad = _descent_grad(param, grads[i], maximize,
-                             0 if decoupled_weight_decay else weight_decay)
+        grad = _decayed_grad(param, grads[i], maximize, weight_decay,
+                             decoupled_weight_decay, lr)
         exp_avg, exp_avg_sq, mu_product = exp_avgs[i], exp_avg_sqs[i], mu_products[i]
-        step_t = state_steps[i]
-        step_t.add_(1)
-        step = step_t.item()
+        step = _advance_step(state_steps[i])
         bias_correction2 = 1 - beta2**step
-        if weight_decay != 0 and decoupled_weight_decay:
-            param.mul_(1 - lr * weight_decay)
 
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))

@@ -451,6 +451,15 @@ def _check_betas(betas) -> None:
             raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
 
 
+def _check_adam_family(lr, betas, eps, weight_decay) -> None:
+    """The constructor checks Adam, NAdam, RAdam and Adamax share, in PyTorch's order:
+    learning rate, epsilon, both betas, weight decay."""
+    _check_lr(lr)
+    _check_non_negative("epsilon", eps)
+    _check_betas(betas)
+    _check_non_negative("weight_decay", weight_decay)
+
+
 def _check_fused_flags(fused, foreach, differentiable) -> None:
     """The flag combinations PyTorch's constructors refuse once ``fused=True``."""
     if fused:
@@ -533,6 +542,15 @@ class _ParamwiseOptimizer(Optimizer):
 
     def _update(self, group: dict[str, Any], params: list, grads: list, states: list) -> None:
         raise NotImplementedError
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        """The group's options (the constructor's keys) as keyword arguments for the
+        functional form, ``betas`` split into ``beta1`` and ``beta2``; the functional
+        forms take ``**_ignored`` for the flags they do not use."""
+        options = {key: group[key] for key in self.defaults}
+        if "betas" in options:
+            options["beta1"], options["beta2"] = options.pop("betas")
+        return options
 
     def _refuse_capturable(self) -> None:
         """``capturable=True`` needs an accelerator; PyTorch's CPU step fails its

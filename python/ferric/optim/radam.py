@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _addcmul_, _descent_grad, _lerp_, _new_step
-from .optimizer import (
-    _check_betas,
-    _check_lr,
-    _check_non_negative,
-    _ParamwiseOptimizer,
-    _to_scalar,
-)
+from ._ops import _addcmul_, _advance_step, _decayed_grad, _lerp_, _new_step, _state_lists
+from .optimizer import _check_adam_family, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["RAdam", "radam"]
 
@@ -68,10 +62,7 @@ class RAdam(_ParamwiseOptimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_lr(lr)
-        _check_non_negative("epsilon", eps)
-        _check_betas(betas)
-        _check_non_negative("weight_decay", weight_decay)
+        _check_adam_family(lr, betas, eps, weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -91,21 +82,8 @@ class RAdam(_ParamwiseOptimizer):
         state["exp_avg_sq"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
-        beta1, beta2 = group["betas"]
-        radam(
-            params,
-            grads,
-            [s["exp_avg"] for s in states],
-            [s["exp_avg_sq"] for s in states],
-            [s["step"] for s in states],
-            beta1=beta1,
-            beta2=beta2,
-            lr=group["lr"],
-            weight_decay=group["weight_decay"],
-            eps=group["eps"],
-            decoupled_weight_decay=group["decoupled_weight_decay"],
-            maximize=group["maximize"],
-        )
+        radam(params, grads, *_state_lists(states, "exp_avg", "exp_avg_sq", "step"),
+              **self._options(group))
 
 
 def radam(
@@ -129,13 +107,10 @@ def radam(
     # the length of the approximated simple moving average tends to rho_inf
     rho_inf = 2 / (1 - beta2) - 1
     for i, param in enumerate(params):
-        grad = _descent_grad(param, grads[i], maximize,
-                             0 if decoupled_weight_decay else weight_decay)
-        exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
-        step_t.add_(1)
-        step = step_t.item()
-        if weight_decay != 0 and decoupled_weight_decay:
-            param.mul_(1 - lr * weight_decay)
+        grad = _decayed_grad(param, grads[i], maximize, weight_decay,
+                             decoupled_weight_decay, lr)
+        exp_avg, exp_avg_sq = exp_avgs[i], exp_avg_sqs[i]
+        step = _advance_step(state_steps[i])
 
         _lerp_(exp_avg, grad, 1 - beta1)
         _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _descent_grad, _lerp_, _new_step
+from ._ops import _descent_grad, _lerp_, _new_step, _state_lists
 from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -75,22 +75,10 @@ class RMSprop(_ParamwiseOptimizer):
             state["grad_avg"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
-        momentum, centered = group["momentum"], group["centered"]
-        rmsprop(
-            params,
-            grads,
-            [s["square_avg"] for s in states],
-            [s["grad_avg"] for s in states] if centered else [],
-            [s["momentum_buffer"] for s in states] if momentum > 0 else [],
-            [s["step"] for s in states],
-            lr=group["lr"],
-            alpha=group["alpha"],
-            eps=group["eps"],
-            weight_decay=group["weight_decay"],
-            momentum=momentum,
-            centered=centered,
-            maximize=group["maximize"],
-        )
+        square_avgs, steps = _state_lists(states, "square_avg", "step")
+        grad_avgs = [s["grad_avg"] for s in states] if group["centered"] else []
+        bufs = [s["momentum_buffer"] for s in states] if group["momentum"] > 0 else []
+        rmsprop(params, grads, square_avgs, grad_avgs, bufs, steps, **self._options(group))
 
 
 def rmsprop(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _descent_grad, _new_step
+from ._ops import _descent_grad, _new_step, _state_lists
 from .optimizer import _check_lr, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Rprop", "rprop"]
@@ -85,9 +85,7 @@ class Rprop(_ParamwiseOptimizer):
         rprop(
             params,
             grads,
-            [s["prev"] for s in states],
-            [s["step_size"] for s in states],
-            [s["step"] for s in states],
+            *_state_lists(states, "prev", "step_size", "step"),
             step_size_min=step_size_min,
             step_size_max=step_size_max,
             etaminus=etaminus,

@@ -88,17 +88,7 @@ class SGD(_ParamwiseOptimizer):
     def _update(self, group, params, grads, states):
         use_momentum = group["momentum"] != 0
         bufs = [state.get("momentum_buffer") for state in states] if use_momentum else []
-        sgd(
-            params,
-            grads,
-            bufs,
-            weight_decay=group["weight_decay"],
-            momentum=group["momentum"],
-            lr=group["lr"],
-            dampening=group["dampening"],
-            nesterov=group["nesterov"],
-            maximize=group["maximize"],
-        )
+        sgd(params, grads, bufs, **self._options(group))
         if use_momentum:
             for state, buf in zip(states, bufs, strict=True):
                 state["momentum_buffer"] = buf
