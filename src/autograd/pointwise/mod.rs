@@ -7,7 +7,7 @@
 pub mod expr;
 mod rules;
 
-use super::{needs_grad, record, Saved, Var};
+use super::{needs_grad, record, SaveForBackward, Saved, Var};
 use crate::dtype::Scalar;
 use crate::error::Result;
 use crate::ops::binary::{binary as raw, BinaryOp, Operand};
@@ -209,16 +209,6 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
             (ga_needed && a.1) || (gb_needed && b.1),
         ),
     };
-    let saves = need_a || need_b;
-    let sa = need_a.then(|| SArg::new(&a));
-    let sb = need_b.then(|| SArg::new(&b));
-    // only a tensor exponent's gradient uses the output (out * log(a))
-    let (sout, slot) = if op == BinaryOp::Pow && b_is_t {
-        let (s, slot) = Saved::output_of(&out, "PowBackward1");
-        (Some(s), Some(slot))
-    } else {
-        (None, None)
-    };
     let name = if op == BinaryOp::Pow && !b_is_t {
         "PowBackward0"
     } else if op == BinaryOp::Pow && !a_is_t {
@@ -226,11 +216,17 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
     } else {
         op.node_name()
     };
-    let v = record(
-        name,
+    let mut save = SaveForBackward::new(name);
+    if need_a || need_b {
+        save.keeps_other();
+    }
+    let sa = need_a.then(|| SArg::new(&a));
+    let sb = need_b.then(|| SArg::new(&b));
+    // only a tensor exponent's gradient uses the output (out * log(a))
+    let sout = (op == BinaryOp::Pow && b_is_t).then(|| save.output(&out));
+    Ok(save.record(
         out,
         &vars,
-        saves,
         Box::new(move |grads, needs| {
             let g = &grads[0];
             let (ga, gb) = binary_rule(
@@ -257,11 +253,7 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
             }
             Ok(res)
         }),
-    );
-    if let Some(slot) = slot {
-        slot.bind(&v);
-    }
-    Ok(v)
+    ))
 }
 
 type Pair = (Option<Var>, Option<Var>);
@@ -502,28 +494,21 @@ pub fn unary(op: UnaryOp, x: &Var) -> Result<Var> {
         _ => return Ok(Var::plain(out)),
     };
     let nm = node_name(op);
-    let (saved, slot) = match reads {
-        Reads::Nothing => (None, None),
-        Reads::Input => (Some(Saved::input(x)), None),
-        Reads::Output => {
-            let (s, slot) = Saved::output_of(&out, &nm);
-            (Some(s), Some(slot))
-        }
+    let mut save = SaveForBackward::new(&nm);
+    let saved = match reads {
+        Reads::Nothing => None,
+        Reads::Input => Some(save.input(x)),
+        Reads::Output => Some(save.output(&out)),
     };
     let nm2 = nm.clone();
-    let v = record(
-        &nm,
+    let v = save.record(
         out,
         &[x],
-        reads != Reads::Nothing,
         Box::new(move |grads, _| {
             let s = saved.as_ref().map(|s| s.get(&nm2)).transpose()?;
             Ok(vec![Some(rule(op, &grads[0], s.as_ref())?)])
         }),
     );
-    if let Some(slot) = slot {
-        slot.bind(&v);
-    }
     Ok(v)
 }
 
