@@ -13,7 +13,7 @@
 
 use super::pointwise::{self as ab, Arg};
 use super::{index, is_grad_enabled, join, needs_grad, record, record_multi, unary};
-use super::{views, Saved, Var};
+use super::{views, SaveForBackward, Saved, Var};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::ops::binary::{binary as rawb, BinaryOp, Operand};
@@ -265,20 +265,17 @@ pub fn prod(x: &Var, dim: Option<i64>, keepdim: bool, dtype: Option<DType>) -> R
         "ProdBackward0"
     };
     let d = dim.map(|d| normalize_dim(d, x.t.ndim())).transpose()?;
-    let sx = Saved::input(x);
-    let (so, slot) = Saved::output_of(&out, name);
-    let v = record(
-        name,
+    let mut save = SaveForBackward::new(name);
+    let sx = save.input(x);
+    let so = save.output(&out);
+    Ok(save.record(
         out,
         &[x],
-        true,
         Box::new(move |g, _| {
             let (x, out) = (sx.get(name)?, so.get(name)?);
             Ok(vec![Some(prod_backward(&g[0], &x, &out, d, keepdim)?)])
         }),
-    );
-    slot.bind(&v);
-    Ok(v)
+    ))
 }
 
 fn prod_backward(g: &Var, x: &Var, out: &Var, dim: Option<usize>, keepdim: bool) -> Result<Var> {
@@ -643,21 +640,18 @@ pub fn logsumexp(x: &Var, dims: &[i64], keepdim: bool) -> Result<Var> {
     }
     let name = "LogsumexpBackward0";
     let rs = Restore::new(&x.t, Some(dims), keepdim)?;
-    let sx = Saved::input(x);
-    let (so, slot) = Saved::output_of(&out, name);
-    let v = record(
-        name,
+    let mut save = SaveForBackward::new(name);
+    let sx = save.input(x);
+    let so = save.output(&out);
+    Ok(save.record(
         out,
         &[x],
-        true,
         Box::new(move |g, _| {
             let (x, out) = (sx.get(name)?, so.get(name)?);
             let e = u(UnaryOp::Exp, &ab::sub(&x, &rs.unsqueeze(&out)?)?)?;
             Ok(vec![Some(ab::mul(&rs.unsqueeze(&g[0])?, &e)?)])
         }),
-    );
-    slot.bind(&v);
-    Ok(v)
+    ))
 }
 
 /// `x.norm(p, dim, keepdim, dtype)` (PyTorch's `linalg.vector_norm`).
@@ -678,20 +672,17 @@ pub fn norm(
     };
     let name = "LinalgVectorNormBackward0";
     let rs = Restore::new(&x.t, dims, keepdim)?;
-    let sx = Saved::input(x);
-    let (so, slot) = Saved::output_of(&out, name);
-    let v = record(
-        name,
+    let mut save = SaveForBackward::new(name);
+    let sx = save.input(x);
+    let so = save.output(&out);
+    Ok(save.record(
         out,
         &[x],
-        true,
         Box::new(move |g, _| {
             let (x, out) = (sx.get(name)?, so.get(name)?);
             Ok(vec![norm_backward(&g[0], &x, &out, p, &rs)?])
         }),
-    );
-    slot.bind(&v);
-    Ok(v)
+    ))
 }
 
 fn norm_backward(g: &Var, x: &Var, norm: &Var, p: f64, rs: &Restore) -> Result<Option<Var>> {

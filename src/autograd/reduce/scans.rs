@@ -2,7 +2,9 @@
 
 use super::{count_true, eq_zero, plain, zeros};
 use crate::autograd::pointwise as ab;
-use crate::autograd::{index, is_grad_enabled, join, needs_grad, record, unary, views, Saved, Var};
+use crate::autograd::{
+    index, is_grad_enabled, join, needs_grad, record, unary, views, SaveForBackward, Saved, Var,
+};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::ops::reduce as r;
@@ -27,20 +29,17 @@ pub fn cumsum(x: &Var, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Var
         ));
     }
     let name = "CumprodBackward0";
-    let sx = Saved::input(x);
-    let (so, slot) = Saved::output_of(&out, name);
-    let v = record(
-        name,
+    let mut save = SaveForBackward::new(name);
+    let sx = save.input(x);
+    let so = save.output(&out);
+    Ok(save.record(
         out,
         &[x],
-        true,
         Box::new(move |g, _| {
             let (x, out) = (sx.get(name)?, so.get(name)?);
             Ok(vec![Some(cumprod_backward(&g[0], &x, &out, d)?)])
         }),
-    );
-    slot.bind(&v);
-    Ok(v)
+    ))
 }
 
 fn len_along(t: &Tensor, d: usize) -> usize {
