@@ -159,12 +159,11 @@ pub fn softmax(x: &Var, dim: i64, dtype: Option<DType>, log: bool) -> Result<Var
     } else {
         "SoftmaxBackward0"
     };
-    let (so, slot) = Saved::output_of(&out, name);
-    let v = record(
-        name,
+    let mut save = SaveForBackward::new(name);
+    let so = save.output(&out);
+    Ok(save.record(
         out,
         &[x],
-        true,
         Box::new(move |g, _| {
             let (g, out) = (&g[0], &so.get(name)?);
             if !is_grad_enabled() || !(g.requires_grad() || out.requires_grad()) {
@@ -184,7 +183,5 @@ pub fn softmax(x: &Var, dim: i64, dtype: Option<DType>, log: bool) -> Result<Var
             };
             Ok(vec![Some(r)])
         }),
-    );
-    slot.bind(&v);
-    Ok(v)
+    ))
 }
