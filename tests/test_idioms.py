@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+import numpy as np
 import pytest
 
 import ferric
@@ -147,3 +148,27 @@ def test_safe_globals_allow_weights_only_subclass(tmp_path):
     with ferric.serialization.safe_globals([Marked]):
         assert type(ferric.load(path)["p"]) is Marked
     assert ferric.serialization.get_safe_globals() == []
+
+
+# ------------------------------------------------------------- ndarray subclasses
+
+
+def test_from_numpy_of_a_memmap_shares_its_memory(tmp_path):
+    m = np.memmap(tmp_path / "x.bin", dtype=np.float32, mode="w+", shape=(2, 3))
+    m[:] = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = ferric.from_numpy(m)
+    assert t.shape == (2, 3) and t.dtype == ferric.float32
+    t[0, 1] = 7.0
+    assert m[0, 1] == 7.0  # zero-copy, as torch.from_numpy
+    assert ferric.tensor(m).tolist() == [[0.0, 7.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_ndarray_subclasses_are_arrays_everywhere():
+    class Sub(np.ndarray):
+        pass
+
+    a = np.array([1.0, 2.0, 3.0]).view(Sub)
+    assert ferric.from_numpy(a).tolist() == [1.0, 2.0, 3.0]
+    assert (ferric.ones(3, dtype=ferric.float64) + a).tolist() == [2.0, 3.0, 4.0]
+    with pytest.raises(TypeError, match=r"expected np.ndarray \(got list\)"):
+        ferric.from_numpy([1.0, 2.0])

@@ -168,14 +168,10 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "object".into())
 }
 
+/// A NumPy array, including subclasses (`np.memmap`, user subclasses) as PyTorch
+/// accepts them; they are read through the array interface like plain arrays.
 pub fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
-    let ty = obj.get_type();
-    ty.name().map(|n| n == "ndarray").unwrap_or(false)
-        && ty
-            .getattr("__module__")
-            .and_then(|m| m.extract::<String>())
-            .map(|m| m == "numpy")
-            .unwrap_or(false)
+    obj.cast::<numpy::PyUntypedArray>().is_ok()
 }
 
 fn np_dtype(typestr: &str) -> Option<DType> {
