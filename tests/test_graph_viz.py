@@ -371,3 +371,14 @@ def test_render_bad_arguments(tmp_path):
         render("digraph {}", tmp_path / "g.gif", format="gif")
     with pytest.raises(TypeError, match="must be DOT source"):
         render(ferric.ones(1), tmp_path / "g.svg")
+
+
+def test_var_saves_no_result_but_std_does():
+    # PyTorch: VarBackward0 / VarMeanBackward0 save only self; Std(Mean)Backward0 also
+    # the result
+    x = ferric.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    assert "_saved_result" not in dir(x.var().grad_fn)
+    assert "_saved_result" in dir(x.std().grad_fn)
+    assert "_saved_self" in dir(x.var().grad_fn)
+    v, _ = ferric.var_mean(x)
+    assert "_saved_result0" not in dir(v.grad_fn) and "_saved_result" not in dir(v.grad_fn)

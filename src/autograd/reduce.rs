@@ -547,27 +547,22 @@ pub fn var(
     }
     let name = if sqrt { "StdBackward0" } else { "VarBackward0" };
     let mo = Moments::new(&x.t, dims, correction, keepdim)?;
-    let sx = Saved::input(x);
-    let (so, slot) = Saved::output_of(&out, name);
-    let v = record(
-        name,
+    let mut save = SaveForBackward::new(name);
+    let sx = save.input(x);
+    // only std's gradient reads the result (PyTorch's VarBackward0 saves no result)
+    let so = sqrt.then(|| save.output(&out));
+    Ok(save.record(
         out,
         &[x],
-        true,
         Box::new(move |g, _| {
             let x = sx.get(name)?;
-            let gv = if sqrt {
-                Moments::std_to_var(&g[0], &so.get(name)?)?
-            } else {
-                g[0].clone()
+            let gv = match &so {
+                Some(so) => Moments::std_to_var(&g[0], &so.get(name)?)?,
+                None => g[0].clone(),
             };
             Ok(vec![Some(mo.var_backward(&gv, &x)?)])
         }),
-    );
-    if sqrt {
-        slot.bind(&v);
-    }
-    Ok(v)
+    ))
 }
 
 /// `torch.var_mean` / `torch.std_mean`: both outputs are differentiable.
@@ -588,22 +583,20 @@ pub fn var_mean(
         "VarMeanBackward0"
     };
     let mo = Moments::new(&x.t, dims, correction, keepdim)?;
-    let sx = Saved::input(x);
-    // the std output (output 0) is needed for its gradient
-    let (so, slot) = Saved::output_of(&v, name);
-    let mut outs = record_multi(
-        name,
+    let mut save = SaveForBackward::new(name);
+    let sx = save.input(x);
+    // only std's gradient reads the result (output 0)
+    let so = sqrt.then(|| save.output(&v));
+    let mut outs = save.record_multi(
         vec![v, m],
         &[x],
-        true,
         Box::new(move |g, _| {
             let x = sx.get(name)?;
             let mut gx = None;
             if !unused(&g[0])? {
-                let gv = if sqrt {
-                    Moments::std_to_var(&g[0], &so.get(name)?)?
-                } else {
-                    g[0].clone()
+                let gv = match &so {
+                    Some(so) => Moments::std_to_var(&g[0], &so.get(name)?)?,
+                    None => g[0].clone(),
                 };
                 gx = Some(mo.var_backward(&gv, &x)?);
             }
@@ -616,9 +609,6 @@ pub fn var_mean(
             })])
         }),
     );
-    if let Some(v0) = outs.first() {
-        slot.bind(v0);
-    }
     let m = outs.pop();
     let v = outs.pop();
     match (v, m) {
