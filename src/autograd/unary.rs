@@ -190,22 +190,7 @@ pub fn clone_in(x: &Var, order: &Order) -> Result<Var> {
 /// `value` (same shape as `x`) as the result of an op on `x` whose gradient is zero
 /// (round, fill_, zero_, floor-division results written in place).
 pub fn constant_like(x: &Var, value: &Tensor) -> Result<Var> {
-    if !needs_grad(&[x]) || !value.dtype().is_float() {
-        return Ok(Var::plain(value.clone()));
-    }
-    Ok(record(
-        "FillBackward0",
-        value.clone(),
-        &[x],
-        false,
-        Box::new(|g, _| {
-            Ok(vec![Some(Var::plain(Tensor::zeros(
-                "backward",
-                g[0].t.shape(),
-                g[0].t.dtype(),
-            )?))])
-        }),
-    ))
+    zero_gradient("FillBackward0", value.clone(), &[x])
 }
 
 /// The result of `x.copy_(src)`: `src` broadcast and cast to `x`; the gradient goes to

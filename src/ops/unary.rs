@@ -66,8 +66,10 @@ macro_rules! unary_rows {
             }
             /// The float math ops (the table's `math` rows).
             pub const MATH: &'static [UnaryOp] = &[$(UnaryOp::$v,)*];
-            /// The predicates (the table's `predicates` rows).
-            pub const PREDICATES: &'static [UnaryOp] = &[$(UnaryOp::$p,)*];
+            /// Whether the op is one of the table's `predicates` rows.
+            fn is_predicate(self) -> bool {
+                matches!(self, $(UnaryOp::$p)|*)
+            }
         }
 
         /// `op(x)` for a predicate row.
@@ -316,7 +318,7 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
                 )),
             };
         }
-        _ if UnaryOp::PREDICATES.contains(&op) => return predicate(op, x),
+        _ if op.is_predicate() => return predicate(op, x),
         _ => {}
     }
     if dt.is_float() {

@@ -106,11 +106,7 @@ pub fn inplace_with(
         return Ok(raw(&slf.t)?);
     }
     if me.is_leaf() && me.requires_grad() {
-        return Err(Error::runtime(
-            "",
-            "a leaf Variable that requires grad is being used in an in-place operation.",
-        )
-        .into());
+        return Err(leaf_in_place());
     }
     let view_of = me.meta.as_ref().and_then(|m| m.view_of.borrow().clone());
     if let Some(vi) = &view_of {
@@ -285,6 +281,15 @@ fn clamp_impl(x: &Var, min: Option<VArg>, max: Option<VArg>) -> PyResult<Var> {
     )?)
 }
 
+/// PyTorch's refusal of an in-place write to a leaf that requires grad.
+fn leaf_in_place() -> PyErr {
+    Error::runtime(
+        "",
+        "a leaf Variable that requires grad is being used in an in-place operation.",
+    )
+    .into()
+}
+
 /// An in-place op without a derivative (`logical_and_` on a float tensor): like
 /// PyTorch, the tensor keeps its `grad_fn` and `requires_grad`; only a leaf that requires
 /// grad is refused.
@@ -294,11 +299,7 @@ fn nondifferentiable_inplace(
 ) -> PyResult<()> {
     let me = slf.var()?;
     if autograd::is_grad_enabled() && me.is_leaf() && me.requires_grad() {
-        return Err(Error::runtime(
-            "",
-            "a leaf Variable that requires grad is being used in an in-place operation.",
-        )
-        .into());
+        return Err(leaf_in_place());
     }
     Ok(raw(&slf.t)?)
 }
