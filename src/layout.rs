@@ -366,7 +366,9 @@ pub fn check_permutation(dims: &[i64], ndim: usize) -> Result<SmallVec<[usize; 6
         return Err(Error::runtime(
             "permute",
             format!(
-                "number of dims don't match in permute (input has {ndim} dims, got {})",
+                "permute(sparse_coo): number of dimensions in the tensor input does not match \
+                 the length of the desired ordering of dimensions i.e. input.dim() = {ndim} is \
+                 not equal to len(dims) = {}",
                 dims.len()
             ),
         ));
@@ -375,7 +377,10 @@ pub fn check_permutation(dims: &[i64], ndim: usize) -> Result<SmallVec<[usize; 6
     for &d in dims {
         let nd = normalize_dim(d, ndim)?;
         if out.contains(&nd) {
-            return Err(Error::runtime("permute", "repeated dim in permute"));
+            return Err(Error::runtime(
+                "permute",
+                "permute(): duplicate dims are not allowed.",
+            ));
         }
         out.push(nd);
     }

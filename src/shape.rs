@@ -159,6 +159,16 @@ pub fn infer_size(op: &str, shape: &[i64], numel: usize) -> Result<Dims> {
     }
     match infer {
         Some(i) => {
+            if known == 0 && numel == 0 {
+                return Err(Error::runtime(
+                    op,
+                    format!(
+                        "cannot reshape tensor of 0 elements into shape {} because the \
+                         unspecified dimension size -1 can be any value and is ambiguous",
+                        show()
+                    ),
+                ));
+            }
             if known == 0 || numel % known != 0 {
                 return Err(Error::runtime(
                     op,

@@ -395,11 +395,7 @@ def _check_raised(err, expect: Raises):
 
 
 # Known deviations, each a strict xfail: a fix shows up as XPASS and its entry goes.
-KNOWN = {
-    "getitem list with str": "ferric.arange(5.)[[0, 'a']] raises TypeError for the string; "
-                             "PyTorch counts the indices first and raises IndexError ('too "
-                             "many indices for tensor of dimension 1')",
-}
+KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(("call", "expect"), [

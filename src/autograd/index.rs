@@ -563,6 +563,75 @@ pub fn where_(cond: &Tensor, a: Arg, b: Arg) -> Result<Var> {
     ))
 }
 
+/// Storage positions of a layout's elements, in row-major order.
+fn storage_positions(l: &crate::layout::Layout) -> Vec<usize> {
+    let n = l.numel();
+    let mut out = Vec::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    let nd = l.ndim();
+    let mut idx = vec![0usize; nd];
+    for _ in 0..n {
+        let p = l.offset as isize
+            + idx
+                .iter()
+                .zip(l.strides.iter())
+                .map(|(&i, &s)| i as isize * s)
+                .sum::<isize>();
+        out.push(p as usize);
+        for d in (0..nd).rev() {
+            idx[d] += 1;
+            if idx[d] < l.shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+/// `as_strided` (PyTorch's `AsStridedBackward0`): the gradient of an input element is the
+/// sum of the output gradients at every output reading its memory (several when the
+/// output overlaps itself); outputs reading memory outside the input give none. Unlike
+/// the other views, the result is not re-derived when its base is later written in place.
+pub fn as_strided(x: &Var, size: &[i64], stride: &[i64], offset: Option<i64>) -> Result<Var> {
+    let out = x.t.as_strided(size, stride, offset)?;
+    if !needs_grad(&[x]) {
+        return Ok(Var::plain(out));
+    }
+    let (in_layout, out_layout) = (x.t.layout.clone(), out.layout.clone());
+    Ok(record(
+        "AsStridedBackward0",
+        out,
+        &[x],
+        false,
+        Box::new(move |g, _| {
+            // input element (row-major) at each storage position the input covers
+            let mut owner = std::collections::HashMap::new();
+            for (i, p) in storage_positions(&in_layout).into_iter().enumerate() {
+                owner.entry(p).or_insert(i as i64);
+            }
+            let (mut from, mut to) = (Vec::new(), Vec::new());
+            for (j, p) in storage_positions(&out_layout).into_iter().enumerate() {
+                if let Some(&i) = owner.get(&p) {
+                    from.push(j as i64);
+                    to.push(i);
+                }
+            }
+            let (nf, nt) = (from.len(), to.len());
+            let from = Tensor::from_vec(from, &[nf])?;
+            let to = Tensor::from_vec(to, &[nt])?;
+            let picked = index_select(&views::reshape(&g[0], &[-1])?, 0, &from)?;
+            let n_in = in_layout.numel();
+            let zeros = Var::plain(Tensor::zeros("backward", &[n_in], g[0].t.dtype())?);
+            let flat = index_add(&zeros, 0, &to, &picked, Scalar::Int(1))?;
+            let shape: Vec<i64> = in_layout.shape.iter().map(|&d| d as i64).collect();
+            Ok(vec![Some(views::reshape(&flat, &shape)?)])
+        }),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,6 +123,17 @@ pub fn elu(x: &Var, alpha: f64) -> Result<Var> {
 
 /// `clamp(x, min, max)` with PyTorch's gradient: passes where min <= x <= max.
 pub fn clamp(x: &Var, min: Option<Arg>, max: Option<Arg>) -> Result<Var> {
+    let tensor_bound = matches!(min, Some(Arg::V(_))) || matches!(max, Some(Arg::V(_)));
+    let name = if tensor_bound {
+        "ClampBackward0"
+    } else {
+        "ClampBackward1"
+    };
+    clamp_as(name, x, min, max)
+}
+
+/// [`clamp`] recorded under the node name `name` (`clamp_min` is `ClampMinBackward0`).
+pub fn clamp_as(name: &str, x: &Var, min: Option<Arg>, max: Option<Arg>) -> Result<Var> {
     use crate::ops::binary::{binary as rawb, Operand};
     fn op<'a>(a: &'a Arg<'a>) -> Operand<'a> {
         match a {
@@ -158,7 +169,7 @@ pub fn clamp(x: &Var, min: Option<Arg>, max: Option<Arg>) -> Result<Var> {
         )?;
     }
     Ok(record(
-        "ClampBackward1",
+        name,
         out,
         &[x],
         false,
@@ -273,4 +284,20 @@ pub fn zero_gradient(name: &str, value: Tensor, inputs: &[&Var]) -> Result<Var> 
             Ok((0..n).map(|_| Some(Var::plain(z.clone()))).collect())
         }),
     ))
+}
+
+/// `x` again, under a node named `name` whose backward passes the gradient through: a
+/// composite op written from primitives (a loss in Python) shows PyTorch's node name
+/// (`MseLossBackward0`) as its `grad_fn`. The result shares `x`'s memory.
+pub fn named(name: &str, x: &Var) -> Var {
+    if !needs_grad(&[x]) {
+        return x.clone();
+    }
+    record(
+        name,
+        x.t.clone(),
+        &[x],
+        false,
+        Box::new(|g, _| Ok(vec![Some(g[0].clone())])),
+    )
 }

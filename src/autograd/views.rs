@@ -147,12 +147,17 @@ pub fn permute(x: &Var, dims: &[i64]) -> Result<Var> {
 }
 
 pub fn transpose(x: &Var, d0: i64, d1: i64) -> Result<Var> {
+    transpose_as("TransposeBackward0", x, d0, d1)
+}
+
+/// [`transpose`] recorded as `name` (`t()` is PyTorch's `TBackward0`).
+pub fn transpose_as(name: &str, x: &Var, d0: i64, d1: i64) -> Result<Var> {
     let out = x.t.transpose(d0, d1)?;
     if !needs_grad(&[x]) {
         return Ok(Var::plain(out));
     }
     let v = record(
-        "TransposeBackward0",
+        name,
         out,
         &[x],
         false,

@@ -317,6 +317,12 @@ pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
             ),
         ));
     }
+    if op == BinaryOp::Pow {
+        // `x **= 0.5` is sqrt in place too, as the out-of-place form
+        if let Some(r) = special_pow(&Operand::T(a), &b)? {
+            return a.copy_from(&r);
+        }
+    }
     // Fast path: same dtype throughout, `b` does not alias `a`.
     let simple =
         compute == a.dtype() && out == a.dtype() && !op.is_comparison() && !op.is_logical();

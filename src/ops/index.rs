@@ -456,7 +456,12 @@ fn vector_index(op: &str, index: &Tensor) -> Result<Tensor> {
     if index.dtype() != DType::I64 {
         return Err(Error::runtime(
             op,
-            format!("{op}(): Expected dtype int32 or int64 for index"),
+            // (PyTorch's two spellings of the same check)
+            if op.starts_with("index_add") {
+                format!("{op}(): Expected dtype int32/int64 for index")
+            } else {
+                format!("{op}(): Expected dtype int32 or int64 for index")
+            },
         ));
     }
     index.with_layout(index.layout.view(&[index.numel()]).unwrap_or_else(|| {
@@ -492,7 +497,7 @@ impl Tensor {
         let d = normalize_dim(dim, self.ndim())?;
         let index = vector_index("index_select", index)?;
         if self.ndim() == 0 && index.numel() != 1 {
-            return Err(Error::index(
+            return Err(Error::runtime(
                 "index_select",
                 format!(
                     "index_select(): Index to scalar can have only 1 value, got {} value(s)",
@@ -521,6 +526,12 @@ impl Tensor {
         }
         let flat = self.reshape(&[-1])?;
         let numel = flat.numel();
+        if numel == 0 && index.numel() > 0 {
+            return Err(Error::index(
+                "take",
+                "take(): tried to take from an empty tensor",
+            ));
+        }
         let err = move |v: i64, _: usize, _: usize, _: usize| {
             Error::index(
                 "take",
@@ -563,7 +574,13 @@ impl Tensor {
             };
         }
         if d > self.ndim() {
-            return Err(too_many(self));
+            return Err(Error::index(
+                "index_put_",
+                format!(
+                    "too many indices for tensor of dimension {} (got {d})",
+                    self.ndim()
+                ),
+            ));
         }
         let plan = Plan::new(self, &adv)?;
         if plan.dims.is_empty() {
@@ -619,11 +636,11 @@ impl Tensor {
         let n = index.numel();
         let src_n = src.shape().get(d).copied().unwrap_or(1);
         if n != src_n {
-            return Err(Error::index(
+            return Err(Error::runtime(
                 "index_add_",
                 format!(
-                    "index_add_(): Number of indices ({n}) should be equal to source.size(dim) \
-                     ({src_n})"
+                    "index_add_(): Number of indices ({n}) should be equal to source.size(dim): \
+                     ({src_n}), for dim: {d}"
                 ),
             ));
         }
@@ -650,13 +667,20 @@ impl Tensor {
             )?;
             scaled.to_dtype(self.dtype())?
         };
+        // unlike index_select, PyTorch's index_add_ reports a bad index as a RuntimeError
+        let err = |v: i64, _: usize, dim: usize, size: usize| {
+            Error::runtime(
+                "index_add_",
+                format!("index {v} is out of bounds for dimension {dim} with size {size}"),
+            )
+        };
         dim_index_plan(self, d, index)?.put(
             "index_add_",
             &src,
             true,
             &Bounds {
                 wrap: false,
-                err: &self_oob,
+                err: &err,
             },
         )
     }
@@ -671,7 +695,7 @@ impl Tensor {
             ));
         }
         if index.dtype() != DType::I64 {
-            return Err(Error::runtime(
+            return Err(Error::index(
                 "index_fill_",
                 "index_fill_(): Expected dtype int64 for index.",
             ));

@@ -45,6 +45,13 @@ pub fn apply_basic(x: &Tensor, items: &[IndexItem]) -> Result<Indexed> {
             "an index can only have a single ellipsis ('...')",
         ));
     }
+    if nd == 0 && matches!(items, [IndexItem::Int(_)]) {
+        return Err(Error::index(
+            "index",
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or \
+             `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number",
+        ));
+    }
     if used > nd {
         return Err(Error::index(
             "index",

@@ -5,9 +5,7 @@
 pub mod repeat;
 pub mod tri;
 
-#[cfg(test)]
-use crate::dtype::DType;
-use crate::dtype::{ResultType, Scalar};
+use crate::dtype::{DType, ResultType, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::shape::{checked_numel, normalize_dim, Dims};
 use crate::tensor::Tensor;
@@ -220,13 +218,18 @@ impl PadMode {
     }
 }
 
-/// Source index along a dim of size `n` for output position `i` of a dim padded on the
-/// left by `left` (negative pads crop).
-fn pad_source(mode: PadMode, i: i64, left: i64, n: i64) -> i64 {
+/// Source index along a dim of size `n` for output position `i` of a dim padded by
+/// `left` and `right` (negative pads crop). Circular padding wraps around the cropped
+/// input, as PyTorch crops before it wraps.
+fn pad_source(mode: PadMode, i: i64, left: i64, right: i64, n: i64) -> i64 {
     let j = i.saturating_sub(left);
     match mode {
         PadMode::Replicate => j.clamp(0, n - 1),
-        PadMode::Circular => j.rem_euclid(n),
+        PadMode::Circular => {
+            let start = left.saturating_neg().max(0);
+            let kept = n - start - right.saturating_neg().max(0);
+            start + i.saturating_sub(left.max(0)).rem_euclid(kept.max(1))
+        }
         _ => {
             if n == 1 {
                 return 0;
@@ -346,17 +349,29 @@ impl Tensor {
         if nd < np + 1 || nd > np + 2 {
             return Err(Error::not_implemented(
                 "pad",
-                "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now",
+                format!(
+                    "Padding size {} is not supported for {nd}D input tensor.\nSupported \
+                     combinations for non-constant padding:\n  - 2D or 3D input: padding size \
+                     = 2 (pads last dimension)\n  - 3D or 4D input: padding size = 4 (pads last \
+                     2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 \
+                     dimensions)",
+                    pad.len()
+                ),
             ));
+        }
+        if self.dtype() == DType::Bool && matches!(mode, PadMode::Reflect | PadMode::Replicate) {
+            let kind = if mode == PadMode::Reflect { "reflection" } else { "replication" };
+            return Err(Error::dtype_not_implemented(&format!("{kind}_pad{np}d"), DType::Bool));
         }
         let mut gathers = Vec::with_capacity(np);
         for k in 0..np {
             let d = nd - 1 - k;
             let (l, r) = (pad[2 * k], pad[2 * k + 1]);
             let n = self.shape()[d] as i64;
+            let kept = n - l.saturating_neg().max(0) - r.saturating_neg().max(0);
             let ok = match mode {
                 PadMode::Reflect => l < n && r < n,
-                PadMode::Circular => l <= n && r <= n,
+                PadMode::Circular => l <= n && r <= n && (kept > 0 || shape[d] == 0),
                 _ => n > 0,
             };
             if !ok || n == 0 {
@@ -375,7 +390,7 @@ impl Tensor {
             let len = shape[d];
             let mut idx = crate::storage::try_zeroed_vec::<i64>("pad", len)?;
             for (i, v) in idx.iter_mut().enumerate() {
-                *v = pad_source(mode, i as i64, l, n);
+                *v = pad_source(mode, i as i64, l, r, n);
             }
             gathers.push((d, Tensor::from_vec(idx, &[len])?));
         }

@@ -6,6 +6,15 @@ use crate::shape::{checked_numel, infer_size, normalize_dim, normalize_dims, Dim
 use crate::tensor::Tensor;
 use smallvec::SmallVec;
 
+/// PyTorch's movedim message for a repeated dim (other errors pass through).
+fn repeated_dim(e: Error, which: &str, dims: &[i64]) -> Error {
+    if e.msg.contains("appears multiple times") {
+        Error::runtime("movedim", format!("movedim: repeated dim in `{which}` ({dims:?})"))
+    } else {
+        e
+    }
+}
+
 impl Tensor {
     /// `view`: never copies; fails when the strides do not allow it.
     pub fn view(&self, sizes: &[i64]) -> Result<Tensor> {
@@ -207,7 +216,15 @@ impl Tensor {
             ));
         }
         let d = normalize_dim(dim, self.ndim())?;
-        let i = wrap_index("select", index, d, self.shape()[d])?;
+        let i = wrap_index("select", index, d, self.shape()[d]).map_err(|_| {
+            Error::index(
+                "select",
+                format!(
+                    "select(): index {index} out of range for tensor of size {} at dimension {d}",
+                    crate::error::fmt_shape(self.shape())
+                ),
+            )
+        })?;
         self.with_layout(self.layout.select(d, i))
     }
 
@@ -239,7 +256,13 @@ impl Tensor {
         }
         let d = normalize_dim(dim, self.ndim())?;
         let n = self.shape()[d];
-        if size < 0 || (size == 0 && n != 0) {
+        if size < 0 {
+            return Err(Error::runtime(
+                "split",
+                format!("split expects split_size be non-negative, but got split_size={size}"),
+            ));
+        }
+        if size == 0 && n != 0 {
             return Err(Error::runtime("split", format!("split_size can only be 0 if dimension size is 0, but got dimension size of {n}")));
         }
         if n == 0 {
@@ -328,8 +351,10 @@ impl Tensor {
                 format!("movedim: Invalid source or destination dims: source ({src:?} dims) should contain the same number of dims as destination ({dst:?} dims)"),
             ));
         }
-        let s = normalize_dims("movedim", src, nd)?;
-        let t = normalize_dims("movedim", dst, nd)?;
+        let s = normalize_dims("movedim", src, nd)
+            .map_err(|e| repeated_dim(e, "source", src))?;
+        let t = normalize_dims("movedim", dst, nd)
+            .map_err(|e| repeated_dim(e, "destination", dst))?;
         let mut order: Vec<Option<usize>> = vec![None; nd];
         for (&a, &b) in s.iter().zip(t.iter()) {
             order[b] = Some(a);
@@ -355,4 +380,73 @@ pub fn drop_dim(shape: &[usize], dim: usize) -> Dims {
         .filter(|&(i, _)| i != dim)
         .map(|(_, &d)| d)
         .collect()
+}
+
+impl Tensor {
+    /// `as_strided(size, stride, storage_offset)`: a view of this tensor's storage with the
+    /// given geometry (in elements; the offset defaults to this tensor's own). The view is
+    /// checked against the storage, so it can never reach outside it.
+    pub fn as_strided(&self, size: &[i64], stride: &[i64], offset: Option<i64>) -> Result<Tensor> {
+        if size.len() != stride.len() {
+            return Err(Error::runtime(
+                "as_strided",
+                "mismatch in length of strides and shape",
+            ));
+        }
+        if stride.iter().any(|&s| s < 0) {
+            return Err(Error::runtime(
+                "as_strided",
+                format!(
+                    "as_strided: Negative strides are not supported at the moment, got \
+                     strides: {stride:?}"
+                ),
+            ));
+        }
+        if size.iter().any(|&d| d < 0) {
+            return Err(Error::runtime(
+                "as_strided",
+                format!(
+                    "Storage size calculation overflowed with sizes={size:?} and \
+                     strides={stride:?}"
+                ),
+            ));
+        }
+        let shape = crate::shape::to_dims("as_strided", size)?;
+        let off = offset.unwrap_or(self.layout.offset as i64);
+        let Ok(off_u) = usize::try_from(off) else {
+            return Err(Error::runtime(
+                "as_strided",
+                format!("Tensor: invalid storage offset {off}"),
+            ));
+        };
+        let layout = Layout {
+            shape,
+            strides: stride.iter().map(|&s| s as isize).collect(),
+            offset: off_u,
+        };
+        if !layout.fits_in(self.storage.len()) {
+            // PyTorch's message counts bytes
+            let item = self.dtype().size_of() as u128;
+            let extent = size
+                .iter()
+                .zip(stride)
+                .map(|(&d, &s)| (d as u128).saturating_sub(1) * s as u128)
+                .sum::<u128>();
+            let need = if size.contains(&0) {
+                0
+            } else {
+                (off_u as u128 + extent + 1) * item
+            };
+            return Err(Error::runtime(
+                "as_strided",
+                format!(
+                    "setStorage: sizes {size:?}, strides {stride:?}, storage offset {off}, and \
+                     itemsize {item} requiring a storage size of {need} are out of bounds for \
+                     storage of size {}",
+                    self.storage.len() as u128 * item
+                ),
+            ));
+        }
+        self.with_layout(layout)
+    }
 }

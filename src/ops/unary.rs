@@ -161,7 +161,7 @@ pub trait Float: Element + SimdFloat + std::ops::Neg<Output = Self> {
     fn erfc_(x: Self) -> Self;
 }
 
-/// PyTorch's sign: -1, 0 or 1, keeping NaN and the sign of zero.
+/// PyTorch's sign, `(0 < x) - (x < 0)`: -1, 0 or 1; NaN and -0. give +0.
 fn sign<T: Element + num_like::Real + std::ops::Neg<Output = T>>(x: T) -> T {
     let zero = T::zero();
     if x > zero {
@@ -169,7 +169,7 @@ fn sign<T: Element + num_like::Real + std::ops::Neg<Output = T>>(x: T) -> T {
     } else if x < zero {
         -T::one()
     } else {
-        x * zero
+        zero
     }
 }
 

@@ -205,25 +205,29 @@ fn inplace<'py>(
     Ok(slf)
 }
 
-/// `other * alpha` for add/sub with `alpha`.
+/// `other * alpha` for add/sub with `alpha`; `rt` is the dtype of the result.
 fn scaled(
     op: &str,
     other: &Bound<'_, PyAny>,
     alpha: Option<&Bound<'_, PyAny>>,
-    self_float: bool,
+    rt: DType,
 ) -> PyResult<VArg> {
     let b = need_varg(op, other)?;
     let Some(alpha) = alpha else { return Ok(b) };
-    let a = scalar_arg(alpha)
+    let mut a = scalar_arg(alpha)
         .ok_or_else(|| PyTypeError::new_err(format!("{op}(): alpha must be a number")))?;
-    if !self_float && matches!(a, Scalar::Float(_)) {
+    if !rt.is_float() && matches!(a, Scalar::Float(_)) {
         return Err(Error::runtime(
             "",
             "For integral input tensors, argument alpha must not be a floating point number.",
         )
         .into());
     }
-    if a == Scalar::Int(1) {
+    if rt == DType::Bool {
+        // PyTorch converts alpha to the result dtype: bool + bool stays bool
+        a = Scalar::Bool(a.to_f64() != 0.0);
+    }
+    if a == Scalar::Int(1) || a == Scalar::Bool(true) {
         return Ok(b);
     }
     Ok(VArg::V(vbinary(BinaryOp::Mul, b.arg(), VA::S(a))?))
@@ -235,6 +239,9 @@ fn div_mode(a: &Tensor, b: Operand, mode: Option<&str>) -> PyResult<Tensor> {
         Some("floor") => Ok(binary(BinaryOp::FloorDiv, Operand::T(a), b)?),
         Some("trunc") => {
             let out = crate::ops::binary::result_type(&Operand::T(a), &b);
+            if out == DType::Bool {
+                return Err(Error::dtype_not_implemented("div_trunc_cpu", out).into());
+            }
             let q = binary(
                 BinaryOp::Div,
                 Operand::T(&a.to_dtype(out.to_float().max(DType::F64))?),
@@ -640,7 +647,7 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        let b = scaled("add_", other, alpha, slf.t.dtype().is_float())?;
+        let b = scaled("add_", other, alpha, slf.t.dtype())?;
         binary_inplace(&slf, BinaryOp::Add, &b)?;
         Ok(slf)
     }
@@ -668,7 +675,7 @@ impl PyTensor {
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyRef<'py, Self>> {
-        let b = scaled("sub_", other, alpha, slf.t.dtype().is_float())?;
+        let b = scaled("sub_", other, alpha, slf.t.dtype())?;
         binary_inplace(&slf, BinaryOp::Sub, &b)?;
         Ok(slf)
     }
@@ -806,17 +813,36 @@ impl PyTensor {
         Self::clamp_(slf, min, max)
     }
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, clamp_impl(&self.var()?, bound(Some(min))?, None)?)
+        let lo = need_varg("clamp_min", min)?;
+        let name = match lo {
+            VArg::V(_) => "ClampMinBackward1",
+            VArg::S(_) => "ClampMinBackward0",
+        };
+        wrap_var(
+            py,
+            autograd::unary::clamp_as(name, &self.var()?, Some(lo.arg()), None)?,
+        )
     }
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, clamp_impl(&self.var()?, None, bound(Some(max))?)?)
+        let hi = need_varg("clamp_max", max)?;
+        let name = match hi {
+            VArg::V(_) => "ClampMaxBackward1",
+            VArg::S(_) => "ClampMaxBackward0",
+        };
+        wrap_var(
+            py,
+            autograd::unary::clamp_as(name, &self.var()?, None, Some(hi.arg()))?,
+        )
     }
 
     #[pyo3(signature = (decimals=0))]
     fn round(&self, py: Python<'_>, decimals: i64) -> PyResult<Py<PyTensor>> {
         let v = self.var()?;
         let r = round_impl(&self.t, decimals)?;
-        wrap_var(py, autograd::unary::constant_like(&v, &r)?)
+        wrap_var(
+            py,
+            autograd::unary::zero_gradient(round_node(decimals), r, &[&v])?,
+        )
     }
     #[pyo3(signature = (decimals=0))]
     fn round_<'py>(slf: PyRef<'py, Self>, decimals: i64) -> PyResult<PyRef<'py, Self>> {
@@ -827,7 +853,7 @@ impl PyTensor {
             "round_",
             false,
             |t| t.copy_from(&r),
-            |old| autograd::unary::constant_like(old, &r),
+            |old| autograd::unary::zero_gradient(round_node(decimals), r.clone(), &[old]),
         )?;
         Ok(slf)
     }
@@ -949,7 +975,7 @@ fn add_sub(
             VArg::S(s) => Operand::S(*s),
         },
     )?;
-    let b = scaled(op.name(), other, alpha, rt.is_float())?;
+    let b = scaled(op.name(), other, alpha, rt)?;
     let r = vbinary(op, VA::V(&x), b.arg())?;
     Ok(autograd::unary::to_dtype(&r, rt)?)
 }
@@ -983,14 +1009,33 @@ fn fill_scalar(slf: &PyTensor, v: Scalar, name: &str) -> PyResult<()> {
         |t| t.fill(v),
         |old| {
             let filled = Tensor::full(name, old.t.shape(), v, old.t.dtype())?;
-            autograd::unary::constant_like(old, &filled)
+            // PyTorch's entries: zero_ and fill_.Scalar (the third fill overload)
+            let node = if name == "zero_" {
+                "ZeroBackward0"
+            } else {
+                "FillBackward2"
+            };
+            autograd::unary::zero_gradient(node, filled, &[old])
         },
     )
 }
 
+/// PyTorch's node for `round` (`RoundBackward1` when rounding to decimals).
+fn round_node(decimals: i64) -> &'static str {
+    if decimals == 0 {
+        "RoundBackward0"
+    } else {
+        "RoundBackward1"
+    }
+}
+
 fn round_impl(t: &Tensor, decimals: i64) -> PyResult<Tensor> {
-    if decimals == 0 || !t.dtype().is_float() {
+    if decimals == 0 {
         return Ok(unary(UnaryOp::Round, t)?);
+    }
+    if !t.dtype().is_float() {
+        // PyTorch rounds integers only without decimals
+        return Err(Error::dtype_not_implemented("round_cpu", t.dtype()).into());
     }
     // PyTorch: round(x * 10^d) / 10^d (with the inverse for negative d)
     let d = decimals.unsigned_abs() as i32;

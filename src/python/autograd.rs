@@ -68,23 +68,47 @@ impl<T> Local<T> {
     }
 }
 
-/// `tensor.grad_fn`: a node of the recorded graph.
-#[pyclass(name = "Node", module = "ferric.autograd.graph", frozen)]
+/// `tensor.grad_fn`: a node of the recorded graph. Each node is an instance of a
+/// subclass named after its op, as in PyTorch (`type(y.grad_fn).__name__ ==
+/// "MulBackward0"`); the subclasses are made on first use by `node_class`.
+#[pyclass(name = "Node", module = "ferric.autograd.graph", frozen, subclass)]
 pub struct PyNode {
     node: Local<Rc<Node>>,
 }
 
+thread_local! {
+    /// The node `node_obj` is wrapping: Python-made subclasses can only be instantiated
+    /// through their type, so the Rust node reaches `PyNode::new` through this slot.
+    static NEW_NODE: RefCell<Option<Rc<Node>>> = const { RefCell::new(None) };
+}
+
 pub fn node_obj(py: Python<'_>, n: Rc<Node>) -> PyResult<Py<PyNode>> {
-    Py::new(
+    let cls = crate::python::node_class::class_for(
         py,
-        PyNode {
-            node: Local::new(n),
+        if n.is_accumulate() {
+            "AccumulateGrad"
+        } else {
+            &n.name
         },
-    )
+        py.get_type::<PyNode>(),
+    )?;
+    NEW_NODE.with(|s| *s.borrow_mut() = Some(n));
+    let obj = cls.call0();
+    NEW_NODE.with(|s| s.borrow_mut().take());
+    Ok(obj?.cast_into::<PyNode>()?.unbind())
 }
 
 #[pymethods]
 impl PyNode {
+    #[new]
+    fn py_new() -> PyResult<Self> {
+        let node = NEW_NODE.with(|s| s.borrow_mut().take()).ok_or_else(|| {
+            PyTypeError::new_err("cannot create autograd nodes directly: the engine makes them")
+        })?;
+        Ok(PyNode {
+            node: Local::new(node),
+        })
+    }
     /// The node's name, as PyTorch spells it (its leaf node is named after the C++ class).
     fn name(&self) -> PyResult<String> {
         let n = self.node.get()?;

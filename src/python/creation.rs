@@ -576,12 +576,14 @@ fn eye(
     let _ = layout;
     let tg = target("eye", dtype, out)?;
     let m = m.unwrap_or(n);
-    if n < 0 || m < 0 {
-        return Err(Error::runtime(
-            "eye",
-            format!("n and m must be greater or equal to 0, got {n} and {m}"),
-        )
-        .into());
+    for (arg, v) in [("n", n), ("m", m)] {
+        if v < 0 {
+            return Err(Error::runtime(
+                "eye",
+                format!("{arg} must be greater or equal to 0, got {v}"),
+            )
+            .into());
+        }
     }
     let dims = to_dims("eye", &[n, m])?;
     let d = tg.dtype.unwrap_or(DType::F32);

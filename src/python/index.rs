@@ -103,9 +103,7 @@ fn index_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            if o.is_none() {
-                return Ok(None);
-            }
+            // PyTorch's argument parser takes tensors only here (no None for "all")
             as_tensor_ref(o).map(Some).ok_or_else(|| {
                 PyTypeError::new_err(format!(
                     "expected Tensor as element {i} in argument 0, but got {}",

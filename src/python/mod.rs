@@ -17,6 +17,7 @@ mod info;
 mod join;
 mod matmul;
 mod memory_format;
+mod node_class;
 mod nn;
 mod optim;
 mod out;

@@ -16,6 +16,14 @@ fn opt_tensor(op: &str, name: &str, pos: usize, obj: Obj) -> PyResult<Option<Ten
     Ok(opt_var(op, name, pos, obj)?.map(|v| v.t))
 }
 
+/// `_named_node(t, name)`: `t` under a pass-through node called `name`, so a loss
+/// composed in Python reports PyTorch's node (`MseLossBackward0`) as its `grad_fn`.
+#[pyfunction(name = "_named_node")]
+fn named_node(py: Python<'_>, t: &Bound<'_, PyAny>, name: &str) -> PyResult<Py<PyTensor>> {
+    let x = var_arg("_named_node", "t", 1, t)?;
+    wrap_var(py, crate::autograd::unary::named(name, &x))
+}
+
 /// `_nll_loss(input, target, weight, reduction, ignore_index)`.
 #[pyfunction(name = "_nll_loss")]
 #[pyo3(signature = (input, target, weight=None, reduction="mean", ignore_index=-100))]
@@ -189,6 +197,7 @@ fn embedding(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(named_node, m)?)?;
     m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(layer_norm, m)?)?;

@@ -131,8 +131,32 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
     )))
 }
 
-fn index_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
+/// PyTorch counts the dims a tuple of indices consumes before it reads any item, so
+/// too many indices is an `IndexError` even when an item is of a bad type.
+fn check_index_count<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    ndim: usize,
+) -> PyResult<()> {
+    let mut count = 0usize;
+    for k in items {
+        if let Some(t) = as_tensor_ref(&k) {
+            count += if t.dtype() == DType::Bool { t.ndim() } else { 1 };
+        } else if !(k.is_none() || k.is_instance_of::<PyEllipsis>() || k.is_instance_of::<PyBool>())
+        {
+            count += 1;
+        }
+    }
+    if count > ndim {
+        return Err(PyIndexError::new_err(format!(
+            "too many indices for tensor of dimension {ndim}"
+        )));
+    }
+    Ok(())
+}
+
+fn index_items(key: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<IndexItem>> {
     if let Ok(t) = key.cast::<PyTuple>() {
+        check_index_count(t.iter(), ndim)?;
         return t.iter().map(|k| index_item(&k)).collect();
     }
     // PyTorch (like old NumPy) still reads a list holding sequences, slices, None,
@@ -161,6 +185,7 @@ fn index_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
                     2,
                 ),
             )?;
+            check_index_count(l.iter(), ndim)?;
             return l.iter().map(|k| index_item(&k)).collect();
         }
     }
@@ -191,7 +216,7 @@ fn value_tensor(op: &str, v: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor
 #[pymethods]
 impl PyTensor {
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let items = index_items(key)?;
+        let items = index_items(key, self.t.ndim())?;
         let x = self.var()?;
         if x.meta.is_none() {
             return wrap_var(py, Var::plain(getitem(&self.t, &items)?));
@@ -200,7 +225,7 @@ impl PyTensor {
     }
 
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let items = index_items(key)?;
+        let items = index_items(key, self.t.ndim())?;
         if let Some(s) = crate::python::convert::scalar_arg(value) {
             if !self.requires_grad()? {
                 return Ok(crate::ops::indexing::setitem_scalar(&self.t, &items, s)?);
@@ -254,7 +279,7 @@ impl PyTensor {
         if self.t.ndim() < 2 {
             return wrap_var(py, av::reshape_like("AliasBackward0", &x, out)?);
         }
-        wrap_var(py, av::transpose(&x, 0, 1)?)
+        wrap_var(py, av::transpose_as("TBackward0", &x, 0, 1)?)
     }
     #[getter(T)]
     fn big_t(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
@@ -314,6 +339,20 @@ impl PyTensor {
     ) -> PyResult<Py<PyTensor>> {
         let out = self.t.unflatten(dim, &int_list(sizes, "sizes")?)?;
         wrap_var(py, av::reshape_like("ViewBackward0", &self.var()?, out)?)
+    }
+    #[pyo3(signature = (size, stride, storage_offset=None))]
+    fn as_strided(
+        &self,
+        py: Python<'_>,
+        size: &Bound<'_, PyAny>,
+        stride: &Bound<'_, PyAny>,
+        storage_offset: Option<i64>,
+    ) -> PyResult<Py<PyTensor>> {
+        let (size, stride) = (int_list(size, "size")?, int_list(stride, "stride")?);
+        wrap_var(
+            py,
+            crate::autograd::index::as_strided(&self.var()?, &size, &stride, storage_offset)?,
+        )
     }
     fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> PyResult<Py<PyTensor>> {
         self.t.narrow(dim, start, length)?;
@@ -408,6 +447,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             "ravel",
             "unflatten",
             "narrow",
+            "as_strided",
             "select",
             "unbind",
             "chunk",

@@ -18,11 +18,9 @@ from specs.common import (
     INTEGRAL,
     NOT_IMPL,
     NUM,
-    WITH_SPECIALS,
     B,
     boolean,
     inplace_of,
-    known_bug,
     pairs,
     promote,
     result_type,
@@ -350,28 +348,3 @@ row("pow(int, negative int tensor)", {"pow": lambda F, x, y: F.pow(x, y),
     _int_pow, shapes=((3, 4), (4,)), dtypes=((I64, I64),), domains=("real", "real"))
 row("pow(2.5, x)", {"pow": lambda F, x: F.pow(2.5, x)}, lambda a: np.power(2.5, a),
     domains=("exponent",), scalars=(2.5,), differentiable=True)
-
-
-
-# --- known library bugs (see specs.common.known_bug) ------------------------------
-
-known_bug(["sign", "sign_"], "ferric.sign(ferric.tensor([float('nan')])) gives nan; PyTorch "
-          "gives 0 (sign is (0 < x) - (x < 0))", [(F32,), (F64,)], WITH_SPECIALS)
-known_bug(["round(decimals=1)", "round(decimals=1)_"],
-          "ferric.tensor([1, 2]).round(decimals=1) returns a copy; PyTorch raises "
-          "NotImplementedError (\"round_cpu\" not implemented for 'Long')", [(I64,)],
-          ["errors"])
-known_bug(["div(trunc)"],
-          "ferric.div(ferric.tensor([True]), ferric.tensor([True]), rounding_mode='trunc') "
-          "returns tensor([True]); PyTorch raises NotImplementedError (\"div_trunc_cpu\" not "
-          "implemented for 'Bool'), as ferric already does for rounding_mode='floor'",
-          [(B, B)], ["errors"])
-known_bug(["add(alpha=2)_"],
-          "x = ferric.tensor([True, False]); x.add_(ferric.tensor([True, True]), alpha=2) raises "
-          "'result type Long can't be cast to the desired output type Bool'; PyTorch converts "
-          "alpha to the result dtype and gives tensor([True, True]) (out-of-place add does)",
-          [(B, B)])
-known_bug(["pow(x, 0.5)_"],
-          "x = ferric.tensor([float('-inf'), -0.]); x.pow_(0.5) (or x **= 0.5) gives [inf, 0.] "
-          "(C pow); PyTorch computes a scalar exponent of 0.5 as sqrt in place too: [nan, -0.] "
-          "(out-of-place x ** 0.5 does)", [(F32,), (F64,)], WITH_SPECIALS)

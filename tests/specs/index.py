@@ -25,7 +25,6 @@ from specs.common import (
     first,
     index_domain,
     inplace_of,
-    known_bug,
     pairs,
     result_type,
     row,
@@ -328,13 +327,3 @@ op_row("nonzero", {"nonzero": lambda F, x: F.nonzero(x), "Tensor.nonzero": lambd
 op_row("nonzero(as_tuple=True)", {"Tensor.nonzero": lambda F, x: x.nonzero(as_tuple=True)},
        nonzero_tuple_ref, shapes=((2, 3, 4),), rule=const(I64), domains=("halves",),
        differentiable=False)
-
-
-# --- known library bugs (see specs.common.known_bug) ------------------------------
-
-known_bug(["scatter(src)_", "scatter(value=2.5)_", "scatter(value=-3)_", "scatter(value=True)_",
-           "scatter(reduce=add)_", "scatter(reduce=multiply)_", "scatter_add_"],
-          "x = ferric.zeros(3, 4); x.scatter_(0, ferric.zeros(0, 4, dtype=ferric.int64), 1.0) "
-          "leaves x._version unchanged (also scatter_add_; any empty index); PyTorch bumps the "
-          "version counter of every in-place op, empty or not (index_fill_/masked_fill_ do)",
-          layouts=["zero_size"])

@@ -22,7 +22,6 @@ from specs.common import (
     fm,
     index_domain,
     inplace_of,
-    known_bug,
     pairs,
     row,
     same,
@@ -194,24 +193,3 @@ for _mode in ("reflect", "replicate", "circular"):
        errors=NOT_BOOL_PAD if _mode != "circular" else ())
 op("pad(circular, negative)", {"pad": lambda F, x: F.pad(x, (-1, 2), mode="circular")},
    pad_ref((-1, 2), "circular"), layouts=("contiguous", "transposed", "strided", "broadcast"))
-
-
-# --- known library bugs (see specs.common.known_bug) ------------------------------
-
-known_bug(["tril(0)_", "tril(1)_", "tril(-2)_", "triu(0)_", "triu(1)_", "triu(-2)_"],
-          "ferric.zeros(1, 3).expand(3, 3).tril_() raises 'more than one element of the "
-          "written-to tensor refers to a single memory location'; PyTorch allows tril_/triu_ "
-          "on expanded tensors (as for fill_)", layouts=["broadcast"])
-known_bug(["pad(circular, negative)"],
-          "ferric.pad(ferric.arange(4.)[None], (1, -2), mode='circular') gives [[3., 0., 1.]] "
-          "(wraps around the uncropped input); PyTorch crops first and wraps around the "
-          "cropped tensor: [[1., 0., 1.]] (and (-1, 2) gives [[1., 2., 3., 1., 2.]])")
-known_bug(["repeat_interleave(tensor, dim)"],
-          "ferric.arange(4).repeat_interleave(ferric.tensor([1., 2., 1., 1.])) raises "
-          "RuntimeError ('repeats has to be Long or Int tensor'); PyTorch raises "
-          "NotImplementedError ('\"repeat_interleave_cpu\" not implemented for 'Float'')",
-          [(I64, F32)], ["errors"])
-known_bug(["pad(reflect)", "pad(reflect, 2-d)", "pad(replicate)", "pad(replicate, 2-d)"],
-          "ferric.pad(ferric.tensor([[True, False, True]]), (1, 1), mode='reflect') (or "
-          "'replicate') returns a padded bool tensor; PyTorch raises NotImplementedError "
-          "('\"reflection_pad1d\" not implemented for 'Bool'')", [(B,)], ["errors"])

@@ -3,6 +3,10 @@
 Cross entropy and nll_loss call the fused Rust ops (``_core._cross_entropy`` /
 ``_core._nll_loss``); the others are composites of differentiable ferric ops
 (BCE-with-logits goes through ``logsigmoid``, so it stays finite for large logits).
+Where PyTorch has a backward node of its own for a loss (``MseLossBackward0``, ...), the
+composite's result is passed through a node of that name (``_core._named_node``), so
+``loss.grad_fn`` reads as in PyTorch; losses PyTorch itself composes from other ops
+(``l1_loss``, ``kl_div``, ...) keep the node of their last op, as there.
 """
 
 from __future__ import annotations
@@ -87,7 +91,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     diff = input - target
-    return _weighted(diff * diff, weight, input, reduction)
+    return _core._named_node(_weighted(diff * diff, weight, input, reduction),
+                             "MseLossBackward0")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -123,7 +128,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return _reduce(diff.abs(), reduction)
     ad = diff.abs()
     loss = _core.where(ad < beta, 0.5 * diff * diff / beta, ad - 0.5 * beta)
-    return _reduce(loss, reduction)
+    return _core._named_node(_reduce(loss, reduction), "SmoothL1LossBackward0")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -132,7 +137,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    return _weighted(_huber(input - target, delta), weight, input, reduction)
+    loss = _weighted(_huber(input - target, delta), weight, input, reduction)
+    return _core._named_node(loss, "HuberLossBackward0")
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -153,7 +159,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = -(target * log_x + (1 - target) * log_1mx)
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _core._named_node(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
@@ -181,7 +187,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - target) * input - ls
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _core._named_node(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
 def _xlogy(t):
@@ -298,7 +304,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
     reduction = _reduction(size_average, reduce, reduction)
-    return _reduce(_core.softplus(-target * input), reduction)
+    loss = _reduce(_core.softplus(-target * input), reduction)
+    return _core._named_node(loss, "SoftMarginLossBackward0")
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,

@@ -213,6 +213,10 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
         "PowBackward0"
     } else if op == BinaryOp::Pow && !a_is_t {
         "PowBackward2"
+    } else if op == BinaryOp::Fmod && b_is_t {
+        "FmodBackward1"
+    } else if op == BinaryOp::Rem && b_is_t {
+        "RemainderBackward1"
     } else {
         op.node_name()
     };
@@ -399,6 +403,13 @@ pub fn neg(x: &Var) -> Result<Var> {
 
 /// PyTorch's node name of a unary op: `tanh` -> `TanhBackward0`.
 fn node_name(op: UnaryOp) -> String {
+    // PyTorch's own spellings where they are not the capitalised op name
+    match op.name() {
+        "log1p" => return "Log1PBackward0".to_string(),
+        "logsigmoid" => return "LogSigmoidBackward0".to_string(),
+        "square" => return "PowBackward0".to_string(), // square is pow(x, 2) in PyTorch
+        _ => {}
+    }
     let cap: String = op
         .name()
         .split('_')

@@ -129,7 +129,7 @@ impl Tensor {
                 "masked_scatter_",
                 format!(
                     "masked_scatter_ only supports boolean masks, but got mask with dtype {}",
-                    c_type_name(mask.dtype())
+                    mask.dtype().torch_name()
                 ),
             ));
         }

@@ -73,9 +73,11 @@ fn strides_without(t: &Tensor, dim: usize) -> Strides {
 
 fn check_index_dtype(op: &str, index: &Tensor) -> Result<()> {
     if index.dtype() != DType::I64 {
+        // PyTorch names the family (scatter_add_ reports "scatter()")
+        let family = if op.starts_with("gather") { "gather" } else { "scatter" };
         return Err(Error::runtime(
             op,
-            format!("{op}(): Expected dtype int64 for index"),
+            format!("{family}(): Expected dtype int32/int64 for index"),
         ));
     }
     Ok(())
@@ -128,7 +130,7 @@ impl Tensor {
                 return Err(Error::runtime(
                     "gather",
                     format!(
-                        "Size does not match at dimension {i} expected index {} to be smaller \
+                        "Size does not match at dimension {i} expected index {} to be no larger \
                          than self {} apart from dimension {d}",
                         fmt_shape(index.shape()),
                         fmt_shape(self.shape())
@@ -184,6 +186,8 @@ impl Tensor {
         }
         self.check_writable(op)?;
         if index.numel() == 0 {
+            // PyTorch bumps the version of every in-place op, empty or not
+            self.storage.bump_version();
             return Ok(());
         }
         if nd.max(1) != index.ndim().max(1) {
@@ -210,12 +214,12 @@ impl Tensor {
         });
         if wrong {
             let mut msg = format!(
-                "Expected index {} to be smaller than self {} apart from dimension {d}",
+                "Expected index {} to be no larger than self {} apart from dimension {d}",
                 fmt_shape(index.shape()),
                 fmt_shape(self.shape())
             );
             if let Some(s) = src_t {
-                msg += &format!(" and to be smaller size than src {}", fmt_shape(s.shape()));
+                msg += &format!(" and to be no larger size than src {}", fmt_shape(s.shape()));
             }
             return Err(Error::runtime(op, msg));
         }

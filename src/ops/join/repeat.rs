@@ -40,9 +40,10 @@ pub fn repeat_interleave_index(repeats: &Tensor) -> Result<Tensor> {
         ));
     }
     if repeats.dtype() != crate::dtype::DType::I64 {
-        return Err(Error::runtime(
-            "repeat_interleave",
-            "repeats has to be Long or Int tensor",
+        // PyTorch's kernel dispatches on the index types before anything else
+        return Err(Error::dtype_not_implemented(
+            "repeat_interleave_cpu",
+            repeats.dtype(),
         ));
     }
     let r = repeats.to_vec::<i64>()?;
@@ -169,8 +170,27 @@ impl Tensor {
                  dimensions of tensor",
             ));
         }
-        let reps = to_dims("repeat", sizes)?;
         let lead = sizes.len() - nd;
+        if let Some(i) = sizes.iter().position(|&r| r < 0) {
+            // PyTorch reports the size of the result it could not make
+            let s = if i < lead { 1 } else { self.shape()[i - lead] as i64 };
+            let out: Vec<i64> = sizes
+                .iter()
+                .enumerate()
+                .map(|(j, &r)| {
+                    let s = if j < lead { 1 } else { self.shape()[j - lead] as i64 };
+                    r.saturating_mul(s)
+                })
+                .collect();
+            return Err(Error::runtime(
+                "repeat",
+                format!(
+                    "Trying to create tensor with negative dimension {}: {out:?}",
+                    sizes[i].saturating_mul(s)
+                ),
+            ));
+        }
+        let reps = to_dims("repeat", sizes)?;
         // view the result as (r0, s0, r1, s1, ...) with stride 0 along each r_i
         let mut shape = Dims::new();
         let mut strides = Strides::new();
@@ -229,6 +249,12 @@ impl Tensor {
         };
         let n = x.shape()[d];
         let reps = match repeats {
+            Repeats::Int(r) if r < 0 => {
+                return Err(Error::runtime(
+                    "repeat_interleave",
+                    "Repeats must be non-negative",
+                ))
+            }
             Repeats::Int(r) => Tensor::from_vec(vec![r; n], &[n])?,
             Repeats::Tensor(t) if t.numel() == 1 && t.ndim() <= 1 => {
                 let r = t.item()?.to_i64();

@@ -19,7 +19,8 @@ impl Tensor {
                 format!("{name}: input tensor must have at least 2 dimensions"),
             ));
         }
-        self.check_writable(op)?;
+        // zeros are one value: well defined through an expanded view, as for fill_
+        self.check_storage_writable(op)?;
         let (rows, cols) = (self.shape()[nd - 2], self.shape()[nd - 1] as i64);
         crate::with_dtype!(self.dtype(), T, {
             // SAFETY: T is our dtype; no other slice of this storage is live.
