@@ -490,3 +490,16 @@ def test_mutated_files_load_or_raise_clearly(data):
         ferric.load(io.BytesIO(bytes(raw)))
     except (RuntimeError, pickle.UnpicklingError, ValueError):
         pass
+
+
+def test_build_cannot_rewire_ferric_helpers():
+    # BUILD on the storage object a persistent id returns: refused, not applied
+    ref = _writer.StorageRef("0", _dtypes.BY_NAME["float32"], 4)
+    buf = io.BytesIO()
+    p = _writer.TorchPickler(buf, 2, {}, legacy=False)
+    p.write(pickle.PROTO + b"\x02")
+    p.save(ref)  # written as its persistent id
+    p.save({"ctx": None})
+    p.write(pickle.BUILD + pickle.STOP)
+    with pytest.raises(pickle.UnpicklingError, match="Can only build"):
+        ferric.load(io.BytesIO(archive(buf.getvalue(), {"0": b"\x00" * 16})))

@@ -27,7 +27,16 @@ from . import _dtypes, _globals, _views
 _BLOCKED = ("sys", "os", "posix", "nt")
 
 
-class StorageType:
+class _Sealed:
+    """ferric's own unpickling helpers: a pickle's BUILD opcode may not change them."""
+
+    def __setstate__(self, state):
+        raise pickle.UnpicklingError(
+            "Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
+            f"`add_safe_globals`, but got {type(self)}")
+
+
+class StorageType(_Sealed):
     """What ``torch.FloatStorage`` & co (and ``torch.storage.UntypedStorage``) unpickle
     as: the dtype row of the storage's bytes."""
 
@@ -38,7 +47,7 @@ class StorageType:
         return f"StorageType(dtype=torch.{self.row.name})"
 
 
-class MissingDType:
+class MissingDType(_Sealed):
     """A PyTorch dtype ferric does not have (it can still name one in a checkpoint)."""
 
     def __init__(self, name: str) -> None:
@@ -51,7 +60,7 @@ class MissingDType:
         return (MissingDType, (self.name,))
 
 
-class Storage:
+class Storage(_Sealed):
     """A storage named by a checkpoint: ``key`` (its record), the dtype row it was saved
     with, its element count and saved location. ``base(row)`` is the 1-D ferric tensor
     over its bytes read as ``row`` (made once per dtype, so views share it)."""
