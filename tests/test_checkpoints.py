@@ -150,6 +150,8 @@ def ferric_message(torch_message: str) -> str:
                                           weights_only=True)),
     ("mmap_buffer", lambda: ferric.load(io.BytesIO(open(fixture("torch_cuda.pt"), "rb").read()),
                                         mmap=True)),
+    ("whole_model", lambda: ferric.load(fixture("torch_whole_model.pt"))),
+    ("save_missing_dir", lambda: ferric.save({}, "/nonexistent-dir/x.pt")),
 ])
 def test_errors_match_pytorch(key, call):
     want = EXPECTED["errors"][key]
@@ -157,6 +159,20 @@ def test_errors_match_pytorch(key, call):
         call()
     assert type(err.value).__name__ == want["type"]
     assert str(err.value) == ferric_message(want["message"])
+
+
+def test_whole_pickled_module_loads_with_weights_only_false():
+    # torch.nn classes in the pickle resolve to the ferric.nn classes of the same path
+    m = ferric.load(fixture("torch_whole_model.pt"), weights_only=False)
+    assert type(m) is ferric.nn.Sequential and not m.training
+    assert type(m[1]) is ferric.nn.BatchNorm2d
+    out = m(write_ferric.model_input()).detach().numpy()
+    np.testing.assert_allclose(out, EXPECTED["model"]["output"], rtol=1e-5, atol=1e-6)
+
+
+def test_pickle_load_args_warn_under_weights_only():
+    with pytest.warns(UserWarning, match="pickle_load_args only works if"):
+        ferric.load(fixture("torch_cuda.pt"), map_location="cpu", encoding="latin1")
 
 
 def test_weights_only_false_and_safe_globals_load_other_classes():
@@ -503,3 +519,49 @@ def test_build_cannot_rewire_ferric_helpers():
     p.write(pickle.BUILD + pickle.STOP)
     with pytest.raises(pickle.UnpicklingError, match="Can only build"):
         ferric.load(io.BytesIO(archive(buf.getvalue(), {"0": b"\x00" * 16})))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_view_of_any_window_matches_numpy(data):
+    """Any in-bounds (offset, size, stride) on a storage gives NumPy's as_strided values."""
+    from ferric.serialization import _views
+
+    ndim = data.draw(st.integers(0, 4))
+    size = data.draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim))
+    stride = data.draw(st.lists(st.integers(0, 9), min_size=ndim, max_size=ndim))
+    need = _views.extent(size, stride)
+    numel = need + data.draw(st.integers(0, 12))
+    offset = data.draw(st.integers(0, numel - need))
+    storage = np.arange(numel, dtype=np.float32)
+    t = _views.view_of(ferric.from_numpy(storage.copy()), _dtypes.BY_NAME["float32"], offset,
+                       size, stride)
+    want = np.lib.stride_tricks.as_strided(storage[offset:], shape=size,
+                                           strides=[4 * s for s in stride])
+    assert list(t.shape) == size
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_test_layout_loads_as_a_real_view(kind):
+    """The layouts of tests/layouts.py, and slices of them, rebuilt on their storage, are
+    views of it (one version counter), not NumPy-shared copies."""
+    from ferric.serialization import _views
+
+    from layouts import layout
+
+    for arr in ARRAYS:
+        lay = layout(arr, kind)
+        base = ferric.from_numpy(np.ascontiguousarray(lay.base, dtype=np.float64).ravel())
+        full = lay.view(base.view(lay.base.shape))
+        for t in (full, full[..., 1:], full[:1]) if full.dim() else (full,):
+            if not t.numel():
+                continue
+            v = _views.view_of(base, _dtypes.BY_NAME["float64"], t.storage_offset(),
+                               list(t.shape), list(t.stride()))
+            assert v.tolist() == t.tolist()
+            assert all(a == b for a, b, n in zip(v.stride(), t.stride(), t.shape, strict=True)
+                       if n > 1)
+            before = v._version
+            base.add_(0)
+            assert v._version > before, (kind, t.shape, t.stride())

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import warnings
 from struct import error as struct_error
 from typing import Any
 
@@ -86,6 +87,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
         save_safetensors(obj, f, pickle_module, pickle_protocol)
         return
     if _is_path(f):
+        parent = os.path.dirname(os.fsdecode(os.fspath(f)))
+        if _use_new_zipfile_serialization and parent and not os.path.isdir(parent):
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
         with open(os.fspath(f), "wb") as fh:
             _save_to(obj, fh, _archive_name(f), pickle_protocol,
                      _use_new_zipfile_serialization, _disable_byteorder_record)
@@ -170,6 +174,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
                            "specified")
     if not weights_only and pickle_module is None:
         pickle_module = pickle
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     pickle_load_args.setdefault("encoding", "utf-8")
     if _is_path(f) and _is_safetensors_path(f):
         return load_safetensors(f, map_location, pickle_module, weights_only=weights_only,

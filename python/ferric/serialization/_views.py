@@ -50,20 +50,29 @@ def _lead(t, k: int) -> tuple:
     return (slice(None),) * k
 
 
+def _row_lengths(size: list, stride: list) -> list:
+    """For each dim but the last, the row length r its split uses: a divisor of its
+    stride (every (s / r)-th row is kept) long enough for the next dim's chunk."""
+    need = (size[-1] - 1) * stride[-1] + 1
+    rows = []
+    for n, s in zip(reversed(size[:-1]), reversed(stride[:-1]), strict=True):
+        if need > s:
+            raise _NoView
+        r = next(d for d in range(need, s + 1) if s % d == 0)
+        rows.append(r)
+        need = (n - 1) * s + r
+    return rows[::-1]
+
+
 def _build_sorted(base, offset: int, size: list, stride: list):
     """Dims sorted by decreasing stride, all sizes >= 2 and strides >= 1."""
     cur, rel, length = base, offset, base.shape[0]
-    for i, (n, s) in enumerate(zip(size, stride, strict=True)):
-        inner = extent(size[i + 1:], stride[i + 1:]) if i + 1 < len(size) else 1
+    for i, r in enumerate(_row_lengths(size, stride)):
+        n, s = size[i], stride[i]
+        inner = extent(size[i + 1:], stride[i + 1:])
         lead = cur.dim() - 1
-        if inner == 1:
-            cur = cur.narrow(lead, rel, (n - 1) * s + 1)[_lead(cur, lead) + (slice(None, None, s),)]
-            return cur
-        # split the last axis into rows of r elements (r divides s, r >= inner), keep
-        # every t-th row: rows of stride s, each holding the inner window
-        r = next(d for d in range(inner, s + 1) if s % d == 0) if inner <= s else 0
-        if r == 0:
-            raise _NoView
+        # split the last axis into rows of r elements and keep every t-th row: rows of
+        # stride s, each holding the inner window at `rel`
         t, rows = s // r, (n - 1) * (s // r) + 1
         lo, hi = max(0, rel + rows * r - length), min(rel, r - inner)
         if lo > hi:
@@ -71,7 +80,8 @@ def _build_sorted(base, offset: int, size: list, stride: list):
         cur = cur.narrow(lead, rel - lo, rows * r)
         cur = cur.view(*cur.shape[:-1], rows, r)[_lead(cur, lead) + (slice(None, None, t),)]
         rel, length = lo, r
-    raise _NoView
+    n, s, lead = size[-1], stride[-1], cur.dim() - 1
+    return cur.narrow(lead, rel, (n - 1) * s + 1)[_lead(cur, lead) + (slice(None, None, s),)]
 
 
 def _try_view(base, offset: int, size, stride):
