@@ -546,9 +546,9 @@ def test_view_of_any_window_matches_numpy(data):
 def test_every_test_layout_loads_as_a_real_view(kind):
     """The layouts of tests/layouts.py, and slices of them, rebuilt on their storage, are
     views of it (one version counter), not NumPy-shared copies."""
-    from ferric.serialization import _views
-
     from layouts import layout
+
+    from ferric.serialization import _views
 
     for arr in ARRAYS:
         lay = layout(arr, kind)
