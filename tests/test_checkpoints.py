@@ -565,3 +565,28 @@ def test_every_test_layout_loads_as_a_real_view(kind):
             before = v._version
             base.add_(0)
             assert v._version > before, (kind, t.shape, t.stride())
+
+
+def test_get_unsafe_globals_in_checkpoint():
+    unsafe = ferric.serialization.get_unsafe_globals_in_checkpoint
+    assert unsafe(fixture("torch_unsafe.pt")) == ["fractions.Fraction"]
+    assert unsafe(fixture("torch_state_dict.pt")) == []
+    whole = unsafe(fixture("torch_whole_model.pt"))
+    assert "torch.nn.modules.container.Sequential" in whole
+    assert "torch.nn.modules.batchnorm.BatchNorm2d" in whole
+    import fractions
+
+    with ferric.serialization.safe_globals([fractions.Fraction]):
+        assert unsafe(fixture("torch_unsafe.pt")) == []
+    with pytest.raises(ValueError, match="Expected input to be a checkpoint"):
+        unsafe(fixture("torch_views_legacy.pt"))
+
+
+def test_legacy_storage_larger_than_the_file_is_refused():
+    buf = io.BytesIO()
+    for head in (_writer.MAGIC_NUMBER, _writer.PROTOCOL_VERSION, {}):
+        pickle.dump(head, buf, protocol=2)
+    p = _writer.TorchPickler(buf, 2, {}, legacy=True)
+    p.dump({"t": _Rebuild(2**50, 0, (4,), (1,))})
+    with pytest.raises(RuntimeError, match="names storages larger than the file"):
+        ferric.load(io.BytesIO(buf.getvalue()))

@@ -21,12 +21,13 @@ import warnings
 from struct import error as struct_error
 from typing import Any
 
-from . import _reader, _safetensors, _unpickler, _writer
+from . import _globals, _reader, _safetensors, _unpickler, _writer
 from ._globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._safetensors import load_safetensors, save_safetensors
 
 __all__ = ["DEFAULT_PROTOCOL", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
-           "load", "load_safetensors", "safe_globals", "save", "save_safetensors"]
+           "get_unsafe_globals_in_checkpoint", "load", "load_safetensors", "safe_globals",
+           "save", "save_safetensors"]
 
 DEFAULT_PROTOCOL = 2  # torch.serialization.DEFAULT_PROTOCOL
 
@@ -216,6 +217,48 @@ def _load_from(fh, f, map_location, pickle_module, weights_only, mmap, pickle_lo
                            "ferric cannot read")
     return _safetensors.load_safetensors(fh, map_location, pickle_module,
                                          weights_only=weights_only, **pickle_load_args)
+
+
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The globals a ``torch.save`` zip checkpoint names that ``weights_only=True`` would
+    refuse (neither allowed by default nor added with :func:`add_safe_globals`), read
+    statically from its pickle: nothing is imported or run.
+
+    Args:
+        f: a path or a readable binary file holding a zip checkpoint.
+
+    Example:
+        >>> import ferric, io
+        >>> from fractions import Fraction
+        >>> buf = io.BytesIO()
+        >>> ferric.save({"w": ferric.ones(2), "ratio": Fraction(1, 3)}, buf)
+        >>> _ = buf.seek(0)
+        >>> ferric.serialization.get_unsafe_globals_in_checkpoint(buf)
+        ['fractions.Fraction']
+    """
+    import pickletools
+    import zipfile
+
+    fh = open(os.fspath(f), "rb") if _is_path(f) else f
+    try:
+        start = fh.tell()
+        if fh.read(4) != b"PK\x03\x04":
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        fh.seek(start)
+        with zipfile.ZipFile(fh) as zf:
+            prefix = _reader._prefix(zf, _describe(f))
+            data = zf.read(f"{prefix}data.pkl")
+    finally:
+        if fh is not f:
+            fh.close()
+    allowed = _unpickler.Unpickler(io.BytesIO(), None, True).allowed
+    found = set()
+    for op, arg, _pos in pickletools.genops(data):
+        if op.name in ("GLOBAL", "INST"):
+            module, name = str(arg).split(" ", 1)
+            module, name = _unpickler._RENAMES.get((module, name), (module, name))
+            found.add(f"{module}.{name}")
+    return sorted(found - set(allowed) - set(_globals.by_path()))
 
 
 def _guarded(run, weights_only: bool):

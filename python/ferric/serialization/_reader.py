@@ -209,12 +209,17 @@ class LegacyContext(Context):
 
     def __init__(self, where, map_location) -> None:
         super().__init__(where, map_location)
+        self.budget = 0  # bytes of the file after the header, set by load_legacy
         self.raws: dict = {}
         self.pending: list = []
 
     def raw(self, storage) -> np.ndarray:
         r = self.raws.get(storage.key)
         if r is None:
+            self.budget -= storage.nbytes
+            if self.budget < 0:  # never allocate more than the file can hold
+                raise RuntimeError(f"ferric.load: {self.where} names storages larger than the "
+                                   "file; it is truncated or corrupt")
             r = self.raws[storage.key] = np.zeros(storage.nbytes, dtype=np.uint8)
         return r
 
@@ -231,6 +236,9 @@ def _read_exact(fh, n: int, what: str, where: str) -> bytes:
 
 def load_legacy(fh, where: str, map_location, weights_only: bool, pickle_load_args) -> object:
     ctx = LegacyContext(where, map_location)
+    start = fh.tell()
+    ctx.budget = fh.seek(0, os.SEEK_END) - start
+    fh.seek(start)
 
     def unpickle():
         return _unpickler.Unpickler(fh, ctx, weights_only, **pickle_load_args).load()
