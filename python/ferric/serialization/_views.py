@@ -33,7 +33,8 @@ def check_window(op: str, numel: int, itemsize: int, offset: int, size, stride) 
     """PyTorch's ``setStorage`` bounds check, with its message."""
     bad = (offset < 0 or any(n < 0 for n in size) or any(s < 0 for s in stride)
            or len(size) != len(stride))
-    need = offset + extent(size, stride) if not bad else 0
+    ext = extent(size, stride) if not bad else 0
+    need = offset + ext if ext else 0  # as PyTorch: an empty window needs no storage
     if bad or need > numel:
         raise RuntimeError(
             f"{op}: setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
