@@ -150,7 +150,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
             checkpoint then raises as on a CPU-only PyTorch), ``'cpu'``, a device, a dict
             ``{saved location: location}``, or a callable ``(storage, location)`` that
             returns the storage (a 1-D tensor) or ``None``.
-        pickle_module: the module to unpickle with when ``weights_only=False``.
+        pickle_module: as in PyTorch, refused with ``weights_only=True``; checkpoints are
+            unpickled with the standard :mod:`pickle` machinery either way (safetensors
+            files with a pickled structure use ``pickle_module.Unpickler``).
         weights_only (bool): restrict unpickling as above (default True).
         mmap (bool): map the file's storages into memory instead of reading them (zip
             format and a path only); the tensors share the mapped pages (copy-on-write).
