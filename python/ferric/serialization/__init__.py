@@ -70,8 +70,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
         obj: the object to save (state dicts, tensors, nested containers, any picklable
             object).
         f: a path or a writable binary file.
-        pickle_module: ignored for the zip format's own records (kept for PyTorch's
-            signature); the object's pickle is written at ``pickle_protocol``.
+        pickle_module: accepted for PyTorch's signature; ferric writes the pickle with
+            its own pickler (it names PyTorch's globals without importing PyTorch).
+            Used for the pickled structure of safetensors files.
         pickle_protocol (int): the pickle protocol (default 2, as PyTorch).
         _use_new_zipfile_serialization (bool): ``False`` writes the legacy format.
         _disable_byteorder_record (bool): leave out the ``byteorder`` record.
