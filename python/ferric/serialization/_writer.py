@@ -57,6 +57,9 @@ class _Discard:
 class TorchPickler(pickle._Pickler):
     """A pickler whose tensors are PyTorch's ``_rebuild_tensor_v2`` calls over storages.
 
+    It extends the pure-Python pickler (``pickle._Pickler``): only its ``save`` can be
+    overridden per object, which writing ``GLOBAL torch ...`` without importing torch needs.
+
     ``groups`` is ``None`` on the first pass (which only collects the tensors, so that
     each shared storage's extent is known before any of its tensors is written)."""
 
