@@ -590,3 +590,13 @@ def test_legacy_storage_larger_than_the_file_is_refused():
     p.dump({"t": _Rebuild(2**50, 0, (4,), (1,))})
     with pytest.raises(RuntimeError, match="names storages larger than the file"):
         ferric.load(io.BytesIO(buf.getvalue()))
+
+
+def test_corrupted_storage_bytes_fail_the_crc_check():
+    raw = bytearray(good_file())
+    with zipfile.ZipFile(io.BytesIO(bytes(raw))) as zf:
+        h = zf.getinfo("archive/data/0").header_offset
+    n, m = struct.unpack("<HH", raw[h + 26:h + 30])
+    raw[h + 30 + n + m + 5] ^= 0xFF
+    with pytest.raises(RuntimeError, match="Bad CRC-32 for file 'archive/data/0'"):
+        ferric.load(io.BytesIO(bytes(raw)))
