@@ -137,8 +137,18 @@ def _is_state_dict(obj) -> bool:
             and all(type(k) is str and isinstance(v, Tensor) for k, v in obj.items()))
 
 
+def _require_safetensors(verb: str):
+    try:
+        import safetensors.numpy
+    except ImportError as e:  # PyTorch's message for the same situation
+        raise RuntimeError(
+            f"Attempting to {verb} a safetensors file but safetensors is not installed. "
+            "Please install safetensors with: pip install safetensors") from e
+    return safetensors
+
+
 def _serialize(obj, pickle_module, pickle_protocol) -> bytes:
-    import safetensors.numpy
+    safetensors = _require_safetensors("save")
 
     enc = _Encoder()
     metadata = {"format": "pt", "ferric.version": _FORMAT_VERSION}
@@ -344,9 +354,9 @@ def load_safetensors(f, map_location=None, pickle_module=None, *,
         >>> ferric.serialization.load_safetensors(buf)
         {'w': tensor([0., 1., 2.]), 'step': 7}
     """
-    import safetensors
-
     from ._reader import _restorer
+
+    safetensors = _require_safetensors("load")
 
     weights_only = True if weights_only is None else weights_only
     restore = _restorer(map_location)
