@@ -123,6 +123,24 @@ def test_nested_containers_and_values():
     check_described(p.detach(), EXPECTED["nested_tensors"]["param"])
 
 
+def test_training_checkpoint_resumes_as_in_pytorch():
+    """model + Adam state saved by PyTorch mid-training: one more ferric step gives the
+    weights one more PyTorch step gave."""
+    ckpt = ferric.load(fixture("torch_training.pt"))
+    assert ckpt["epoch"] == 2 and list(ckpt["optimizer"]["state"]) == [0, 1]
+    assert ckpt["optimizer"]["param_groups"][0]["betas"] == (0.9, 0.999)
+    m = ferric.nn.Linear(3, 2)
+    m.load_state_dict(ckpt["model"])
+    opt = ferric.optim.Adam(m.parameters(), lr=0.1)
+    opt.load_state_dict(ckpt["optimizer"])
+    opt.zero_grad()
+    m(ferric.linspace(-1.0, 1.0, 12).reshape(4, 3)).square().sum().backward()
+    opt.step()
+    for k, v in m.state_dict().items():
+        np.testing.assert_allclose(v.numpy(), EXPECTED["resumed_after_one_step"][k],
+                                   rtol=1e-6, atol=1e-7)
+
+
 def test_dtypes_ferric_lacks_load_widened_exactly():
     out = ferric.load(fixture("torch_dtypes.pt"))
     for k, d in EXPECTED["dtypes"].items():
