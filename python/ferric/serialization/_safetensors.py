@@ -1,8 +1,10 @@
-"""``ferric.save`` / ``ferric.load``: checkpoints in the safetensors format.
+"""Checkpoints in the safetensors format: ``ferric.save(obj, "x.safetensors")``,
+``ferric.load`` of a safetensors file, and :func:`save_safetensors` /
+:func:`load_safetensors` for file objects.
 
 File format
 -----------
-Every file ``ferric.save`` writes is a plain safetensors file (written with the
+Every file written here is a plain safetensors file (written with the
 ``safetensors`` package), so any safetensors reader (``safetensors.torch.load_file``,
 ``safetensors.numpy.load_file``, Hugging Face tooling) can read its tensors:
 
@@ -41,12 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
-from ._core import Tensor
-from ._size import Size
+from .. import _core
+from .._core import Tensor
+from .._size import Size
+from . import _globals
 
-__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals",
-           "save"]
+__all__ = ["load_safetensors", "save_safetensors"]
 
 _STRUCT_KEY = "ferric.structure"
 _PICKLE_KEY = "ferric.pickle"
@@ -135,8 +137,18 @@ def _is_state_dict(obj) -> bool:
             and all(type(k) is str and isinstance(v, Tensor) for k, v in obj.items()))
 
 
+def _require_safetensors(verb: str):
+    try:
+        import safetensors.numpy
+    except ImportError as e:  # PyTorch's message for the same situation
+        raise RuntimeError(
+            f"Attempting to {verb} a safetensors file but safetensors is not installed. "
+            "Please install safetensors with: pip install safetensors") from e
+    return safetensors
+
+
 def _serialize(obj, pickle_module, pickle_protocol) -> bytes:
-    import safetensors.numpy
+    safetensors = _require_safetensors("save")
 
     enc = _Encoder()
     metadata = {"format": "pt", "ferric.version": _FORMAT_VERSION}
@@ -163,13 +175,17 @@ def _serialize(obj, pickle_module, pickle_protocol) -> bytes:
     return safetensors.numpy.save(enc.arrays, metadata=metadata)
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol: int = pickle.DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False
-         ) -> None:
+def save_safetensors(obj, f, pickle_module=pickle,
+                     pickle_protocol: int = pickle.DEFAULT_PROTOCOL) -> None:
     """Saves ``obj`` to ``f`` (a path or a writable binary file) in the safetensors format.
 
-    State dicts are ordinary safetensors files; other objects carry their structure in
-    the header metadata (see the module docstring for the format).
+    ``ferric.save(obj, path)`` calls this for paths ending in ``.safetensors``. State
+    dicts are ordinary safetensors files; other objects carry their structure in the
+    header metadata (see the module docstring for the format).
+
+    Args:
+        obj: the object to save.
+        f: a path or a writable binary file.
 
     Example:
         >>> import ferric, tempfile, os
@@ -199,11 +215,6 @@ def _read_header(data: bytes, where: str) -> dict:
     def bad(why: str) -> RuntimeError:
         return RuntimeError(f"ferric.load: {where} is not a valid safetensors file ({why})")
 
-    if data[:4] == b"PK\x03\x04":
-        raise RuntimeError(
-            f"ferric.load: {where} is a zip archive (the torch.save format), which ferric "
-            "cannot read; save the state dict with safetensors.torch.save_file instead"
-        )
     if len(data) < 8:
         raise bad(f"{len(data)} bytes is too short for the 8-byte header length")
     (n,) = struct.unpack("<Q", data[:8])
@@ -266,7 +277,7 @@ class _Decoder:
     def _subclass(self, path: str, t: Tensor, requires_grad: bool) -> Tensor:
         module, _, qualname = path.partition(":")
         if (self.weights_only and module.split(".")[0] != "ferric"
-                and path not in _safe_global_paths()):
+                and path not in _globals.colon_paths()):
             raise pickle.UnpicklingError(
                 f"Weights only load failed: {self.where} contains a tensor of class {path}; "
                 "pass weights_only=False if you trust the file"
@@ -318,25 +329,10 @@ class _Decoder:
         raise RuntimeError(f"ferric.load: {self.where} has an unknown structure node {tag!r}")
 
 
-def _check_map_location(map_location):
-    """ferric tensors live on the CPU: accept CPU targets, refuse others as PyTorch
-    refuses devices it does not have."""
-    if map_location is None or callable(map_location):
-        return
-    target = map_location
-    if isinstance(target, dict):
-        target = target.get("cpu", "cpu")
-    name = str(getattr(target, "type", target))
-    if not name.startswith("cpu"):
-        raise RuntimeError(
-            f"Attempting to deserialize object on device {name!r}, but ferric only has the "
-            "CPU. Please use ferric.load with map_location='cpu'."
-        )
-
-
-def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None,
-         mmap: bool | None = None, **pickle_load_args) -> Any:
-    """Loads an object saved with :func:`save`, or a state dict from any safetensors file.
+def load_safetensors(f, map_location=None, pickle_module=None, *,
+                     weights_only: bool | None = None, **pickle_load_args) -> Any:
+    """Loads an object saved with :func:`save_safetensors`, or a state dict from any
+    safetensors file. ``ferric.load`` calls this for safetensors files.
 
     Args:
         f: a path or a readable binary file.
@@ -353,15 +349,17 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
         >>> import io
         >>> import ferric
         >>> buf = io.BytesIO()
-        >>> ferric.save({"w": ferric.arange(3.0), "step": 7}, buf)
+        >>> ferric.serialization.save_safetensors({"w": ferric.arange(3.0), "step": 7}, buf)
         >>> _ = buf.seek(0)
-        >>> ferric.load(buf)
+        >>> ferric.serialization.load_safetensors(buf)
         {'w': tensor([0., 1., 2.]), 'step': 7}
     """
-    import safetensors
+    from ._reader import _restorer
+
+    safetensors = _require_safetensors("load")
 
     weights_only = True if weights_only is None else weights_only
-    _check_map_location(map_location)
+    restore = _restorer(map_location)
     where = _describe(f)
     if hasattr(f, "read"):
         data = f.read()
@@ -389,10 +387,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     for name in sorted(entries, key=offset):
         e = entries[name]
         t = _core.from_numpy(_to_numpy(e["dtype"], e["shape"], e["data"], name, where))
-        if callable(map_location):
-            mapped = map_location(t, "cpu")
-            t = t if mapped is None else mapped
-        tensors[name] = t
+        tensors[name] = restore(t, "cpu")
 
     decoder = _Decoder(tensors, weights_only, where)
     if _STRUCT_KEY in metadata:
@@ -427,58 +422,3 @@ def _unpickle(payload: str, decoder: _Decoder, weights_only: bool, where: str,
 
     unpickler.persistent_load = persistent_load
     return unpickler.load()
-
-
-# -- safe globals ---------------------------------------------------------------
-# Classes the user vouches for: a weights-only load may rebuild tensors of these classes.
-# The list and its API mirror torch.serialization's (entries are classes or
-# (class, "module.Name") pairs).
-
-_safe_globals: list = []
-
-
-def add_safe_globals(safe_globals: list) -> None:
-    """Marks classes (or ``(class, "module.Name")`` pairs) as safe for
-    ``load(weights_only=True)``."""
-    _safe_globals.extend(safe_globals)
-
-
-def get_safe_globals() -> list:
-    """The classes added with :func:`add_safe_globals` (a new list)."""
-    return list(_safe_globals)
-
-
-def clear_safe_globals() -> None:
-    """Forgets every class added with :func:`add_safe_globals`."""
-    _safe_globals.clear()
-
-
-class safe_globals:
-    """Context manager that adds safe globals for the duration of a ``with`` block.
-
-    Example:
-        >>> import ferric
-        >>> with ferric.serialization.safe_globals([ferric.nn.Linear]):
-        ...     ferric.nn.Linear in ferric.serialization.get_safe_globals()
-        True
-    """
-
-    def __init__(self, safe_globals: list) -> None:
-        self.safe_globals = safe_globals
-
-    def __enter__(self):
-        self._before = list(_safe_globals)
-        add_safe_globals(self.safe_globals)
-
-    def __exit__(self, *exc):
-        _safe_globals[:] = self._before
-        return False
-
-
-def _safe_global_paths() -> set:
-    # the "module:qualname" spelling _Decoder uses for tensor subclasses
-    paths = set()
-    for g in _safe_globals:
-        cls = g[0] if isinstance(g, tuple) else g
-        paths.add(f"{cls.__module__}:{cls.__qualname__}")
-    return paths
