@@ -348,3 +348,26 @@ def test_graph_under_no_grad_and_of_a_custom_function(tmp_path):
 def test_graph_rejects_bad_input(tmp_path):
     with SummaryWriter(str(tmp_path)) as w, pytest.raises(TypeError, match="input_to_model"):
         w.add_graph(ferric.nn.Linear(2, 2), {"x": ferric.randn(1, 2)})
+
+
+def test_add_embedding_twice_at_one_step_warns_and_lists_both(tmp_path, capsys):
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_embedding(ferric.ones(2, 2))
+        w.add_embedding(ferric.zeros(2, 2))
+        w.add_embedding(ferric.zeros(2, 2), tag="other")
+    assert "Embedding dir exists" in capsys.readouterr().out
+    config = (tmp_path / "projector_config.pbtxt").read_text()
+    assert config.count("embeddings {") == 3
+    assert (tmp_path / "00000" / "default" / "tensors.tsv").read_text() == "0.0\t0.0\n" * 2
+
+
+def test_walltime_and_steps_are_stored(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_scalar("a", 1.0, global_step=np.int64(7), walltime=1234.5)
+        w.add_scalar("a", 2.0)  # no step: stored as 0
+    acc = EventAccumulator(str(tmp_path)).Reload()
+    events = acc.Scalars("a")
+    assert [(e.step, e.value) for e in events] == [(7, 1.0), (0, 2.0)]
+    assert events[0].wall_time == 1234.5

@@ -464,9 +464,12 @@ class SummaryWriter:
         subdir = f"{str(global_step).zfill(5)}/{_embedding_dir_name(tag)}"
         logdir = self._get_file_writer().get_logdir()
         save_path = os.path.join(logdir, subdir)
-        if os.path.exists(save_path) and not os.path.isdir(save_path):
-            raise NotADirectoryError(f"Path: `{save_path}` exists, but is a file. "
-                                     "Cannot proceed.")
+        if os.path.exists(save_path):
+            if not os.path.isdir(save_path):
+                raise NotADirectoryError(f"Path: `{save_path}` exists, but is a file. "
+                                         "Cannot proceed.")
+            # PyTorch's notice, printed as PyTorch prints it
+            print("warning: Embedding dir exists, did you set global_step for add_embedding()?")
         if arr.ndim != 2:
             raise AssertionError(
                 "add_embedding(): mat should be 2-D (one row per data point), but got shape "
