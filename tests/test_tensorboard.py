@@ -371,3 +371,19 @@ def test_walltime_and_steps_are_stored(tmp_path):
     events = acc.Scalars("a")
     assert [(e.step, e.value) for e in events] == [(7, 1.0), (0, 2.0)]
     assert events[0].wall_time == 1234.5
+
+
+def test_the_guide_runs(tmp_path, monkeypatch, capsys):
+    # docs/tensorboard.md's Python examples, in order, in a scratch directory
+    import re
+
+    guide = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "tensorboard.md")
+    with open(guide) as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), flags=re.S)
+    assert len(blocks) == 2
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "docs/tensorboard.md", "exec"), namespace)
+    assert [p.name for p in (tmp_path / "runs").iterdir()]
+    assert capsys.readouterr().out.startswith("[(0, ")
