@@ -387,3 +387,19 @@ def test_the_guide_runs(tmp_path, monkeypatch, capsys):
         exec(compile(block, "docs/tensorboard.md", "exec"), namespace)
     assert [p.name for p in (tmp_path / "runs").iterdir()]
     assert capsys.readouterr().out.startswith("[(0, ")
+
+
+def test_custom_scalars_layout(ferric_runs):
+    got = ferric_runs["."]["custom_scalars"]
+    assert got == TORCH["runs"]["."]["custom_scalars"]
+    layout = got["custom_scalars__config__"][0]["layout"]
+    assert [c["title"] for c in layout["category"]] == ["loss", "other"]
+
+
+def test_pr_curves_match_pytorch(ferric_runs):
+    tensors = ferric_runs["."]["tensor"]
+    for tag in ("pr/plain", "pr/few", "pr/raw"):
+        (rec,) = tensors[tag]
+        assert rec["plugin"] == "pr_curves"
+        assert rec == TORCH["runs"]["."]["tensor"][tag][0]
+    assert tensors["pr/few"][0]["shape"] == [6, 9]

@@ -24,7 +24,7 @@ from ... import _core
 __all__ = [
     "make_np", "scalar", "histogram", "histogram_raw", "default_bins", "image",
     "convert_to_HWC", "make_grid", "encode_png", "text", "hparams", "tensor_proto",
-    "figure_to_image",
+    "figure_to_image", "pr_curve", "pr_curve_raw", "compute_curve", "custom_scalars",
 ]
 
 
@@ -248,6 +248,87 @@ def tensor_proto(tag, tensor) -> Summary:
     proto = TensorProto(dtype=dtype, tensor_shape=shape, **{field: arr.reshape(-1).tolist()})
     meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="tensor"))
     return Summary(value=[Summary.Value(tag=tag, metadata=meta, tensor=proto)])
+
+
+def compute_curve(labels, predictions, num_thresholds=127, weights=None) -> np.ndarray:
+    """The (6, num_thresholds) precision-recall table of TensorBoard's pr_curves plugin:
+    true/false positive and negative counts, precision and recall at thresholds
+    ``i / (num_thresholds - 1)``."""
+    tiny = 1e-7  # TensorBoard's minimum count: no division by zero
+    weights = 1.0 if weights is None else weights
+    buckets = np.floor(predictions * (num_thresholds - 1)).astype(np.int32)
+    labels = labels.astype(np.float64)
+    span = (0, num_thresholds - 1)
+    tp_buckets, _ = np.histogram(buckets, bins=num_thresholds, range=span,
+                                 weights=labels * weights)
+    fp_buckets, _ = np.histogram(buckets, bins=num_thresholds, range=span,
+                                 weights=(1.0 - labels) * weights)
+    # counts at or above each threshold: reverse cumulative sums
+    tp = np.cumsum(tp_buckets[::-1])[::-1]
+    fp = np.cumsum(fp_buckets[::-1])[::-1]
+    tn, fn = fp[0] - fp, tp[0] - tp
+    precision = tp / np.maximum(tiny, tp + fp)
+    recall = tp / np.maximum(tiny, tp + fn)
+    return np.stack((tp, fp, tn, fn, precision, recall))
+
+
+def _pr_summary(tag, data, num_thresholds) -> Summary:
+    from tensorboard.plugins.pr_curve.plugin_data_pb2 import PrCurvePluginData
+
+    meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(
+        plugin_name="pr_curves",
+        content=PrCurvePluginData(version=0, num_thresholds=num_thresholds)
+        .SerializeToString()))
+    shape = TensorShapeProto(dim=[TensorShapeProto.Dim(size=d) for d in data.shape[:2]])
+    proto = TensorProto(dtype="DT_FLOAT", float_val=data.reshape(-1).tolist(),
+                        tensor_shape=shape)
+    return Summary(value=[Summary.Value(tag=tag, metadata=meta, tensor=proto)])
+
+
+def pr_curve(tag, labels, predictions, num_thresholds=127, weights=None) -> Summary:
+    """A precision-recall curve summary from binary ``labels`` and ``predictions`` in
+    [0, 1] (at most 127 thresholds, as in PyTorch)."""
+    num_thresholds = min(num_thresholds, 127)
+    data = compute_curve(make_np(labels), make_np(predictions), num_thresholds, weights)
+    return _pr_summary(tag, data, num_thresholds)
+
+
+def pr_curve_raw(tag, tp, fp, tn, fn, precision, recall, num_thresholds=127) -> Summary:
+    """A precision-recall curve summary from precomputed counts and rates."""
+    num_thresholds = min(num_thresholds, 127)
+    data = np.stack([make_np(a) if isinstance(a, _core.Tensor) else np.asarray(a)
+                     for a in (tp, fp, tn, fn, precision, recall)])
+    return _pr_summary(tag, data, num_thresholds)
+
+
+def custom_scalars(layout) -> Summary:
+    """The custom-scalars plugin's layout: ``{category: {chart: ['Multiline', tags] or
+    ['Margin', [value, lower, upper]]}}``."""
+    from tensorboard.plugins.custom_scalar import layout_pb2
+
+    categories = []
+    for category, charts in layout.items():
+        protos = []
+        for title, (kind, tags) in charts.items():
+            if kind == "Margin":
+                if len(tags) != 3:
+                    raise AssertionError(
+                        f"add_custom_scalars(): a Margin chart takes 3 tags (value, lower, "
+                        f"upper), but {title!r} has {len(tags)}")
+                series = layout_pb2.MarginChartContent.Series(value=tags[0], lower=tags[1],
+                                                               upper=tags[2])
+                protos.append(layout_pb2.Chart(
+                    title=title, margin=layout_pb2.MarginChartContent(series=[series])))
+            else:
+                protos.append(layout_pb2.Chart(
+                    title=title, multiline=layout_pb2.MultilineChartContent(tag=tags)))
+        categories.append(layout_pb2.Category(title=category, chart=protos))
+    meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="custom_scalars"))
+    proto = TensorProto(dtype="DT_STRING",
+                        string_val=[layout_pb2.Layout(category=categories).SerializeToString()],
+                        tensor_shape=TensorShapeProto())
+    return Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=proto,
+                                        metadata=meta)])
 
 
 def _plugin_summary(tag, content) -> Summary:

@@ -433,6 +433,88 @@ class SummaryWriter:
         del use_strict_trace  # recording has no strict mode
         self._get_file_writer().add_graph(_graph.graph(model, input_to_model, verbose))
 
+    def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127,
+                     weights=None, walltime=None) -> None:
+        """Adds a precision-recall curve for TensorBoard's PR CURVES tab.
+
+        Args:
+            tag (str): data identifier.
+            labels (Tensor or ndarray): the ground truth, 0 or 1 per element.
+            predictions (Tensor or ndarray): the probability of 1 per element, in [0, 1].
+            global_step (int, optional): step of the curve.
+            num_thresholds (int): thresholds of the curve (at most 127). Default: 127.
+            weights (float or ndarray, optional): weight of each element.
+            walltime (float, optional): seconds since the epoch; default ``time.time()``.
+
+        Example:
+            >>> import tempfile
+            >>> import ferric
+            >>> from ferric.utils.tensorboard import SummaryWriter
+            >>> labels = ferric.tensor([0, 1, 1, 0, 1])
+            >>> predictions = ferric.tensor([0.1, 0.8, 0.6, 0.4, 0.3])
+            >>> with SummaryWriter(tempfile.mkdtemp()) as writer:
+            ...     writer.add_pr_curve("pr", labels, predictions, 0)
+        """
+        self._get_file_writer().add_summary(
+            summary.pr_curve(tag, labels, predictions, num_thresholds, weights), global_step,
+            walltime)
+
+    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts,
+                         true_negative_counts, false_negative_counts, precision, recall,
+                         global_step=None, num_thresholds=127, weights=None,
+                         walltime=None) -> None:
+        """Adds a precision-recall curve from precomputed counts and rates (one value per
+        threshold in each argument).
+
+        Args:
+            tag (str): data identifier.
+            true_positive_counts (Tensor or ndarray): per threshold.
+            false_positive_counts (Tensor or ndarray): per threshold.
+            true_negative_counts (Tensor or ndarray): per threshold.
+            false_negative_counts (Tensor or ndarray): per threshold.
+            precision (Tensor or ndarray): per threshold.
+            recall (Tensor or ndarray): per threshold.
+            global_step (int, optional): step of the curve.
+            num_thresholds (int): thresholds of the curve (at most 127). Default: 127.
+            weights: accepted for PyTorch compatibility (unused, as in PyTorch).
+            walltime (float, optional): seconds since the epoch; default ``time.time()``.
+        """
+        del weights  # PyTorch ignores it here too
+        self._get_file_writer().add_summary(
+            summary.pr_curve_raw(tag, true_positive_counts, false_positive_counts,
+                                 true_negative_counts, false_negative_counts, precision,
+                                 recall, num_thresholds), global_step, walltime)
+
+    def add_custom_scalars(self, layout) -> None:
+        """Lays out scalar charts for TensorBoard's CUSTOM SCALARS tab (call it once per
+        writer, before or after logging the scalars).
+
+        Args:
+            layout (dict): ``{category: {chart title: ['Multiline', [tags]] or
+                ['Margin', [value tag, lower tag, upper tag]]}}``.
+
+        Example:
+            >>> import tempfile
+            >>> from ferric.utils.tensorboard import SummaryWriter
+            >>> layout = {"loss": {"both": ["Multiline", ["loss/train", "loss/test"]]}}
+            >>> with SummaryWriter(tempfile.mkdtemp()) as writer:
+            ...     writer.add_custom_scalars(layout)
+        """
+        self._get_file_writer().add_summary(summary.custom_scalars(layout))
+
+    def add_custom_scalars_multilinechart(self, tags, category="default",
+                                          title="untitled") -> None:
+        """One custom-scalars chart drawing the scalars ``tags`` together."""
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
+
+    def add_custom_scalars_marginchart(self, tags, category="default",
+                                       title="untitled") -> None:
+        """One custom-scalars chart of a value with a lower and upper margin: ``tags`` is
+        ``[value, lower, upper]``."""
+        if len(tags) != 3:
+            raise AssertionError(f"Expected 3 tags, got {len(tags)}.")
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
+
     def add_embedding(self, mat, metadata=None, label_img=None, global_step=None,
                       tag="default", metadata_header=None) -> None:
         """Adds an embedding for TensorBoard's projector: ``tensors.tsv`` (and
