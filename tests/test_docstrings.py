@@ -42,8 +42,10 @@ def _modules():
     for name, _, _ in MODULES:
         try:
             out.append(importlib.import_module(name))
-        except ImportError:  # an optional dependency (tensorboard) is missing
-            continue
+        except ImportError as e:  # only an optional dependency (tensorboard) may be missing
+            cause = e.__cause__ if e.__cause__ is not None else e
+            if getattr(cause, "name", None) != "tensorboard":
+                raise
     return out
 
 
