@@ -345,6 +345,16 @@ def test_graph_under_no_grad_and_of_a_custom_function(tmp_path):
     assert ferric.is_grad_enabled()
 
 
+def test_graph_under_inference_mode(tmp_path):
+    model = ferric.nn.Sequential(ferric.nn.Linear(2, 3), ferric.nn.Sigmoid())
+    with ferric.inference_mode(), SummaryWriter(str(tmp_path)) as w:
+        w.add_graph(model, ferric.randn(4, 2))
+        assert ferric.is_inference_mode_enabled() and not ferric.is_grad_enabled()
+    nodes = cases.read_logdir(str(tmp_path))["."]["graph"]
+    assert [n["op"] for n in nodes if n["op"].startswith("aten::")] == [
+        "aten::linear", "aten::sigmoid"]
+
+
 def test_graph_rejects_bad_input(tmp_path):
     with SummaryWriter(str(tmp_path)) as w, pytest.raises(TypeError, match="input_to_model"):
         w.add_graph(ferric.nn.Linear(2, 2), {"x": ferric.randn(1, 2)})

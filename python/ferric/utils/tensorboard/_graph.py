@@ -160,7 +160,8 @@ def _record(model, args, arg_names):
     input_names, fed = {}, []
     for i, a in enumerate(args):
         if isinstance(a, _core.Tensor) and a.is_floating_point():
-            leaf = a.detach().requires_grad_(True)
+            # a copy: the caller's tensor stays as it was (and may be an inference tensor)
+            leaf = a.detach().clone().requires_grad_(True)
             input_names[("leaf", _core._autograd_id(leaf))] = _input_name(arg_names, i)
             a = leaf.clone()  # the model may write to its input in place
             input_names[("node", a.grad_fn)] = _input_name(arg_names, i)
@@ -196,12 +197,17 @@ def graph(model, args, verbose=False):
     for pname, p in list(model.named_parameters()) + list(model.named_buffers()):
         if isinstance(p, _core.Tensor) and p.requires_grad:
             params.setdefault(_core._autograd_id(p), pname)
+    # the graph is what autograd records: recording is on for this run, whatever the
+    # caller's mode (no_grad, inference_mode)
     grad_was_enabled = _core.is_grad_enabled()
-    _core._set_grad_enabled(True)  # the graph is what autograd records
+    inference_was_enabled = _core._is_inference_mode_enabled()
+    _core._set_inference_mode(False)
+    _core._set_grad_enabled(True)
     try:
         recorder, input_names, outputs = _record(model, args, arg_names)
     finally:
         _core._set_grad_enabled(grad_was_enabled)
+        _core._set_inference_mode(inference_was_enabled)
     nodes = _collect(outputs, input_names)
     names = _Namer(recorder, type(model).__name__, params, input_names)
     defs = names.build(nodes)
