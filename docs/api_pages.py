@@ -40,6 +40,16 @@ MODULES = [
     ("ferric.cpu", "ferric.cpu", "CPU device module."),
     ("ferric.accelerator", "ferric.accelerator", "The current accelerator (none)."),
     ("ferric.backends", "ferric.backends", "Backend flags."),
+    ("ferric.backends.cuda", "ferric.backends.cuda", "CUDA backend flags (no CUDA)."),
+    ("ferric.backends.cudnn", "ferric.backends.cudnn", "cuDNN flags (no cuDNN)."),
+    ("ferric.backends.mkl", "ferric.backends.mkl", "MKL query."),
+    ("ferric.backends.mkldnn", "ferric.backends.mkldnn", "oneDNN flags."),
+    ("ferric.backends.mps", "ferric.backends.mps", "MPS queries (no MPS)."),
+    ("ferric.backends.openmp", "ferric.backends.openmp", "OpenMP query."),
+    ("ferric.cuda.amp", "ferric.cuda.amp", "The legacy ``torch.cuda.amp`` names."),
+    ("ferric.cpu.amp", "ferric.cpu.amp", "The legacy ``torch.cpu.amp`` names."),
+    ("ferric.utils.tensorboard.summary", "ferric.utils.tensorboard.summary",
+     "The ``Summary`` protocol buffers behind ``SummaryWriter``."),
 ]
 
 

@@ -93,3 +93,11 @@ def test_the_check_sees_a_missing_docstring(monkeypatch):
 @pytest.mark.parametrize("module", ["ferric.nn", "ferric.optim", "ferric.utils.data"])
 def test_modules_are_listed_for_the_reference(module):
     assert module in [m for m, _, _ in MODULES]
+
+
+def test_the_reference_index_lists_every_page():
+    index = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "api", "index.rst")
+    with open(index) as f:
+        pages = [ln.strip().removeprefix("_generated/") for ln in f
+                 if ln.strip().startswith("_generated/")]
+    assert sorted(pages) == sorted(m for m, _, _ in MODULES)
