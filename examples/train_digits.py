@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
@@ -66,7 +67,9 @@ def parse_args(argv=None):
                    help="ferric kernel threads (default: FERRIC_NUM_THREADS or all cores)")
     p.add_argument("--test-fraction", type=float, default=0.2,
                    help="share of the 1797 images held out for testing")
-    p.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bars")
+    p.add_argument("--no-progress", action="store_true",
+                   help="hide the tqdm progress bars (they are shown only when stderr is a "
+                        "terminal, so logs and pipes get one line per epoch)")
     return p.parse_args(argv)
 
 
@@ -148,6 +151,9 @@ def main(argv=None):
         from tqdm import tqdm
     except ImportError:  # the progress bar is a nicety, not a requirement
         tqdm = None
+    # a progress bar redraws itself per batch: in a log file or a pipe that is one line
+    # per batch, so it is drawn only on an interactive terminal
+    show_progress = tqdm is not None and not args.no_progress and sys.stderr.isatty()
 
     print(f"ferric {torch.__version__}: {len(x_train)} training / {len(x_test)} test "
           f"images, {sum(p.numel() for p in model.parameters())} parameters, "
@@ -157,8 +163,11 @@ def main(argv=None):
     for epoch in range(1, args.epochs + 1):
         model.train()
         batches = train_loader
-        if tqdm is not None and not args.no_progress:
-            batches = tqdm(train_loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False)
+        if show_progress:
+            # disable=None is tqdm's own "only on a terminal" switch; the isatty test above
+            # keeps the per-batch bar out of logs even with another tqdm default
+            batches = tqdm(train_loader, desc=f"epoch {epoch:2d}/{args.epochs}", leave=False,
+                           disable=None)
         for xb, yb in batches:
             loss = F.cross_entropy(model(xb), yb)
             optimizer.zero_grad()

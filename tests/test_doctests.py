@@ -18,12 +18,27 @@ import ferric
 
 FLAGS = doctest.NORMALIZE_WHITESPACE
 
+# optional dependencies: a module that needs one is left out when it is not installed
+# (``ferric.utils.tensorboard`` needs the ``tensorboard`` extra)
+OPTIONAL = {"tensorboard"}
+
+
+def _missing_optional(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError as e:
+        cause = e if isinstance(e, ModuleNotFoundError) else e.__cause__
+        if isinstance(cause, ModuleNotFoundError) and cause.name in OPTIONAL:
+            return True
+        raise
+    return False
+
 
 def _modules() -> list[str]:
     names = ["ferric"]
     for info in pkgutil.walk_packages(ferric.__path__, prefix="ferric."):
         names.append(info.name)
-    return sorted(names)
+    return sorted(n for n in names if not _missing_optional(n))
 
 
 def _examples(name: str) -> list[doctest.DocTest]:

@@ -51,3 +51,16 @@ def test_help_lists_the_options():
                          check=True).stdout
     for option in ("--epochs", "--batch-size", "--lr", "--seed", "--out-dir", "--threads"):
         assert option in out
+
+
+def test_output_is_compact_when_not_a_terminal(tmp_path):
+    # stdout and stderr are pipes here, as in a log: no per-batch progress bar lines,
+    # just the header, one line per epoch and the summary
+    pytest.importorskip("tqdm")
+    run = subprocess.run([sys.executable, SCRIPT, "--epochs", "2", "--out-dir", str(tmp_path)],
+                         capture_output=True, text=True, check=True)
+    assert "\r" not in run.stderr and "it/s" not in run.stderr, run.stderr[-500:]
+    lines = run.stdout.splitlines()
+    assert [ln.split(":")[0] for ln in lines if ln.startswith("epoch")] == ["epoch  1",
+                                                                            "epoch  2"]
+    assert len(lines) == 5, lines

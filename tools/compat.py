@@ -336,7 +336,8 @@ def render(data):
 
 
 def _anchor(label):
-    return re.sub(r"[^a-z0-9 -]", "", label.lower()).replace(" ", "-")
+    # GitHub's (and MyST's) heading slug: keeps letters, digits, '_', '-'; spaces -> '-'
+    return re.sub(r"[^a-z0-9_ -]", "", label.lower()).replace(" ", "-")
 
 
 def main(argv=None):

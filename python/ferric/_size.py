@@ -28,6 +28,13 @@ class Size(tuple):
         return f"ferric.Size({list(self)!r})"
 
     def numel(self):
+        """The number of elements of a tensor of this shape (the product of the sizes).
+
+        Example:
+            >>> import ferric
+            >>> ferric.Size([2, 3, 4]).numel()
+            24
+        """
         n = 1
         for d in self:
             n *= d

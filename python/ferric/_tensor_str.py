@@ -43,6 +43,14 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 def get_printoptions():
+    """The current print options (``precision``, ``threshold``, ``edgeitems``, ``linewidth``,
+    ``sci_mode``) as a dict; :func:`set_printoptions` changes them.
+
+    Example:
+        >>> import ferric
+        >>> ferric.get_printoptions()["precision"]
+        4
+    """
     return dict(vars(PRINT_OPTS))
 
 

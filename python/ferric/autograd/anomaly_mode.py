@@ -58,4 +58,7 @@ class set_detect_anomaly:
 
 
 def is_anomaly_enabled() -> bool:
+    """Whether anomaly detection is on (inside ``detect_anomaly`` or after
+    ``set_detect_anomaly(True)``).
+    """
     return _core.is_anomaly_enabled()

@@ -23,6 +23,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
+        """The tensors passed to :meth:`save_for_backward`, checked against in-place changes since.
+        """
         if self._saved is None:
             return tuple(self._to_save)
         return self._saved.unpack()
@@ -35,6 +37,9 @@ class FunctionCtx:
         """Accepted for compatibility; in-place outputs are handled as new tensors."""
 
     def set_materialize_grads(self, value: bool):
+        """With ``False``, ``backward`` receives ``None`` (not zeros) for outputs that got no
+        gradient.
+        """
         self.materialize_grads = bool(value)
 
 
@@ -65,6 +70,9 @@ class Function(metaclass=FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
+        """Computes the outputs from the inputs; ``ctx`` stores what ``backward`` needs. Override
+        it (a ``@staticmethod``).
+        """
         # abstract: PyTorch raises the same error when a subclass forgets forward()
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function."
@@ -72,12 +80,18 @@ class Function(metaclass=FunctionMeta):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """Given the gradients of the outputs, returns one gradient per input of ``forward``
+        (``None`` for non-tensor inputs). Override it (a ``@staticmethod``).
+        """
         raise NotImplementedError(
             "You must implement the backward function for custom autograd.Function."
         )
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Runs ``forward`` on the arguments and records a node whose backward calls ``backward``;
+        use ``MyFunction.apply(x)``, never ``forward`` directly.
+        """
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(
             isinstance(a, Tensor) and a.requires_grad for a in args

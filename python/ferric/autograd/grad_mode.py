@@ -20,6 +20,7 @@ class _DecoratorContextManager:
         return wrapper
 
     def clone(self):
+        """A fresh copy of this context manager (each decorated call enters its own)."""
         return self.__class__()
 
 
@@ -120,6 +121,7 @@ class set_grad_enabled(_DecoratorContextManager):
         return False
 
     def clone(self):
+        """A fresh copy with the same mode (each decorated call enters its own)."""
         return self.__class__(self.mode)
 
 
@@ -157,12 +159,22 @@ class inference_mode(_DecoratorContextManager):
         return False
 
     def clone(self):
+        """A fresh copy with the same mode (each decorated call enters its own)."""
         return self.__class__(self.mode)
 
 
 def is_grad_enabled() -> bool:
+    """Whether operations are recorded for autograd now (``False`` inside ``no_grad``).
+
+    Example:
+        >>> import ferric
+        >>> with ferric.no_grad():
+        ...     ferric.is_grad_enabled()
+        False
+    """
     return _core.is_grad_enabled()
 
 
 def is_inference_mode_enabled() -> bool:
+    """Whether inference mode is on now (inside ``ferric.inference_mode()``)."""
     return _core._is_inference_mode_enabled()

@@ -71,43 +71,54 @@ class NestedTensor:
 
     @property
     def shape(self):
+        """The sizes, with the ragged dimension as a symbol (``ferric.Size([3, j1, 64])``)."""
         dims = list(self._values.shape[1:])
         dims.insert(self._ridx - 1, NestedInt(self._ragged))
         return Size([self._ragged.batch, *dims])
 
     def size(self, dim=None):
+        """The sizes as :attr:`shape`, or the size of ``dim`` (an error for the ragged dimension).
+        """
         shape = self.shape
         return shape if dim is None else shape[_norm_dim(dim, len(shape))]
 
     def dim(self):
+        """The number of dimensions, the batch and ragged ones included."""
         return self._values.dim() + 1
 
     ndimension = dim
 
     @property
     def ndim(self):
+        """The number of dimensions (as :meth:`dim`)."""
         return self._values.dim() + 1
 
     @property
     def dtype(self):
+        """The dtype of the items."""
         return self._values.dtype
 
     @property
     def device(self):
+        """The device of the items (the CPU)."""
         return self._values.device
 
     def numel(self):
+        """The number of elements of all items together."""
         return self._values.numel()
 
     nelement = numel
 
     def element_size(self):
+        """The size of one element in bytes."""
         return self._values.element_size()
 
     def is_floating_point(self):
+        """Whether the dtype is a floating-point one."""
         return self._values.is_floating_point()
 
     def is_contiguous(self, memory_format=None):
+        """Whether the packed buffer is contiguous with the items back to back."""
         return self._ridx == 1 and self._values.is_contiguous()
 
     def values(self):
@@ -163,6 +174,7 @@ class NestedTensor:
 
     @property
     def requires_grad(self):
+        """Whether gradients are recorded for the packed buffer."""
         return self._values.requires_grad
 
     @requires_grad.setter
@@ -170,11 +182,14 @@ class NestedTensor:
         self._values.requires_grad = value
 
     def requires_grad_(self, requires_grad=True):
+        """Sets :attr:`requires_grad` (of a leaf) in place; returns self."""
         self._values.requires_grad_(requires_grad)
         return self
 
     @property
     def grad(self):
+        """The gradient of a leaf nested tensor after ``backward`` (a nested tensor), or ``None``.
+        """
         g = self._values.grad
         return None if g is None else self._wrap(g)
 
@@ -184,20 +199,27 @@ class NestedTensor:
 
     @property
     def grad_fn(self):
+        """The backward node that produced the packed buffer, or ``None`` for a leaf."""
         return self._values.grad_fn
 
     @property
     def is_leaf(self):
+        """Whether the nested tensor has no autograd history (a leaf)."""
         return self._values.is_leaf
 
     @property
     def data(self):
+        """The same items without autograd history (sharing memory)."""
         return self._wrap(self._values.data)
 
     def retain_grad(self):
+        """Keeps :attr:`grad` of this non-leaf after ``backward``."""
         self._values.retain_grad()
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Backpropagates from this nested tensor (``gradient`` is a nested tensor of the same
+        structure; it may be left out for one element).
+        """
         if isinstance(gradient, NestedTensor):
             self._check_same(gradient, "backward")
             gradient = gradient._values
@@ -208,39 +230,52 @@ class NestedTensor:
         self._values.backward(gradient, retain_graph, create_graph, inputs)
 
     def detach(self):
+        """The same items, cut from the graph (sharing memory)."""
         return self._wrap(self._values.detach())
 
     def detach_(self):
+        """Cuts this nested tensor from the graph in place; returns self."""
         self._values.detach_()
         return self
 
     def clone(self, memory_format=None):
+        """A copy of the items in a new packed buffer (recorded by autograd)."""
         return self._wrap(self._values.clone())
 
     def contiguous(self, memory_format=None):
+        """Self if the buffer is contiguous, else a contiguous copy."""
         return self._wrap(self._values.contiguous())
 
     def to(self, *args, **kwargs):
+        """The items converted as ``Tensor.to`` converts (dtype, device); self when nothing
+        changes.
+        """
         args = tuple(a._values if isinstance(a, NestedTensor) else a for a in args)
         out = self._values.to(*args, **kwargs)
         return self if out is self._values else self._wrap(out)
 
     def type_as(self, other):
+        """The items cast to the dtype of ``other``."""
         return self.to(other.dtype)
 
     def cpu(self):
+        """Returns self: the items are on the CPU."""
         return self
 
     def float(self):
+        """The items cast to float32."""
         return self.to(_core.float32)
 
     def double(self):
+        """The items cast to float64."""
         return self.to(_core.float64)
 
     def long(self):
+        """The items cast to int64."""
         return self.to(_core.int64)
 
     def bool(self):
+        """The items cast to bool."""
         return self.to(_core.bool)
 
     # ------------------------------------------------------------------ operands
@@ -318,6 +353,7 @@ class NestedTensor:
         return order
 
     def transpose(self, dim0, dim1):
+        """Swaps two dimensions; the batch dimension stays first."""
         nd = self.dim()
         d0, d1 = _norm_dim(dim0, nd), _norm_dim(dim1, nd)
         if d0 == 0 or d1 == 0:
@@ -344,12 +380,14 @@ class NestedTensor:
         return d if d < self._ridx else d - 1
 
     def unflatten(self, dim, sizes):
+        """Splits the regular dimension ``dim`` into ``sizes``."""
         d = _norm_dim(dim, self.dim())
         vd = self._vdim(d, "unflatten")
         ridx = self._ridx + (len(sizes) - 1 if d < self._ridx else 0)
         return self._wrap(self._values.unflatten(vd, sizes), ridx)
 
     def flatten(self, start_dim=0, end_dim=-1):
+        """Merges the regular dimensions ``start_dim`` to ``end_dim``."""
         nd = self.dim()
         s, e = _norm_dim(start_dim, nd), _norm_dim(end_dim, nd)
         if s == e:
@@ -383,6 +421,7 @@ class NestedTensor:
         return self._wrap(self._values.view(*self._reshaped(shape, "view")))
 
     def unsqueeze(self, dim):
+        """Inserts a dimension of size 1 at ``dim`` (not before the batch dimension)."""
         nd = self.dim() + 1
         d = _norm_dim(dim, nd)
         if d == 0:
@@ -392,6 +431,7 @@ class NestedTensor:
         return self._wrap(self._values.unsqueeze(vd), ridx)
 
     def squeeze(self, dim=None):
+        """Removes regular dimensions of size 1 (``dim`` or all)."""
         if dim is None:
             raise RuntimeError("squeeze(): For nested tensors, squeeze without the dim "
                                "argument is not supported")
@@ -404,30 +444,49 @@ class NestedTensor:
     # ------------------------------------------------------------------ reductions etc.
 
     def sum(self, dim=None, keepdim=False, dtype=None):
+        """The sum over ``dim`` (``None``: of every element); along the ragged dimension each
+        item is summed over its own length."""
         return _ops.reduce(self, "sum", dim, keepdim, dtype)
 
     def mean(self, dim=None, keepdim=False, dtype=None):
+        """The mean over ``dim`` (``None``: of every element); along the ragged dimension each
+        item is averaged over its own length."""
         return _ops.reduce(self, "mean", dim, keepdim, dtype)
 
     def amax(self, dim=(), keepdim=False):
+        """The largest values over ``dim`` (default: every element); along the ragged dimension
+        each item is reduced over its own length."""
         return _ops.reduce(self, "amax", None if dim == () else dim, keepdim, None)
 
     def amin(self, dim=(), keepdim=False):
+        """The smallest values over ``dim`` (default: every element); along the ragged dimension
+        each item is reduced over its own length."""
         return _ops.reduce(self, "amin", None if dim == () else dim, keepdim, None)
 
     def max(self, dim=None, keepdim=False):
+        """The largest element (``dim=None``) or ``(values, indices)`` along ``dim``; along the
+        ragged dimension each item is reduced over its own length."""
         return _ops.max_min(self, "max", dim, keepdim)
 
     def min(self, dim=None, keepdim=False):
+        """The smallest element (``dim=None``) or ``(values, indices)`` along ``dim``; along the
+        ragged dimension each item is reduced over its own length."""
         return _ops.max_min(self, "min", dim, keepdim)
 
     def softmax(self, dim, dtype=None):
+        """Softmax over ``dim`` within each item (over the ragged dimension: each item's own
+        length).
+        """
         return _ops.softmax(self, dim, dtype, log=False)
 
     def log_softmax(self, dim, dtype=None):
+        """Log-softmax over ``dim`` within each item."""
         return _ops.softmax(self, dim, dtype, log=True)
 
     def matmul(self, other):
+        """Batched matrix product per item with a dense matrix or a nested tensor of matching
+        structure.
+        """
         return _ops.matmul(self, other)
 
     def where(self, condition, other):
@@ -437,9 +496,11 @@ class NestedTensor:
                                              self._operand(other, "where")))
 
     def masked_fill(self, mask, value):
+        """Fills the elements where the nested bool ``mask`` is True with ``value``."""
         return self._wrap(self._values.masked_fill(self._operand(mask, "masked_fill"), value))
 
     def masked_fill_(self, mask, value):
+        """In-place :meth:`masked_fill`; returns self."""
         self._values.masked_fill_(self._operand(mask, "masked_fill_"), value)
         return self
 
@@ -513,6 +574,7 @@ def _unary_inplace_method(name):
         getattr(self._values, name)(*args, **kwargs)
         return self
     method.__name__ = name
+    method.__doc__ = f"In-place ``{name}`` of every element (on the packed buffer); returns self."
     return method
 
 
@@ -531,6 +593,8 @@ def _binary_inplace_method(name):
         getattr(self._values, name)(self._operand(other, name.rstrip("_")), *args, **kwargs)
         return self
     method.__name__ = name
+    method.__doc__ = f"In-place elementwise ``{name}`` with a nested tensor of the same " \
+        "structure, a scalar, or a dense tensor broadcast over the trailing dims; returns self."
     return method
 
 

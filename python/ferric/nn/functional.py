@@ -121,17 +121,61 @@ def relu(input, inplace=False):
 
 @_nested_hook.routed
 def relu_(input):
+    r"""In-place :func:`relu`: writes :math:`\max(0, x)` into ``input`` and returns it.
+
+    Args:
+        input (Tensor): the input.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.relu_(x)
+        tensor([0.0000, 0.0000, 0.0000, 0.5000, 2.0000])
+        >>> x
+        tensor([0.0000, 0.0000, 0.0000, 0.5000, 2.0000])
+    """
     return input.relu_()
 
 
 @_nested_hook.routed
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    r"""Applies LeakyReLU: :math:`x` if :math:`x \ge 0`, else :math:`\text{negative\_slope} \cdot x`
+    element-wise.
+
+    Args:
+        input (Tensor): the input.
+        negative_slope (float): slope for negative inputs. Default: 0.01.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.leaky_relu(x, 0.1)
+        tensor([-0.2000, -0.0500,  0.0000,  0.5000,  2.0000])
+    """
     out = _core.leaky_relu(input, negative_slope)
     return _inplace(input, out) if inplace else out
 
 
 @_nested_hook.routed
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Applies HardTanh: ``x`` clamped to ``[min_val, max_val]`` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        min_val (float): lower bound. Default: -1.0.
+        max_val (float): upper bound. Default: 1.0.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.hardtanh(x)
+        tensor([-1.0000, -0.5000,  0.0000,  0.5000,  1.0000])
+    """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
@@ -139,11 +183,38 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 @_nested_hook.routed
 def relu6(input, inplace=False):
+    r"""Applies ReLU6: :math:`\min(\max(0, x), 6)` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.relu6(x)
+        tensor([0.0000, 0.0000, 0.0000, 0.5000, 2.0000])
+    """
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 @_nested_hook.routed
 def elu(input, alpha=1.0, inplace=False):
+    r"""Applies ELU: :math:`x` if :math:`x > 0`, else :math:`\alpha (e^x - 1)` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        alpha (float): the :math:`\alpha` value. Default: 1.0.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.elu(x)
+        tensor([-0.8647, -0.3935,  0.0000,  0.5000,  2.0000])
+    """
     out = _core.elu(input, alpha)
     return _inplace(input, out) if inplace else out
 
@@ -154,12 +225,40 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 @_nested_hook.routed
 def selu(input, inplace=False):
+    r"""Applies SELU: :math:`\text{scale} \cdot \text{elu}(x, \alpha)` with PyTorch's constants
+    (:math:`\alpha \approx 1.6733`, :math:`\text{scale} \approx 1.0507`) element-wise.
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.selu(x)
+        tensor([-1.5202, -0.6918,  0.0000,  0.5254,  2.1014])
+    """
     out = _core.elu(input, _SELU_ALPHA) * _SELU_SCALE
     return _inplace(input, out) if inplace else out
 
 
 @_nested_hook.routed
 def celu(input, alpha=1.0, inplace=False):
+    r"""Applies CELU: :math:`\max(0, x) + \min(0, \alpha (e^{x/\alpha} - 1))` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        alpha (float): the :math:`\alpha` value. Default: 1.0.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.celu(x)
+        tensor([-0.8647, -0.3935,  0.0000,  0.5000,  2.0000])
+    """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     out = _core.elu(input / alpha, 1.0) * alpha
@@ -174,65 +273,219 @@ def gelu(input, approximate="none"):
 
 @_nested_hook.routed
 def silu(input, inplace=False):
+    r"""Applies SiLU (swish): :math:`x \sigma(x)` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.silu(x)
+        tensor([-0.2384, -0.1888,  0.0000,  0.3112,  1.7616])
+    """
     out = _core.silu(input)
     return _inplace(input, out) if inplace else out
 
 
 @_nested_hook.routed
 def mish(input, inplace=False):
+    r"""Applies Mish: :math:`x \tanh(\text{softplus}(x))` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.mish(x)
+        tensor([-0.2525, -0.2207,  0.0000,  0.3752,  1.9440])
+    """
     out = _core.mish(input)
     return _inplace(input, out) if inplace else out
 
 
 @_nested_hook.routed
 def hardsigmoid(input, inplace=False):
+    r"""Applies Hardsigmoid: :math:`\text{relu6}(x + 3) / 6` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.hardsigmoid(x)
+        tensor([0.1667, 0.4167, 0.5000, 0.5833, 0.8333])
+    """
     out = (input + 3.0).clamp(0.0, 6.0) / 6.0
     return _inplace(input, out) if inplace else out
 
 
 @_nested_hook.routed
 def hardswish(input, inplace=False):
+    r"""Applies Hardswish: :math:`x \cdot \text{relu6}(x + 3) / 6` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.hardswish(x)
+        tensor([-0.3333, -0.2083,  0.0000,  0.2917,  1.6667])
+    """
     out = input * (input + 3.0).clamp(0.0, 6.0) / 6.0
     return _inplace(input, out) if inplace else out
 
 
 @_nested_hook.routed
 def softplus(input, beta=1.0, threshold=20.0):
+    r"""Applies Softplus: :math:`\frac{1}{\beta} \log(1 + e^{\beta x})`, linear where :math:`\beta x
+    > \text{threshold}` element-wise.
+
+    Args:
+        input (Tensor): the input.
+        beta (float): the :math:`\beta` value. Default: 1.0.
+        threshold (float): above it the function is linear. Default: 20.0.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.softplus(x)
+        tensor([0.1269, 0.4741, 0.6931, 0.9741, 2.1269])
+    """
     return _core.softplus(input, beta, threshold)
 
 
 @_nested_hook.routed
 def logsigmoid(input):
+    r"""Applies :math:`\log \sigma(x) = -\text{softplus}(-x)` element-wise.
+
+    Args:
+        input (Tensor): the input.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.logsigmoid(x)
+        tensor([-2.1269, -0.9741, -0.6931, -0.4741, -0.1269])
+    """
     return _core.logsigmoid(input)
 
 
 @_nested_hook.routed
 def sigmoid(input):
+    """Applies the logistic sigmoid :math:`1 / (1 + e^{-x})` element-wise.
+
+    Args:
+        input (Tensor): the input.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.sigmoid(x)
+        tensor([0.1192, 0.3775, 0.5000, 0.6225, 0.8808])
+    """
     return input.sigmoid()
 
 
 @_nested_hook.routed
 def tanh(input):
+    """Applies the hyperbolic tangent element-wise.
+
+    Args:
+        input (Tensor): the input.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.tanh(x)
+        tensor([-0.9640, -0.4621,  0.0000,  0.4621,  0.9640])
+    """
     return input.tanh()
 
 
 @_nested_hook.routed
 def softsign(input):
+    """Applies :math:`x / (1 + |x|)` element-wise.
+
+    Args:
+        input (Tensor): the input.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.softsign(x)
+        tensor([-0.6667, -0.3333,  0.0000,  0.3333,  0.6667])
+    """
     return input / (input.abs() + 1)
 
 
 @_nested_hook.routed
 def tanhshrink(input):
+    r"""Applies :math:`x - \tanh(x)` element-wise.
+
+    Args:
+        input (Tensor): the input.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.tanhshrink(x)
+        tensor([-1.0360, -0.0379,  0.0000,  0.0379,  1.0360])
+    """
     return input - input.tanh()
 
 
 @_nested_hook.routed
 def hardshrink(input, lambd=0.5):
+    r"""Applies hard shrinkage: :math:`x` where :math:`|x| > \lambda`, else 0 element-wise.
+
+    Args:
+        input (Tensor): the input.
+        lambd (float): the :math:`\lambda` value. Default: 0.5.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.hardshrink(x)
+        tensor([-2.,  0.,  0.,  0.,  2.])
+    """
     return _core.where(input.abs() > lambd, input, 0.0)
 
 
 @_nested_hook.routed
 def softshrink(input, lambd=0.5):
+    r"""Applies soft shrinkage: :math:`x - \lambda` above :math:`\lambda`, :math:`x + \lambda` below
+    :math:`-\lambda`, else 0 element-wise.
+
+    Args:
+        input (Tensor): the input.
+        lambd (float): the :math:`\lambda` value. Default: 0.5.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.softshrink(x)
+        tensor([-1.5000,  0.0000,  0.0000,  0.0000,  1.5000])
+    """
     if lambd < 0:
         raise RuntimeError(
             f"lambda must be greater or equal to 0, but found to be {lambd}."
@@ -243,11 +496,40 @@ def softshrink(input, lambd=0.5):
 
 @_nested_hook.routed
 def threshold(input, threshold, value, inplace=False):
+    r"""Applies a threshold: :math:`x` where :math:`x > \text{threshold}`, else ``value``
+    element-wise.
+
+    Args:
+        input (Tensor): the input.
+        threshold (float): the threshold.
+        value (float): the replacement below it.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> F.threshold(x, 0.1, 20.0)
+        tensor([20.0000, 20.0000, 20.0000,  0.5000,  2.0000])
+    """
     out = _core.where(input > threshold, input, value)
     return _inplace(input, out) if inplace else out
 
 
 def glu(input, dim=-1):
+    r"""Gated linear unit: splits ``input`` in halves :math:`a, b` along ``dim`` and returns
+    :math:`a \otimes \sigma(b)`.
+
+    Args:
+        input (Tensor): the input. Its size along ``dim`` must be even.
+        dim (int): the dimension to split. Default: -1.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.glu(ferric.tensor([[1.0, 2.0, 0.0, 0.0]]))
+        tensor([[0.5000, 1.0000]])
+    """
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = dim % input.dim()
@@ -299,6 +581,19 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    r"""Softmin along ``dim``: :math:`\text{softmax}(-x)`; the values along ``dim`` sum to 1.
+
+    Args:
+        input (Tensor): the input.
+        dim (int): the dimension to normalise over.
+        dtype (ferric.dtype, optional): cast ``input`` to it first.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.softmin(ferric.tensor([1.0, 2.0, 3.0]), dim=0)
+        tensor([0.6652, 0.2447, 0.0900])
+    """
     if dim is None:
         dim = _softmax_dim("softmin", input.dim())
     return (-input).softmax(dim, dtype=dtype)
@@ -339,6 +634,22 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)` input with
+    probability ``p`` and scales the others by :math:`1/(1-p)` (only when ``training``).
+
+    Args:
+        input (Tensor): the input.
+        p (float): probability of zeroing a channel. Default: 0.5.
+        training (bool): apply dropout; ``False`` returns ``input``. Default: ``True``.
+        inplace (bool): write the result into ``input``. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.ones(1, 4, 1, 1, 2)
+        >>> ferric.equal(F.dropout3d(x, 0.5, training=False), x)
+        True
+    """
     return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
 
 
@@ -555,39 +866,174 @@ def _kernel(name):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    r"""1-D convolution (cross-correlation) over an input of shape :math:`(N, C_{in}, L)` or
+    :math:`(C_{in}, L)`.
+
+    Args:
+        input (Tensor): the input.
+        weight (Tensor): :math:`(C_{out}, C_{in} / \text{groups}, kW)`.
+        bias (Tensor, optional): :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple): step of the window. Default: 1.
+        padding (int, tuple or str): zeros added on both sides, or ``'valid'`` / ``'same'``.
+            Default: 0.
+        dilation (int or tuple): spacing of the kernel taps. Default: 1.
+        groups (int): split of the channels into groups. Default: 1.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.ones(1, 1, 5)
+        >>> F.conv1d(x, ferric.ones(2, 1, 3))
+        tensor([[[3., 3., 3.],
+                 [3., 3., 3.]]])
+    """
     return _kernel("conv1d")(input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    r"""2-D convolution (cross-correlation) over an input of shape :math:`(N, C_{in}, H, W)` or
+    :math:`(C_{in}, H, W)`.
+
+    Args:
+        input (Tensor): the input.
+        weight (Tensor): :math:`(C_{out}, C_{in} / \text{groups}, kH, kW)`.
+        bias (Tensor, optional): :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple): step of the window. Default: 1.
+        padding (int, tuple or str): zeros added on each side, or ``'valid'`` / ``'same'``. Default:
+            0.
+        dilation (int or tuple): spacing of the kernel taps. Default: 1.
+        groups (int): split of the channels into groups. Default: 1.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.ones(1, 1, 4, 4)
+        >>> F.conv2d(x, ferric.ones(1, 1, 3, 3), padding=1)
+        tensor([[[[4., 6., 6., 4.],
+                  [6., 9., 9., 6.],
+                  [6., 9., 9., 6.],
+                  [4., 6., 6., 4.]]]])
+    """
     return _kernel("conv2d")(input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
+    r"""1-D transposed convolution (the gradient of :func:`conv1d` with respect to its input) over
+    :math:`(N, C_{in}, L)` or :math:`(C_{in}, L)`.
+
+    Args:
+        input (Tensor): the input.
+        weight (Tensor): :math:`(C_{in}, C_{out} / \text{groups}, kW)`.
+        bias (Tensor, optional): :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple): Default: 1.
+        padding (int or tuple): removed from both sides of the output. Default: 0.
+        output_padding (int or tuple): added to one side of the output. Default: 0.
+        groups (int): Default: 1.
+        dilation (int or tuple): Default: 1.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.conv_transpose1d(ferric.ones(1, 1, 3), ferric.ones(1, 1, 2), stride=2)
+        tensor([[[1., 1., 1., 1., 1., 1.]]])
+    """
     return _kernel("conv_transpose1d")(input, weight, bias, stride, padding, output_padding,
                                        groups, dilation)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
+    r"""2-D transposed convolution (the gradient of :func:`conv2d` with respect to its input) over
+    :math:`(N, C_{in}, H, W)` or :math:`(C_{in}, H, W)`.
+
+    Args:
+        input (Tensor): the input.
+        weight (Tensor): :math:`(C_{in}, C_{out} / \text{groups}, kH, kW)`.
+        bias (Tensor, optional): :math:`(C_{out})`. Default: ``None``.
+        stride (int or tuple): Default: 1.
+        padding (int or tuple): removed from each side of the output. Default: 0.
+        output_padding (int or tuple): added to one side of the output. Default: 0.
+        groups (int): Default: 1.
+        dilation (int or tuple): Default: 1.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.conv_transpose2d(ferric.ones(1, 1, 2, 2), ferric.ones(1, 1, 2, 2), stride=2).shape
+        ferric.Size([1, 1, 4, 4])
+    """
     return _kernel("conv_transpose2d")(input, weight, bias, stride, padding, output_padding,
                                        groups, dilation)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    r"""1-D max pooling over :math:`(N, C, L)` or :math:`(C, L)`.
+
+    Args:
+        input (Tensor): the input.
+        kernel_size (int): window size.
+        stride (int, optional): window step; default ``kernel_size``.
+        padding (int): implicit :math:`-\infty` padding on both sides. Default: 0.
+        dilation (int): spacing of the window's elements. Default: 1.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+        return_indices (bool): also return the argmax positions. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.max_pool1d(ferric.tensor([[1.0, 3.0, 2.0, 5.0, 4.0]]), 2)
+        tensor([[3., 5.]])
+    """
     return _kernel("max_pool1d")(input, kernel_size, stride, padding, dilation, ceil_mode,
                                  return_indices)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
+    """2-D max pooling that also returns the flat index (within each plane) of each maximum:
+    :func:`max_pool2d` with ``return_indices=True``.
+
+    Args:
+        input (Tensor): the input.
+        kernel_size, stride, padding, dilation, ceil_mode: as in :func:`max_pool2d`.
+        return_indices (bool): accepted for PyTorch compatibility.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.arange(16.0).reshape(1, 4, 4)
+        >>> out, idx = F.max_pool2d_with_indices(x, 2)
+        >>> idx
+        tensor([[[ 5,  7],
+                 [13, 15]]])
+    """
     return _kernel("max_pool2d_with_indices")(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    r"""2-D max pooling over :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+
+    Args:
+        input (Tensor): the input.
+        kernel_size (int or tuple): window size.
+        stride (int or tuple, optional): window step; default ``kernel_size``.
+        padding (int or tuple): implicit :math:`-\infty` padding. Default: 0.
+        dilation (int or tuple): spacing of the window's elements. Default: 1.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+        return_indices (bool): also return the argmax positions. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.arange(16.0).reshape(1, 4, 4)
+        >>> F.max_pool2d(x, 2)
+        tensor([[[ 5.,  7.],
+                 [13., 15.]]])
+    """
     if return_indices:
         return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
                                        ceil_mode)
@@ -596,29 +1042,118 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
+    """1-D average pooling over :math:`(N, C, L)` or :math:`(C, L)`.
+
+    Args:
+        input (Tensor): the input.
+        kernel_size (int): window size.
+        stride (int, optional): window step; default ``kernel_size``.
+        padding (int): zero padding on both sides. Default: 0.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+        count_include_pad (bool): count padded zeros in the mean. Default: ``True``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.avg_pool1d(ferric.tensor([[1.0, 3.0, 2.0, 6.0]]), 2)
+        tensor([[2., 4.]])
+    """
     return _kernel("avg_pool1d")(input, kernel_size, stride, padding, ceil_mode,
                                  count_include_pad)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """2-D average pooling over :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+
+    Args:
+        input (Tensor): the input.
+        kernel_size (int or tuple): window size.
+        stride (int or tuple, optional): window step; default ``kernel_size``.
+        padding (int or tuple): zero padding. Default: 0.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+        count_include_pad (bool): count padded zeros in the mean. Default: ``True``.
+        divisor_override (int, optional): divide by this instead of the window size.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.arange(16.0).reshape(1, 4, 4)
+        >>> F.avg_pool2d(x, 2)
+        tensor([[[ 2.5000,  4.5000],
+                 [10.5000, 12.5000]]])
+    """
     return _kernel("avg_pool2d")(input, kernel_size, stride, padding, ceil_mode,
                                  count_include_pad, divisor_override)
 
 
 def adaptive_avg_pool1d(input, output_size):
+    """1-D average pooling to a fixed output length: the windows are chosen so the output has
+    ``output_size`` elements.
+
+    Args:
+        input (Tensor): the input. :math:`(N, C, L)` or :math:`(C, L)`.
+        output_size (int): the output length.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.adaptive_avg_pool1d(ferric.tensor([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]]), 2)
+        tensor([[2., 5.]])
+    """
     return _kernel("adaptive_avg_pool1d")(input, output_size)
 
 
 def adaptive_avg_pool2d(input, output_size):
+    """2-D average pooling to a fixed output size.
+
+    Args:
+        input (Tensor): the input. :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        output_size (int or tuple): the output :math:`(H, W)`; ``None`` keeps that dimension.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.arange(16.0).reshape(1, 4, 4)
+        >>> F.adaptive_avg_pool2d(x, 1)
+        tensor([[[7.5000]]])
+    """
     return _kernel("adaptive_avg_pool2d")(input, output_size)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """1-D max pooling to a fixed output length.
+
+    Args:
+        input (Tensor): the input. :math:`(N, C, L)` or :math:`(C, L)`.
+        output_size (int): the output length.
+        return_indices (bool): also return the argmax positions. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.adaptive_max_pool1d(ferric.tensor([[1.0, 5.0, 3.0, 4.0]]), 2)
+        tensor([[5., 4.]])
+    """
     return _kernel("adaptive_max_pool1d")(input, output_size, return_indices)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """2-D max pooling to a fixed output size.
+
+    Args:
+        input (Tensor): the input. :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        output_size (int or tuple): the output :math:`(H, W)`.
+        return_indices (bool): also return the argmax positions. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.arange(16.0).reshape(1, 4, 4)
+        >>> F.adaptive_max_pool2d(x, (2, 1))
+        tensor([[[ 7.],
+                 [15.]]])
+    """
     return _kernel("adaptive_max_pool2d")(input, output_size, return_indices)
 
 

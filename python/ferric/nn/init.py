@@ -157,10 +157,24 @@ def constant_(tensor, val):
 
 
 def ones_(tensor):
+    """Fills ``tensor`` with ones, in place and without recording a graph; returns it.
+
+    Example:
+        >>> import ferric
+        >>> ferric.nn.init.ones_(ferric.empty(2))
+        tensor([1., 1.])
+    """
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor):
+    """Fills ``tensor`` with zeros, in place and without recording a graph; returns it.
+
+    Example:
+        >>> import ferric
+        >>> ferric.nn.init.zeros_(ferric.empty(2))
+        tensor([0., 0.])
+    """
     with no_grad():
         return tensor.zero_()
 

@@ -127,6 +127,7 @@ class CyclicLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the scheduler's state (the scale function is rebuilt from the mode)."""
         fn = state_dict.pop("_scale_fn_custom")
         super().load_state_dict(state_dict)
         if fn is not None:

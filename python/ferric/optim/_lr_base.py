@@ -101,6 +101,7 @@ class LRScheduler:
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the scheduler's state from :meth:`state_dict`'s output."""
         self.__dict__.update(state_dict)
 
     def get_last_lr(self) -> list:
@@ -112,6 +113,9 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch: int | None = None) -> None:
+        """Advances the schedule by one step (or to ``epoch``, deprecated) and writes the new
+        learning rates into the optimizer's parameter groups.
+        """
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn(
                 "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "

@@ -381,6 +381,7 @@ class SequentialLR(_ComposedStateMixin, LRScheduler):
             sched.last_epoch -= 1
 
     def step(self) -> None:
+        """Steps the scheduler whose turn it is, switching to the next at each milestone."""
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         current = self._schedulers[idx]
@@ -407,6 +408,7 @@ class ChainedScheduler(_ComposedStateMixin, LRScheduler):
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
     def step(self) -> None:
+        """Steps every chained scheduler, in order."""
         for s in self._schedulers:
             s.step()
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
@@ -460,6 +462,9 @@ class ReduceLROnPlateau(LRScheduler):
         self.num_bad_epochs = 0
 
     def step(self, metrics, epoch=None) -> None:
+        """Records ``metrics`` (the monitored value) and lowers the learning rates by ``factor``
+        once it has not improved for ``patience`` steps.
+        """
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1
@@ -500,6 +505,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     @property
     def in_cooldown(self) -> bool:
+        """Whether the scheduler is in the cooldown period after a reduction."""
         return self.cooldown_counter > 0
 
     def _is_better(self, a: float, best: float) -> bool:
@@ -522,6 +528,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold_mode = threshold_mode
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the scheduler's state from :meth:`state_dict`'s output."""
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold,
                              threshold_mode=self.threshold_mode)

@@ -27,6 +27,7 @@ class RemovableHandle:
         self.id = next(RemovableHandle._ids)
 
     def remove(self) -> None:
+        """Unregisters the hook (removing it twice does nothing)."""
         hooks = self.hooks_dict_ref()
         if hooks is not None and self.id in hooks:
             del hooks[self.id]

@@ -65,16 +65,67 @@ class Mish(_Inplace):
 
 
 class Hardsigmoid(_Inplace):
+    r"""Applies :math:`\text{relu6}(x + 3) / 6` element-wise
+    (:func:`ferric.nn.functional.hardsigmoid`).
+
+    Args:
+        inplace (bool): operate in place. Default: ``False``.
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.Hardsigmoid()(x)
+        tensor([0.1667, 0.4167, 0.5000, 0.5833, 0.8333])
+    """
     def forward(self, input):
         return F.hardsigmoid(input, self.inplace)
 
 
 class Hardswish(_Inplace):
+    r"""Applies :math:`x \cdot \text{relu6}(x + 3) / 6` element-wise
+    (:func:`ferric.nn.functional.hardswish`).
+
+    Args:
+        inplace (bool): operate in place. Default: ``False``.
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.Hardswish()(x)
+        tensor([-0.3333, -0.2083,  0.0000,  0.2917,  1.6667])
+    """
     def forward(self, input):
         return F.hardswish(input, self.inplace)
 
 
 class SELU(_Inplace):
+    r"""Applies SELU, :math:`\text{scale} \cdot \text{elu}(x, \alpha)` with PyTorch's constants
+    element-wise (:func:`ferric.nn.functional.selu`).
+
+    Args:
+        inplace (bool): operate in place. Default: ``False``.
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.SELU()(x)
+        tensor([-1.5202, -0.6918,  0.0000,  0.5254,  2.1014])
+    """
     def forward(self, input):
         return F.selu(input, self.inplace)
 
@@ -118,6 +169,22 @@ class Hardtanh(Module):
 
 
 class ReLU6(Hardtanh):
+    r"""Applies :math:`\min(\max(0, x), 6)` element-wise (:func:`ferric.nn.functional.relu6`).
+
+    Args:
+        inplace (bool): operate in place. Default: ``False``.
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.ReLU6()(x)
+        tensor([0.0000, 0.0000, 0.0000, 0.5000, 2.0000])
+    """
     def __init__(self, inplace=False):
         super().__init__(0.0, 6.0, inplace)
 
@@ -156,16 +223,55 @@ class Tanh(Module):
 
 
 class LogSigmoid(Module):
+    r"""Applies :math:`\log \sigma(x)` element-wise (:func:`ferric.nn.functional.logsigmoid`).
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.LogSigmoid()(x)
+        tensor([-2.1269, -0.9741, -0.6931, -0.4741, -0.1269])
+    """
     def forward(self, input):
         return F.logsigmoid(input)
 
 
 class Softsign(Module):
+    """Applies :math:`x / (1 + |x|)` element-wise (:func:`ferric.nn.functional.softsign`).
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.Softsign()(x)
+        tensor([-0.6667, -0.3333,  0.0000,  0.3333,  0.6667])
+    """
     def forward(self, input):
         return F.softsign(input)
 
 
 class Tanhshrink(Module):
+    r"""Applies :math:`x - \tanh(x)` element-wise (:func:`ferric.nn.functional.tanhshrink`).
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.Tanhshrink()(x)
+        tensor([-1.0360, -0.0379,  0.0000,  0.0379,  1.0360])
+    """
     def forward(self, input):
         return F.tanhshrink(input)
 
@@ -187,6 +293,24 @@ class ELU(Module):
 
 
 class CELU(ELU):
+    r"""Applies CELU, :math:`\max(0, x) + \min(0, \alpha (e^{x/\alpha} - 1))` element-wise
+    (:func:`ferric.nn.functional.celu`).
+
+    Args:
+        alpha (float): the :math:`\alpha` value. Default: 1.0.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.CELU()(x)
+        tensor([-0.8647, -0.3935,  0.0000,  0.5000,  2.0000])
+    """
     def forward(self, input):
         return F.celu(input, self.alpha, self.inplace)
 
@@ -272,11 +396,45 @@ class _Shrink(Module):
 
 
 class Hardshrink(_Shrink):
+    r"""Applies hard shrinkage (:math:`x` where :math:`|x| > \lambda`, else 0) element-wise
+    (:func:`ferric.nn.functional.hardshrink`).
+
+    Args:
+        lambd (float): the :math:`\lambda` value. Default: 0.5.
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.Hardshrink()(x)
+        tensor([-2.,  0.,  0.,  0.,  2.])
+    """
     def forward(self, input):
         return F.hardshrink(input, self.lambd)
 
 
 class Softshrink(_Shrink):
+    r"""Applies soft shrinkage (towards 0 by :math:`\lambda`, 0 inside :math:`[-\lambda, \lambda]`)
+    element-wise (:func:`ferric.nn.functional.softshrink`).
+
+    Args:
+        lambd (float): the :math:`\lambda` value. Default: 0.5.
+
+    Shape:
+        Input: :math:`(*)`, any shape.
+        Output: :math:`(*)`, the same shape.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> x = ferric.tensor([-2.0, -0.5, 0.0, 0.5, 2.0])
+        >>> nn.Softshrink()(x)
+        tensor([-1.5000,  0.0000,  0.0000,  0.0000,  1.5000])
+    """
     def forward(self, input):
         return F.softshrink(input, self.lambd)
 
@@ -338,6 +496,17 @@ class LogSoftmax(_DimSoftmax):
 
 
 class Softmin(_DimSoftmax):
+    r"""Softmin over ``dim``: :math:`\text{softmax}(-x)` (:func:`ferric.nn.functional.softmin`).
+
+    Args:
+        dim (int): the dimension whose entries sum to 1.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.Softmin(dim=0)(ferric.tensor([1.0, 2.0, 3.0]))
+        tensor([0.6652, 0.2447, 0.0900])
+    """
     def forward(self, input):
         return F.softmin(input, self.dim, _stacklevel=5)
 
@@ -364,6 +533,7 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Sets every slope to ``init`` (0.25 by default)."""
         init_fn = init.constant_
         init_fn(self.weight, self.init)
 

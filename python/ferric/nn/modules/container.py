@@ -113,6 +113,7 @@ class Sequential(Module):
     __rmul__ = __mul__
 
     def pop(self, key):
+        """Removes the module at index ``key`` and returns it."""
         v = self[key]
         del self[key]
         return v
@@ -129,10 +130,12 @@ class Sequential(Module):
         return input
 
     def append(self, module):
+        """Adds ``module`` at the end; returns ``self``."""
         self.add_module(str(len(self)), module)
         return self
 
     def insert(self, index, module):
+        """Inserts ``module`` before position ``index``; returns ``self``."""
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
@@ -146,6 +149,7 @@ class Sequential(Module):
         return self
 
     def extend(self, sequential):
+        """Appends every module of ``sequential`` (any iterable of modules); returns ``self``."""
         for layer in sequential:
             self.append(layer)
         return self
@@ -230,20 +234,24 @@ class ModuleList(Module):
         return [k for k in super().__dir__() if not k.isdigit()]
 
     def insert(self, index, module):
+        """Inserts ``module`` before position ``index``."""
         for i in range(len(self._modules), index, -1):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module
 
     def append(self, module):
+        """Adds ``module`` at the end; returns ``self``."""
         self.add_module(str(len(self)), module)
         return self
 
     def pop(self, key):
+        """Removes the module at index ``key`` and returns it."""
         v = self[key]
         del self[key]
         return v
 
     def extend(self, modules):
+        """Appends every module of the iterable ``modules``; returns ``self``."""
         if not isinstance(modules, Iterable):
             raise TypeError(
                 "ModuleList.extend should be called with an iterable, but got "
@@ -290,23 +298,29 @@ class ModuleDict(Module):
         return key in self._modules
 
     def clear(self):
+        """Removes every module."""
         self._modules.clear()
 
     def pop(self, key):
+        """Removes the module named ``key`` and returns it."""
         v = self[key]
         del self[key]
         return v
 
     def keys(self):
+        """The names, in insertion order."""
         return self._modules.keys()
 
     def items(self):
+        """The ``(name, module)`` pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def update(self, modules):
+        """Adds (or replaces) modules from a mapping or an iterable of ``(name, module)`` pairs."""
         if not isinstance(modules, Iterable):
             raise TypeError(
                 "ModuleDict.update should be called with an iterable of key/value pairs, "
@@ -391,12 +405,14 @@ class ParameterList(Module):
         return [k for k in super().__dir__() if not k.isdigit()]
 
     def append(self, value):
+        """Adds ``value`` at the end (a tensor is wrapped in a ``Parameter``); returns ``self``."""
         new_idx = len(self)
         self._size += 1
         self[new_idx] = value
         return self
 
     def extend(self, values):
+        """Appends every value of the iterable ``values``; returns ``self``."""
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
             raise TypeError(
                 "ParameterList.extend should be called with an iterable, but got "
@@ -463,43 +479,55 @@ class ParameterDict(Module):
         return key in self._keys
 
     def copy(self):
+        """A shallow copy: a new ``ParameterDict`` holding the same parameters."""
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
     def setdefault(self, key, default=None):
+        """Returns the parameter named ``key``, first setting it to ``default`` if absent."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def clear(self):
+        """Removes every parameter."""
         for k in list(self._keys):
             del self[k]
 
     def pop(self, key):
+        """Removes the parameter named ``key`` and returns it."""
         v = self[key]
         del self[key]
         return v
 
     def popitem(self):
+        """Removes and returns the last inserted ``(name, parameter)`` pair."""
         k, _ = self._keys.popitem()
         self._keys[k] = None
         return k, self.pop(k)
 
     def get(self, key, default=None):
+        """The parameter named ``key``, or ``default`` if absent."""
         return self[key] if key in self else default
 
     def fromkeys(self, keys, default=None):
+        """A new ``ParameterDict`` with each of ``keys`` set to ``default``."""
         return ParameterDict((k, default) for k in keys)
 
     def keys(self):
+        """The names, in insertion order."""
         return self._keys.keys()
 
     def items(self):
+        """The ``(name, parameter)`` pairs, in insertion order."""
         return ((k, self[k]) for k in self._keys)
 
     def values(self):
+        """The parameters, in insertion order."""
         return (self[k] for k in self._keys)
 
     def update(self, parameters):
+        """Adds (or replaces) parameters from a mapping or an iterable of ``(name, value)`` pairs.
+        """
         if not isinstance(parameters, Iterable):
             raise TypeError(
                 "ParametersDict.update should be called with an iterable of key/value pairs, "

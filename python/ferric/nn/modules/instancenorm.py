@@ -56,12 +56,68 @@ class _InstanceNorm(_NormBase):
 
 
 class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization over each channel of each sample of a :math:`(N, C, L)` input: zero
+    mean and unit variance over the spatial dimensions, then an optional per-channel affine map.
+
+    Args:
+        num_features (int): :math:`C`.
+        eps (float): added to the variance. Default: 1e-5.
+        momentum (float): running-statistics update rate. Default: 0.1.
+        affine (bool): learn a per-channel scale and shift. Default: ``False``.
+        track_running_stats (bool): keep running mean/variance for eval. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.InstanceNorm1d(2)
+        >>> y = m(ferric.randn(3, 2, 5))
+        >>> y.mean(dim=(2,)).abs().max().item() < 1e-5
+        True
+    """
     _spatial = 1
 
 
 class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization over each channel of each sample of a :math:`(N, C, H, W)` input:
+    zero mean and unit variance over the spatial dimensions, then an optional per-channel affine
+    map.
+
+    Args:
+        num_features (int): :math:`C`.
+        eps (float): added to the variance. Default: 1e-5.
+        momentum (float): running-statistics update rate. Default: 0.1.
+        affine (bool): learn a per-channel scale and shift. Default: ``False``.
+        track_running_stats (bool): keep running mean/variance for eval. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.InstanceNorm2d(2)
+        >>> y = m(ferric.randn(3, 2, 5, 5))
+        >>> y.mean(dim=(2, 3)).abs().max().item() < 1e-5
+        True
+    """
     _spatial = 2
 
 
 class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization over each channel of each sample of a :math:`(N, C, D, H, W)` input:
+    zero mean and unit variance over the spatial dimensions, then an optional per-channel affine
+    map.
+
+    Args:
+        num_features (int): :math:`C`.
+        eps (float): added to the variance. Default: 1e-5.
+        momentum (float): running-statistics update rate. Default: 0.1.
+        affine (bool): learn a per-channel scale and shift. Default: ``False``.
+        track_running_stats (bool): keep running mean/variance for eval. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.InstanceNorm3d(2)
+        >>> y = m(ferric.randn(3, 2, 5, 5, 5))
+        >>> y.mean(dim=(2, 3, 4)).abs().max().item() < 1e-5
+        True
+    """
     _spatial = 3

@@ -62,6 +62,9 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        r"""Re-initialises the parameters as PyTorch does: ``weight`` Kaiming-uniform (:math:`a =
+        \sqrt 5`), ``bias`` uniform in :math:`\pm 1/\sqrt{\text{in\_features}}`.
+        """
         # kaiming_uniform_(a=sqrt(5)) gives U(-1/sqrt(fan_in), 1/sqrt(fan_in))
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -98,6 +101,9 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        r"""Re-initialises the parameters as PyTorch does: ``weight`` and ``bias`` uniform in
+        :math:`\pm 1/\sqrt{\text{in1\_features}}`.
+        """
         bound = 1 / math.sqrt(self.weight.size(1))
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:

@@ -60,6 +60,20 @@ class MSELoss(_Loss):
 
 
 class SmoothL1Loss(_Loss):
+    r"""Smooth L1 loss: :math:`0.5 (x - y)^2 / \beta` where :math:`|x - y| < \beta`, else :math:`|x
+    - y| - 0.5 \beta` (:func:`ferric.nn.functional.smooth_l1_loss`).
+
+    Args:
+        size_average, reduce: deprecated; use ``reduction``.
+        beta (float): where the loss turns from quadratic to linear. Default: 1.0.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.SmoothL1Loss()(ferric.tensor([0.5, 3.0]), ferric.tensor([0.0, 0.0]))
+        tensor(1.3125)
+    """
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
@@ -69,6 +83,19 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
+    r"""Huber loss: :math:`0.5 (x - y)^2` where :math:`|x - y| < \delta`, else :math:`\delta (|x -
+    y| - 0.5 \delta)` (:func:`ferric.nn.functional.huber_loss`).
+
+    Args:
+        delta (float): where the loss turns from quadratic to linear. Default: 1.0.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.HuberLoss(delta=2.0)(ferric.tensor([0.5, 3.0]), ferric.tensor([0.0, 0.0]))
+        tensor(2.0625)
+    """
     def __init__(self, reduction="mean", delta=1.0):
         super().__init__(reduction=reduction)
         self.delta = delta
@@ -78,6 +105,22 @@ class HuberLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
+    r"""Kullback-Leibler divergence with ``input`` given as log-probabilities: :math:`y (\log y -
+    x)` (``reduction='batchmean'`` divides the sum by the batch size, the true KL divergence)
+    (:func:`ferric.nn.functional.kl_div`).
+
+    Args:
+        size_average, reduce: deprecated; use ``reduction``.
+        log_target (bool): ``target`` is given as log-probabilities too. Default: ``False``.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> p = ferric.tensor([[0.25, 0.75]])
+        >>> nn.KLDivLoss(reduction='batchmean')(p.log(), ferric.tensor([[0.5, 0.5]]))
+        tensor(0.1438)
+    """
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
@@ -87,6 +130,21 @@ class KLDivLoss(_Loss):
 
 
 class BCELoss(_WeightedLoss):
+    r"""Binary cross-entropy between probabilities ``input`` and targets in [0, 1]: :math:`-w [y
+    \log x + (1 - y) \log(1 - x)]`, logs clamped at -100
+    (:func:`ferric.nn.functional.binary_cross_entropy`).
+
+    Args:
+        weight (Tensor, optional): a rescaling weight per element.
+        size_average, reduce: deprecated; use ``reduction``.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.BCELoss()(ferric.tensor([0.8, 0.2]), ferric.tensor([1.0, 0.0]))
+        tensor(0.2231)
+    """
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight,
                                       reduction=self.reduction)
@@ -159,6 +217,22 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class PoissonNLLLoss(_Loss):
+    r"""Negative log-likelihood of a Poisson target: :math:`e^x - y x` with ``log_input=True``, else
+    :math:`x - y \log(x + \epsilon)` (:func:`ferric.nn.functional.poisson_nll_loss`).
+
+    Args:
+        log_input (bool): ``input`` is the log of the rate. Default: ``True``.
+        full (bool): add the Stirling term. Default: ``False``.
+        size_average, reduce: deprecated; use ``reduction``.
+        eps (float): avoids :math:`\log 0` when ``log_input=False``. Default: 1e-8.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.PoissonNLLLoss()(ferric.tensor([0.0, 1.0]), ferric.tensor([1.0, 2.0]))
+        tensor(0.8591)
+    """
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                  reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -172,6 +246,22 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
+    r"""Negative log-likelihood of a Gaussian target with predicted mean ``input`` and variance
+    ``var``: :math:`0.5 (\log \max(v, \epsilon) + (x - y)^2 / \max(v, \epsilon))`
+    (:func:`ferric.nn.functional.gaussian_nll_loss`).
+
+    Args:
+        full (bool): add the constant :math:`0.5 \log 2\pi`. Default: ``False``.
+        eps (float): lower clamp of the variance. Default: 1e-6.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> loss = nn.GaussianNLLLoss()
+        >>> loss(ferric.tensor([0.0, 1.0]), ferric.tensor([0.5, 1.0]), ferric.ones(2))
+        tensor(0.0625)
+    """
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
         super().__init__(None, None, reduction)
         self.full = full
@@ -183,11 +273,40 @@ class GaussianNLLLoss(_Loss):
 
 
 class SoftMarginLoss(_Loss):
+    r"""Two-class logistic loss for targets :math:`y \in \{-1, 1\}`: :math:`\log(1 + e^{-y x})`
+    (:func:`ferric.nn.functional.soft_margin_loss`).
+
+    Args:
+        size_average, reduce: deprecated; use ``reduction``.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.SoftMarginLoss()(ferric.tensor([2.0, -1.0]), ferric.tensor([1.0, 1.0]))
+        tensor(0.7201)
+    """
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class MarginRankingLoss(_Loss):
+    r"""Ranking loss for pairs: :math:`\max(0, -y (x_1 - x_2) + \text{margin})` with :math:`y = 1`
+    when :math:`x_1` should rank higher, :math:`-1` otherwise
+    (:func:`ferric.nn.functional.margin_ranking_loss`).
+
+    Args:
+        margin (float): Default: 0.0.
+        size_average, reduce: deprecated; use ``reduction``.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> loss = nn.MarginRankingLoss(margin=0.5)
+        >>> loss(ferric.tensor([1.0, 0.0]), ferric.tensor([0.8, 1.0]), ferric.tensor([1.0, -1.0]))
+        tensor(0.1500)
+    """
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -198,6 +317,21 @@ class MarginRankingLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
+    r"""Hinge embedding loss for targets in :math:`\{-1, 1\}`: :math:`x` where :math:`y = 1`,
+    :math:`\max(0, \text{margin} - x)` where :math:`y = -1`
+    (:func:`ferric.nn.functional.hinge_embedding_loss`).
+
+    Args:
+        margin (float): Default: 1.0.
+        size_average, reduce: deprecated; use ``reduction``.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.HingeEmbeddingLoss()(ferric.tensor([0.3, 0.4]), ferric.tensor([1.0, -1.0]))
+        tensor(0.4500)
+    """
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
@@ -208,6 +342,23 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class CosineEmbeddingLoss(_Loss):
+    r"""Cosine embedding loss: :math:`1 - \cos(x_1, x_2)` where :math:`y = 1`, :math:`\max(0,
+    \cos(x_1, x_2) - \text{margin})` where :math:`y = -1`
+    (:func:`ferric.nn.functional.cosine_embedding_loss`).
+
+    Args:
+        margin (float): Default: 0.0.
+        size_average, reduce: deprecated; use ``reduction``.
+        reduction (str): ``'none'``, ``'mean'`` (default) or ``'sum'``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> a = ferric.tensor([[1.0, 0.0], [1.0, 1.0]])
+        >>> b = ferric.tensor([[0.0, 1.0], [1.0, 1.0]])
+        >>> nn.CosineEmbeddingLoss()(a, b, ferric.tensor([1.0, -1.0]))
+        tensor(1.)
+    """
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin

@@ -105,6 +105,9 @@ class Module:
         setattr_("_load_state_dict_post_hooks", OrderedDict())
 
     def forward(self, *input):
+        """Defines the computation of the module; subclasses override it. Call the module
+        (``module(x)``) rather than ``forward``, so that hooks run.
+        """
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function'
         )
@@ -305,19 +308,25 @@ class Module:
         )
 
     def buffers(self, recurse=True):
+        """Iterator over the buffers (of submodules too with ``recurse=True``)."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """Iterator over ``(name, buffer)``; shared buffers appear once unless
+        ``remove_duplicate=False``.
+        """
         yield from self._named_members(
             lambda m: m._buffers.items(), prefix, recurse, remove_duplicate
         )
 
     def children(self):
+        """Iterator over the immediate submodules."""
         for _, m in self.named_children():
             yield m
 
     def named_children(self):
+        """Iterator over ``(name, submodule)`` for the immediate submodules."""
         memo = set()
         for name, module in self._modules.items():
             if module is not None and id(module) not in memo:
@@ -325,6 +334,7 @@ class Module:
                 yield name, module
 
     def modules(self):
+        """Iterator over this module and every module below it (each once)."""
         for _, m in self.named_modules():
             yield m
 
@@ -405,6 +415,9 @@ class Module:
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        """Sets ``requires_grad`` of every parameter (freezes them with ``False``); returns
+        ``self``.
+        """
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -491,12 +504,15 @@ class Module:
         return self._apply(convert)
 
     def float(self):
+        """Casts floating-point parameters and buffers to float32; returns ``self``."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self):
+        """Casts floating-point parameters and buffers to float64; returns ``self``."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def type(self, dst_type):
+        """Casts all parameters and buffers to ``dst_type``; returns ``self``."""
         return self._apply(lambda t: t.to(dst_type))
 
     def cpu(self):
@@ -508,6 +524,7 @@ class Module:
         _check_device("cuda")
 
     def share_memory(self):
+        """A no-op (ferric tensors live in ordinary process memory); returns ``self``."""
         return self
 
     # ------------------------------------------------------------------ state dict
@@ -602,6 +619,9 @@ class Module:
         return handle
 
     def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after ``load_state_dict``; it may edit
+        the missing/unexpected key lists. Returns a removable handle.
+        """
         handle = RemovableHandle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
         return handle
@@ -656,6 +676,9 @@ class Module:
         return handle
 
     def register_backward_hook(self, hook):
+        """Deprecated: registers ``hook`` as a full backward hook (with a warning), as
+        PyTorch recommends ``register_full_backward_hook``.
+        """
         warnings.warn(
             "register_backward_hook is deprecated; ferric runs it as a full backward hook",
             stacklevel=2,

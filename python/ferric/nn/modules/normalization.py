@@ -45,6 +45,7 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Sets ``weight`` to ones and ``bias`` to zeros (when affine)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
             if self.bias is not None:
@@ -94,6 +95,7 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Sets ``weight`` to ones and ``bias`` to zeros (when affine)."""
         if self.affine:
             init.ones_(self.weight)
             if self.bias is not None:
@@ -133,6 +135,7 @@ class RMSNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Sets ``weight`` to ones (when affine)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
 

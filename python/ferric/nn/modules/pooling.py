@@ -30,6 +30,23 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
+    r"""1-D max pooling over :math:`(N, C, L)` or :math:`(C, L)`
+    (:func:`ferric.nn.functional.max_pool1d`).
+
+    Args:
+        kernel_size (int): window size.
+        stride (int, optional): window step; default ``kernel_size``.
+        padding (int): implicit :math:`-\infty` padding. Default: 0.
+        dilation (int): spacing of the window's elements. Default: 1.
+        return_indices (bool): also return the argmax positions. Default: ``False``.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.MaxPool1d(2)(ferric.tensor([[1.0, 3.0, 2.0, 5.0]]))
+        tensor([[3., 5.]])
+    """
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
@@ -55,6 +72,22 @@ class _AvgPoolNd(Module):
 
 
 class AvgPool1d(_AvgPoolNd):
+    """1-D average pooling over :math:`(N, C, L)` or :math:`(C, L)`
+    (:func:`ferric.nn.functional.avg_pool1d`).
+
+    Args:
+        kernel_size (int): window size.
+        stride (int, optional): window step; default ``kernel_size``.
+        padding (int): zero padding on both sides. Default: 0.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+        count_include_pad (bool): count padded zeros in the mean. Default: ``True``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.AvgPool1d(2)(ferric.tensor([[1.0, 3.0, 2.0, 6.0]]))
+        tensor([[2., 4.]])
+    """
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
         super().__init__()
@@ -104,6 +137,18 @@ class _AdaptivePool(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptivePool):
+    """1-D average pooling to a fixed output length
+    (:func:`ferric.nn.functional.adaptive_avg_pool1d`).
+
+    Args:
+        output_size (int): the output length.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.AdaptiveAvgPool1d(2)(ferric.tensor([[1.0, 2.0, 3.0, 4.0]]))
+        tensor([[1.5000, 3.5000]])
+    """
     def __init__(self, output_size):
         super().__init__(output_size)
         del self.return_indices
@@ -130,10 +175,34 @@ class AdaptiveAvgPool2d(_AdaptivePool):
 
 
 class AdaptiveMaxPool1d(_AdaptivePool):
+    """1-D max pooling to a fixed output length (:func:`ferric.nn.functional.adaptive_max_pool1d`).
+
+    Args:
+        output_size (int): the output length.
+        return_indices (bool): also return the argmax positions. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.AdaptiveMaxPool1d(2)(ferric.tensor([[1.0, 5.0, 3.0, 4.0]]))
+        tensor([[5., 4.]])
+    """
     def forward(self, input):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptivePool):
+    """2-D max pooling to a fixed output size (:func:`ferric.nn.functional.adaptive_max_pool2d`).
+
+    Args:
+        output_size (int or tuple): the output :math:`(H, W)`; ``None`` keeps that dimension.
+        return_indices (bool): also return the argmax positions. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.AdaptiveMaxPool2d((1, 2))(ferric.arange(16.0).reshape(1, 4, 4))
+        tensor([[[13., 15.]]])
+    """
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)

@@ -170,12 +170,16 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
+        """The parameters per layer and direction, as lists ``[w_ih, w_hh, b_ih, b_hh]``."""
         return [[getattr(self, n) for n in names] for names in self._all_weights]
 
     def flatten_parameters(self):
         """No-op (kept for PyTorch compatibility: there is no cuDNN weight buffer)."""
 
     def reset_parameters(self):
+        r"""Re-initialises every weight and bias uniformly in :math:`\pm
+        1/\sqrt{\text{hidden\_size}}`.
+        """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
@@ -391,6 +395,10 @@ class GRU(RNNBase):
 
 
 class RNNCellBase(Module):
+    r"""Base class of :class:`RNNCell`, :class:`LSTMCell` and :class:`GRUCell`: holds
+    ``weight_ih`` :math:`(\text{chunks} \cdot H, \text{input\_size})`, ``weight_hh``
+    :math:`(\text{chunks} \cdot H, H)` and, with ``bias``, ``bias_ih`` and ``bias_hh``.
+    """
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         self.input_size = input_size
@@ -415,6 +423,9 @@ class RNNCellBase(Module):
         return s
 
     def reset_parameters(self):
+        r"""Re-initialises every weight and bias uniformly in :math:`\pm
+        1/\sqrt{\text{hidden\_size}}`.
+        """
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)

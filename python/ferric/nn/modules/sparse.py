@@ -56,6 +56,9 @@ class Embedding(Module):
         self.sparse = sparse
 
     def reset_parameters(self):
+        r"""Re-initialises the parameters as PyTorch does: ``weight`` from :math:`\mathcal N(0, 1)`,
+        the ``padding_idx`` row zero.
+        """
         init.normal_(self.weight)
         self._fill_padding_idx_with_zero()
 

@@ -305,6 +305,16 @@ class Transformer(Module):
 
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """A causal attention mask of shape ``(sz, sz)``: ``0.0`` on and below the diagonal,
+        ``-inf`` above, so position ``i`` attends only to positions ``<= i``.
+
+        Example:
+            >>> from ferric import nn
+            >>> nn.Transformer.generate_square_subsequent_mask(3)
+            tensor([[0., -inf, -inf],
+                    [0., 0., -inf],
+                    [0., 0., 0.]])
+        """
         return _generate_square_subsequent_mask(sz, dtype)
 
     def _reset_parameters(self):

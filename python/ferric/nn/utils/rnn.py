@@ -20,6 +20,7 @@ __all__ = [
 
 
 def invert_permutation(permutation):
+    """The inverse of a 1-D index permutation (``None`` stays ``None``)."""
     if permutation is None:
         return None
     perm = permutation.tolist()
@@ -49,25 +50,33 @@ class PackedSequence(namedtuple("PackedSequence_",
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs):
+        """A ``PackedSequence`` whose ``data`` is ``data.to(*args, **kwargs)`` (the index tensors
+        unchanged).
+        """
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
         return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
 
     def float(self):
+        """``data`` cast to float32."""
         return self.to(_core.float32)
 
     def double(self):
+        """``data`` cast to float64."""
         return self.to(_core.float64)
 
     def cpu(self):
+        """Returns ``self``: the data is on the CPU already."""
         return self
 
     @property
     def is_cuda(self):
+        """``False``: ferric has no CUDA device."""
         return False
 
     def is_pinned(self):
+        """``False``: ferric does not pin memory."""
         return False
 
 

@@ -112,6 +112,7 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence) -> list[int]:
+        """The running totals of the lengths of ``sequence`` (the index where each dataset ends)."""
         return list(itertools.accumulate(len(d) for d in sequence))
 
     def __init__(self, datasets: Iterable[Dataset]) -> None:

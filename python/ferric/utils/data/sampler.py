@@ -93,6 +93,7 @@ class RandomSampler(Sampler[int]):
 
     @property
     def num_samples(self) -> int:
+        """How many indices one pass yields: ``num_samples`` if given, else the dataset's length."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
