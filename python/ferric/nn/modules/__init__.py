@@ -18,6 +18,7 @@ from .activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -31,8 +32,10 @@ from .activation import (
     Threshold,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
@@ -43,6 +46,7 @@ from .loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
@@ -50,13 +54,18 @@ from .loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (
     ConstantPad1d,
     ConstantPad2d,
@@ -67,6 +76,7 @@ from .padding import (
     ZeroPad1d,
     ZeroPad2d,
 )
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -78,7 +88,7 @@ from .pooling import (
     MaxPool2d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -86,6 +96,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 # A literal list, so type checkers see the names `ferric.nn` re-exports; a test
 # (tests/test_typing.py) fails when a layer imported above is missing here.
@@ -107,4 +118,10 @@ __all__ = [
     "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerEncoderLayer", "Unflatten", "Unfold", "ZeroPad1d", "ZeroPad2d",
+    # issue 16 (nn breadth)
+    "ChannelShuffle", "CosineSimilarity", "CTCLoss", "EmbeddingBag", "LocalResponseNorm",
+    "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+    "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "RReLU", "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss", "Upsample", "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]
