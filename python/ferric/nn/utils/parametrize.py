@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from ..._core import Tensor
 from ...autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
-from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = [
