@@ -31,16 +31,33 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .batchnorm import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+)
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import (
+    Conv1d,
+    Conv2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+)
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .linear import Bilinear, Identity, Linear
+from .lazy import LazyModuleMixin
+from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -123,5 +140,7 @@ __all__ = [
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
     "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "RReLU", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss", "Upsample", "UpsamplingBilinear2d",
-    "UpsamplingNearest2d",
+    "UpsamplingNearest2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+    "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyLinear",
+    "LazyModuleMixin",
 ]
