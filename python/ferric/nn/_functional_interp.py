@@ -206,6 +206,47 @@ def _cubic_taps(in_size, out_size, scale, align_corners, ft):
     return taps, [w.astype(ft) for w in _cubic_weights(t, ft)]
 
 
+def _aa_filter(x, cubic, ft):
+    # the anti-aliasing filters: triangle (bilinear), Keys cubic with a = -0.5 (bicubic)
+    x = np.abs(x)
+    if not cubic:
+        return np.where(x < 1, ft(1) - x, ft(0)).astype(ft)
+    a = ft(-0.5)
+    c1 = ((a + ft(2)) * x - (a + ft(3))) * x * x + ft(1)
+    c2 = _fma(_fma(a, x, -(ft(5) * a), ft), x, ft(8) * a, ft) * x - ft(4) * a
+    return np.where(x < 1, c1, np.where(x < 2, c2, ft(0))).astype(ft)
+
+
+def _aa_taps(in_size, out_size, scale, align_corners, cubic, ft):
+    """ATen's anti-aliased weights: a filter stretched by the scale when downsampling,
+    over the input pixels whose centres it covers, normalised to sum 1 (the taps of
+    shorter windows are padded with zero weights)."""
+    if in_size == out_size:
+        return None  # ATen skips the dimension
+    ratio = _area_scale(in_size, out_size, align_corners, scale, ft)
+    interp = 4 if cubic else 2
+    support = ft(interp * 0.5) * ratio if ratio >= 1 else ft(interp * 0.5)
+    width = int(np.ceil(support)) * 2 + 1
+    invscale = ft(1) / ratio if ratio >= 1 else ft(1)
+    center = ratio * (np.arange(out_size).astype(ft) + ft(0.5))
+    xmin = np.maximum((center - support + ft(0.5)).astype(np.int64), 0)
+    xsize = np.clip(np.minimum((center + support + ft(0.5)).astype(np.int64), in_size) - xmin,
+                    0, width)
+    j = np.arange(width)
+    valid = j[None, :] < xsize[:, None]
+    pos = (j[None, :] + xmin[:, None]).astype(ft) - center[:, None] + ft(0.5)
+    w = np.where(valid, _aa_filter(pos * invscale, cubic, ft), ft(0)).astype(ft)
+    # the normaliser, summed left to right as ATen does
+    total = np.zeros(out_size, ft)
+    for k in range(width):
+        total = (total + w[:, k]).astype(ft)
+    w = np.where(total[:, None] != 0, w / np.where(total == 0, ft(1), total)[:, None],
+                 w).astype(ft)
+    idx = np.where(valid, j[None, :] + xmin[:, None], xmin[:, None])
+    idx = np.minimum(idx, in_size - 1)
+    return [idx[:, k] for k in range(width)], [w[:, k] for k in range(width)]
+
+
 def _apply_dim(x, axis, taps, weights):
     """``sum_k x.index_select(axis, taps[k]) * weights[k]``, accumulated left to right."""
     shape = [-1] + [1] * (x.dim() - 1 - axis)
@@ -226,7 +267,10 @@ def _resample(input, out_size, scales, taps_of):
         in_size = input.shape[axis]
         scale = None if scales is None else scales[d]
         taps = taps_of(in_size, out_size[d], scale)
-        x = _apply_dim(x, axis, *taps)
+        if taps is not None:
+            x = _apply_dim(x, axis, *taps)
+    if x is input:
+        x = input.clone()
     return x
 
 
@@ -251,6 +295,15 @@ def _nearest(input, out_size, scales, exact):
                  "compute_indices_weights_nearest", input)
     return _resample(input, out_size, scales,
                      lambda i, o, s: _nearest_taps(i, o, s, exact))
+
+
+def _antialiased(input, out_size, scales, align_corners, cubic):
+    name = "_upsample_bicubic2d_aa" if cubic else "_upsample_bilinear2d_aa"
+    _check_sizes(name, input, out_size)
+    _check_dtype("compute_index_ranges_weights", input)
+    ft = np.float64 if input.dtype == _core.float64 else np.float32
+    return _resample(input, out_size, scales,
+                     lambda i, o, s: _aa_taps(i, o, s, align_corners, cubic, ft))
 
 
 def _linear(input, out_size, scales, align_corners, cubic):
@@ -305,7 +358,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         align_corners (bool, optional): align corner pixels (interpolating modes only).
         recompute_scale_factor (bool, optional): recompute the scale from the floored
             output size instead of passing ``scale_factor`` to the kernel.
-        antialias (bool): anti-aliasing when downsampling; only ``False`` is supported.
+        antialias (bool): anti-aliased resampling (bilinear and bicubic on 4-D inputs):
+            the filter widens with the downscaling factor, as in PIL. Default: ``False``.
 
     Example:
         >>> import ferric
@@ -333,10 +387,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
                 "and requires a 4-D tensor as input"
             )
-        raise ValueError(
-            "interpolate: antialias=True is not supported by ferric; resample with "
-            "antialias=False (or low-pass filter first)"
-        )
+        return _antialiased(input, out_size, scales, align_corners, mode == "bicubic")
     if rank in (3, 4, 5):
         if mode in ("nearest", "nearest-exact"):
             return _nearest(input, out_size, scales, mode == "nearest-exact")
