@@ -206,3 +206,28 @@ def test_deprecated_aliases_warn():
     with pytest.warns(UserWarning, match="deprecated"):
         assert ferric.equal(F.upsample(x, 3, mode="bicubic"),
                             F.interpolate(x, 3, mode="bicubic"))
+
+
+LINEAR_CASES = [c for c in CASES if not c["kwargs"]["mode"].startswith("nearest")
+                and c["kwargs"]["mode"] != "area" and c["dtype"] == "float64"]
+
+
+@pytest.mark.parametrize("case", LINEAR_CASES, ids=_id)
+def test_gather_path_matches_pytorch(case, monkeypatch):
+    # dimensions above _DENSE_MAX (and non-finite inputs) take one gather per tap
+    from ferric.nn import _functional_interp
+
+    monkeypatch.setattr(_functional_interp, "_DENSE_MAX", 0)
+    out = F.interpolate(_input(case), **_kwargs(case))
+    _ulp_close(out.detach().reshape(-1).tolist(), case["out"], case["dtype"], 4)
+
+
+def test_non_finite_values_stay_local():
+    # the dense path would spread an inf through the zero weights of its matrix
+    x = ferric.zeros(1, 1, 6, 6)
+    x[0, 0, 0, 0] = float("inf")
+    out = F.interpolate(x, size=(12, 12), mode="bilinear")
+    assert bool(out[0, 0, :2, :2].isinf().all())
+    assert bool((out[0, 0, 4:, 4:] == 0).all())
+    out = F.interpolate(x, size=(4, 4), mode="bicubic", antialias=True)
+    assert bool(out[0, 0, 2:, 2:].isfinite().all())

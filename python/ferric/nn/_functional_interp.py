@@ -260,14 +260,45 @@ def _apply_dim(x, axis, taps, weights):
     return out
 
 
-def _resample(input, out_size, scales, taps_of):
+# Dimensions up to this size are resampled by one matrix product with the dense
+# (out x in) interpolation matrix instead of one gather per tap: ferric's GEMM is several
+# times faster than its gathers, and the zeros of the matrix add nothing to a finite sum
+# (products are accumulated in the same order, x0 * w0 first). Larger dimensions would
+# waste too many multiplications on zeros.
+_DENSE_MAX = 256
+
+
+def _dense_dim(x, axis, taps, weights, in_size, ft):
+    out_size = len(taps[0])
+    w = np.zeros((out_size, in_size), dtype=ft)
+    rows = np.arange(out_size)
+    for idx, wk in zip(taps, weights, strict=True):
+        np.add.at(w, (rows, idx), wk)
+    mat = _core.tensor(w, dtype=x.dtype)
+    # contiguous operands: the product takes one kernel path (one rounding of each
+    # multiply-add) whatever the input's strides
+    if axis == x.dim() - 1:
+        return x.contiguous() @ mat.T
+    if axis == x.dim() - 2:
+        return mat @ x.contiguous()
+    return (mat @ x.movedim(axis, -2).contiguous()).movedim(-2, axis)
+
+
+def _resample(input, out_size, scales, taps_of, dense=False):
     x = input
+    # the dense path only for finite inputs: there an inf times a zero weight is NaN
+    dense = dense and bool(input.isfinite().all())
+    ft = np.float64 if input.dtype == _core.float64 else np.float32
     for d in reversed(range(len(out_size))):
         axis = d + 2
         in_size = input.shape[axis]
         scale = None if scales is None else scales[d]
         taps = taps_of(in_size, out_size[d], scale)
-        if taps is not None:
+        if taps is None:
+            continue
+        if dense and taps[1] is not None and in_size <= _DENSE_MAX:
+            x = _dense_dim(x, axis, taps[0], taps[1], in_size, ft)
+        else:
             x = _apply_dim(x, axis, *taps)
     if x is input:
         x = input.clone()
@@ -303,7 +334,7 @@ def _antialiased(input, out_size, scales, align_corners, cubic):
     _check_dtype("compute_index_ranges_weights", input)
     ft = np.float64 if input.dtype == _core.float64 else np.float32
     return _resample(input, out_size, scales,
-                     lambda i, o, s: _aa_taps(i, o, s, align_corners, cubic, ft))
+                     lambda i, o, s: _aa_taps(i, o, s, align_corners, cubic, ft), True)
 
 
 def _linear(input, out_size, scales, align_corners, cubic):
@@ -316,9 +347,9 @@ def _linear(input, out_size, scales, align_corners, cubic):
     ft = np.float64 if input.dtype == _core.float64 else np.float32
     if cubic:
         return _resample(input, out_size, scales,
-                         lambda i, o, s: _cubic_taps(i, o, s, align_corners, ft))
+                         lambda i, o, s: _cubic_taps(i, o, s, align_corners, ft), True)
     return _resample(input, out_size, scales,
-                     lambda i, o, s: _linear_taps(i, o, s, align_corners, ft))
+                     lambda i, o, s: _linear_taps(i, o, s, align_corners, ft), True)
 
 
 def _area(input, out_size):
