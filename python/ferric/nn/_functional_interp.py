@@ -2,14 +2,16 @@
 
 Every mode is separable: the output is built one spatial dimension at a time, last
 dimension first (the order of PyTorch's CPU kernel, whose innermost loop runs over the
-last dimension), as ``sum_k x.index_select(d, idx_k) * w_k``. The per-dimension source
-indices ``idx_k`` and weights ``w_k`` are small vectors computed on the host with
-PyTorch's formulas in PyTorch's precision (``float`` for float32 inputs and for every
-nearest mode, ``double`` for float64 linear/cubic), so for contiguous inputs the
-results agree with PyTorch's to the last bit or within an ulp or two where its kernel
-fuses a multiply-add. The gathers and products are differentiable ferric ops, so
-gradients (and higher-order ones) come from the core autograd; nothing loops over
-pixels in Python.
+last dimension). The per-dimension source indices and weights are small vectors computed
+on the host with PyTorch's formulas in PyTorch's precision (``float`` for float32 inputs
+and for every nearest mode, ``double`` for float64 linear/cubic) and with the multiply-
+adds its kernel fuses, so results agree with PyTorch's to the last bit or within an ulp
+or two. A dimension is then resampled either by one matrix product with the dense
+(out x in) interpolation matrix (dimensions up to ``_DENSE_MAX`` pixels, finite inputs)
+or as ``sum_k x.index_select(d, idx_k) * w_k`` (nearest modes, larger dimensions,
+non-finite inputs, where a zero weight times an inf would spread NaN). Both are
+differentiable ferric ops, so gradients come from the core autograd; nothing loops over
+pixels in Python. See ``docs/nn.md``.
 """
 
 from __future__ import annotations
