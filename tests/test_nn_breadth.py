@@ -91,7 +91,7 @@ def test_matches_pytorch(case):
 
 @pytest.mark.parametrize("rec", FIXTURE["reprs"], ids=lambda r: r["expr"])
 def test_repr_matches_pytorch(rec):
-    assert repr(eval(rec["expr"], _env())) == rec["repr"]
+    assert repr(eval(rec["expr"], _env())) == rec["repr"].replace("torch.", "ferric.")
 
 
 @pytest.mark.parametrize("err", FIXTURE["errors"], ids=lambda e: e["expr"][:80])
@@ -146,6 +146,18 @@ GRADCHECKS = [
         a, p, n, margin=3.0, reduction="sum"), [(3, 4), (3, 4), (3, 4)]),
     ("ctc", lambda z: F.ctc_loss(z.log_softmax(2), ferric.tensor([[1, 2, 2], [3, 1, 0]]),
                                  [6, 5], [3, 2]), [(6, 2, 4)]),
+    ("conv3d", lambda x, w, b: F.conv3d(x, w, b, stride=(2, 1, 1), padding=(1, 0, 1),
+                                        dilation=(1, 2, 1)), [(1, 2, 4, 4, 3), (2, 2, 2, 2, 2),
+                                                              (2,)]),
+    ("conv3d_groups_same", lambda x, w: F.conv3d(x, w, padding="same", groups=2),
+     [(1, 2, 3, 3, 3), (2, 1, 2, 3, 2)]),
+    ("conv_transpose3d", lambda x, w, b: F.conv_transpose3d(
+        x, w, b, stride=2, padding=1, output_padding=1), [(1, 2, 2, 2, 2), (2, 2, 3, 2, 2),
+                                                          (2,)]),
+    ("max_pool3d", lambda x: F.max_pool3d(x, 2, 1, 1), [(1, 1, 3, 3, 3)]),
+    ("avg_pool3d", lambda x: F.avg_pool3d(x, 3, 2, 1, ceil_mode=True,
+                                          count_include_pad=False), [(1, 2, 4, 3, 4)]),
+    ("adaptive_avg_pool3d", lambda x: F.adaptive_avg_pool3d(x, (2, 1, 3)), [(1, 1, 3, 2, 4)]),
     ("ctc_concat_sum", lambda z: F.ctc_loss(z.log_softmax(2), ferric.tensor([1, 1, 2]),
                                             (5,), (3,), reduction="sum"), [(5, 1, 3)]),
 ]
@@ -163,7 +175,11 @@ def test_gradcheck(name, fn, shapes):
 @pytest.mark.parametrize("fn", [
     lambda x: F.pixel_shuffle(x, 2), lambda x: F.channel_shuffle(x, 2),
     lambda x: F.local_response_norm(x, 3), lambda x: F.pixel_unshuffle(x, 2),
-], ids=["pixel_shuffle", "channel_shuffle", "lrn", "pixel_unshuffle"])
+    lambda x: F.conv3d(x.unsqueeze(0), ferric.ones(2, 2, 2, 2, 3, dtype=x.dtype), padding=1),
+    lambda x: F.max_pool3d(x.unsqueeze(0), 2, 1),
+    lambda x: F.avg_pool3d(x.unsqueeze(0), 2, 1, 1),
+], ids=["pixel_shuffle", "channel_shuffle", "lrn", "pixel_unshuffle", "conv3d", "max_pool3d",
+        "avg_pool3d"])
 def test_layouts_agree(fn):
     arr = np.random.default_rng(3).standard_normal((2, 4, 4, 6))
     want = fn(ferric.tensor(arr)).numpy()

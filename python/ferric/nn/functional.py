@@ -22,6 +22,13 @@ from .. import _core
 from .._core import Tensor
 from ..autograd.grad_mode import no_grad
 from . import _functional_attention, _nested_hook
+from ._functional_conv3d import (
+    adaptive_avg_pool3d,
+    avg_pool3d,
+    conv3d,
+    conv_transpose3d,
+    max_pool3d,
+)
 from ._functional_dropout import _apply_noise, _check_p, dropout
 from ._functional_extra import (
     channel_shuffle,
@@ -86,7 +93,8 @@ __all__ += [
     "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
     "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle", "rrelu", "rrelu_",
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "upsample",
-    "upsample_bilinear", "upsample_nearest",
+    "upsample_bilinear", "upsample_nearest", "adaptive_avg_pool3d", "avg_pool3d", "conv3d",
+    "conv_transpose3d", "max_pool3d",
 ]
 
 # nested query/key/value: per-item attention; multi_head_attention_forward refuses them

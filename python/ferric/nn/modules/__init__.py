@@ -44,8 +44,10 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import (
     Conv1d,
     Conv2d,
+    Conv3d,
     ConvTranspose1d,
     ConvTranspose2d,
+    ConvTranspose3d,
     LazyConv1d,
     LazyConv2d,
     LazyConvTranspose1d,
@@ -97,12 +99,15 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
@@ -142,5 +147,6 @@ __all__ = [
     "TripletMarginWithDistanceLoss", "Upsample", "UpsamplingBilinear2d",
     "UpsamplingNearest2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
     "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyLinear",
-    "LazyModuleMixin",
+    "LazyModuleMixin", "AdaptiveAvgPool3d", "AvgPool3d", "Conv3d", "ConvTranspose3d",
+    "MaxPool3d",
 ]

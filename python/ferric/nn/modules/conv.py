@@ -368,3 +368,65 @@ class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
 
 
 __all__ += ["LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d"]
+
+
+def _triple(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v, v)
+
+
+class Conv3d(_ConvForward):
+    r"""3-D convolution over ``(N, C_in, D, H, W)`` (or unbatched) inputs, composed of
+    ``kD`` batched 2-D convolutions (see ``F.conv3d``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.Conv3d(2, 4, 3, padding=1)
+        >>> m(ferric.randn(1, 2, 4, 5, 5)).shape
+        ferric.Size([1, 4, 4, 5, 5])
+        >>> m
+        Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    """
+
+    _ndim = 3
+    _fn = staticmethod(F.conv3d)
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(
+            in_channels, out_channels, _triple(kernel_size), _triple(stride),
+            padding if isinstance(padding, str) else _triple(padding), _triple(dilation),
+            False, _triple(0), groups, bias, padding_mode, device, dtype)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    r"""3-D transposed convolution (the gradient of ``Conv3d`` w.r.t. its input), composed
+    of ``kD`` batched 2-D transposed convolutions (see ``F.conv_transpose3d``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.ConvTranspose3d(2, 3, 2, stride=2)(ferric.randn(1, 2, 2, 3, 3)).shape
+        ferric.Size([1, 3, 4, 6, 6])
+    """
+
+    _ndim = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        self._check_mode(padding_mode)
+        super().__init__(
+            in_channels, out_channels, _triple(kernel_size), _triple(stride),
+            _triple(padding), _triple(dilation), True, _triple(output_padding), groups, bias,
+            padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        out_pad = self._output_padding(input, output_size, self.stride, self.padding,
+                                       self.kernel_size, 3, self.dilation)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  out_pad, self.groups, self.dilation)
+
+
+__all__ += ["Conv3d", "ConvTranspose3d"]
