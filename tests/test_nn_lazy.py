@@ -68,3 +68,15 @@ def test_uninitialized_parameter_api():
 def test_deepcopy_of_uninitialized_module():
     m = copy.deepcopy(nn.LazyLinear(2))
     assert m(ferric.ones(1, 3)).shape == (1, 2)
+
+
+@pytest.mark.parametrize(("lazy", "cls", "shape", "weight"), [
+    (lambda: nn.LazyConv3d(4, 2, groups=2), nn.Conv3d, (1, 6, 3, 3, 3), (4, 3, 2, 2, 2)),
+    (lambda: nn.LazyConvTranspose3d(4, 2), nn.ConvTranspose3d, (1, 6, 2, 2, 2),
+     (6, 4, 2, 2, 2)),
+    (lambda: nn.LazyConv1d(2, 3), nn.Conv1d, (5, 4), (2, 5, 3)),
+])
+def test_lazy_convs_infer_channels(lazy, cls, shape, weight):
+    m = lazy()
+    m(ferric.randn(*shape))
+    assert type(m) is cls and tuple(m.weight.shape) == weight

@@ -50,8 +50,10 @@ from .conv import (
     ConvTranspose3d,
     LazyConv1d,
     LazyConv2d,
+    LazyConv3d,
     LazyConvTranspose1d,
     LazyConvTranspose2d,
+    LazyConvTranspose3d,
 )
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
@@ -148,5 +150,5 @@ __all__ = [
     "UpsamplingNearest2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
     "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyLinear",
     "LazyModuleMixin", "AdaptiveAvgPool3d", "AvgPool3d", "Conv3d", "ConvTranspose3d",
-    "MaxPool3d",
+    "MaxPool3d", "LazyConv3d", "LazyConvTranspose3d",
 ]

@@ -430,3 +430,45 @@ class ConvTranspose3d(_ConvTransposeNd):
 
 
 __all__ += ["Conv3d", "ConvTranspose3d"]
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    r"""A :class:`Conv3d` whose ``in_channels`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LazyConv3d(4, 2)(ferric.ones(1, 3, 3, 3, 3)).shape
+        ferric.Size([1, 4, 2, 2, 2])
+    """
+
+    cls_to_become = Conv3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    r"""A :class:`ConvTranspose3d` whose ``in_channels`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LazyConvTranspose3d(2, 2)(ferric.ones(1, 3, 2, 2, 2)).shape
+        ferric.Size([1, 2, 3, 3, 3])
+    """
+
+    cls_to_become = ConvTranspose3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+__all__ += ["LazyConv3d", "LazyConvTranspose3d"]
