@@ -15,6 +15,7 @@ from . import functional, init, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .modules.module import Module
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = [*_modules_all, "Buffer", "Module", "Parameter", "functional", "init", "utils"]
+__all__ = [*_modules_all, "Buffer", "Module", "Parameter", "functional", "init", "utils",
+           "UninitializedBuffer", "UninitializedParameter"]

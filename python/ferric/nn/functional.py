@@ -22,7 +22,30 @@ from .. import _core
 from .._core import Tensor
 from ..autograd.grad_mode import no_grad
 from . import _functional_attention, _nested_hook
+from ._functional_conv3d import (
+    adaptive_avg_pool3d,
+    avg_pool3d,
+    conv3d,
+    conv_transpose3d,
+    max_pool3d,
+)
 from ._functional_dropout import _apply_noise, _check_p, dropout
+from ._functional_extra import (
+    channel_shuffle,
+    embedding_bag,
+    local_response_norm,
+    native_channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+    rrelu,
+    rrelu_,
+)
+from ._functional_interp import (
+    interpolate,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from ._functional_loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -40,6 +63,14 @@ from ._functional_loss import (
     smooth_l1_loss,
     soft_margin_loss,
 )
+from ._functional_margin_loss import (
+    ctc_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -56,6 +87,14 @@ __all__ = [
     "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss",
     "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
     "tanhshrink", "threshold", "unfold",
+]
+__all__ += [
+    "channel_shuffle", "ctc_loss", "embedding_bag", "interpolate", "local_response_norm",
+    "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+    "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle", "rrelu", "rrelu_",
+    "triplet_margin_loss", "triplet_margin_with_distance_loss", "upsample",
+    "upsample_bilinear", "upsample_nearest", "adaptive_avg_pool3d", "avg_pool3d", "conv3d",
+    "conv_transpose3d", "max_pool3d",
 ]
 
 # nested query/key/value: per-item attention; multi_head_attention_forward refuses them
@@ -102,15 +141,20 @@ def bilinear(input1, input2, weight, bias=None):
 # ---------------------------------------------------------------------------- activations
 
 
-def _inplace(input, out):
-    """Writes an out-of-place result back into ``input`` (for ``inplace=True`` forms that
-    have no in-place kernel). With autograd recording on a tensor that needs grad the new
-    tensor is returned instead, so the graph stays valid."""
+def _inplace(input, fn):
+    """``inplace=True`` for activations without an in-place kernel: ``fn`` (the
+    out-of-place form) runs and its result is copied into ``input``, which is returned.
+    When autograd records, ``fn`` runs on a clone, so the nodes it saves do not see the
+    overwrite, and ``copy_`` rebases ``input``'s history (gradients flow through ``fn``
+    to the old value, as PyTorch's in-place kernels give); a leaf that requires grad
+    raises PyTorch's error before anything is written."""
     if input.requires_grad and _core.is_grad_enabled():
-        return out
+        if input.is_leaf:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation.")
+        return input.copy_(fn(input.clone()))
     with no_grad():
-        input.copy_(out)
-    return input
+        return input.copy_(fn(input))
 
 
 @_nested_hook.routed
@@ -155,8 +199,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         >>> F.leaky_relu(x, 0.1)
         tensor([-0.2000, -0.0500,  0.0000,  0.5000,  2.0000])
     """
-    out = _core.leaky_relu(input, negative_slope)
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, lambda x: _core.leaky_relu(x, negative_slope))
+    return _core.leaky_relu(input, negative_slope)
 
 
 @_nested_hook.routed
@@ -215,8 +260,9 @@ def elu(input, alpha=1.0, inplace=False):
         >>> F.elu(x)
         tensor([-0.8647, -0.3935,  0.0000,  0.5000,  2.0000])
     """
-    out = _core.elu(input, alpha)
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, lambda x: _core.elu(x, alpha))
+    return _core.elu(input, alpha)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -239,8 +285,9 @@ def selu(input, inplace=False):
         >>> F.selu(x)
         tensor([-1.5202, -0.6918,  0.0000,  0.5254,  2.1014])
     """
-    out = _core.elu(input, _SELU_ALPHA) * _SELU_SCALE
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, lambda x: _core.elu(x, _SELU_ALPHA) * _SELU_SCALE)
+    return _core.elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
 @_nested_hook.routed
@@ -261,8 +308,9 @@ def celu(input, alpha=1.0, inplace=False):
     """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    out = _core.elu(input / alpha, 1.0) * alpha
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, lambda x: _core.elu(x / alpha, 1.0) * alpha)
+    return _core.elu(input / alpha, 1.0) * alpha
 
 
 @_nested_hook.routed
@@ -286,8 +334,9 @@ def silu(input, inplace=False):
         >>> F.silu(x)
         tensor([-0.2384, -0.1888,  0.0000,  0.3112,  1.7616])
     """
-    out = _core.silu(input)
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, _core.silu)
+    return _core.silu(input)
 
 
 @_nested_hook.routed
@@ -305,8 +354,9 @@ def mish(input, inplace=False):
         >>> F.mish(x)
         tensor([-0.2525, -0.2207,  0.0000,  0.3752,  1.9440])
     """
-    out = _core.mish(input)
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, _core.mish)
+    return _core.mish(input)
 
 
 @_nested_hook.routed
@@ -324,8 +374,9 @@ def hardsigmoid(input, inplace=False):
         >>> F.hardsigmoid(x)
         tensor([0.1667, 0.4167, 0.5000, 0.5833, 0.8333])
     """
-    out = (input + 3.0).clamp(0.0, 6.0) / 6.0
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, lambda x: (x + 3.0).clamp(0.0, 6.0) / 6.0)
+    return (input + 3.0).clamp(0.0, 6.0) / 6.0
 
 
 @_nested_hook.routed
@@ -343,8 +394,9 @@ def hardswish(input, inplace=False):
         >>> F.hardswish(x)
         tensor([-0.3333, -0.2083,  0.0000,  0.2917,  1.6667])
     """
-    out = input * (input + 3.0).clamp(0.0, 6.0) / 6.0
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, lambda x: x * (x + 3.0).clamp(0.0, 6.0) / 6.0)
+    return input * (input + 3.0).clamp(0.0, 6.0) / 6.0
 
 
 @_nested_hook.routed
@@ -512,8 +564,9 @@ def threshold(input, threshold, value, inplace=False):
         >>> F.threshold(x, 0.1, 20.0)
         tensor([20.0000, 20.0000, 20.0000,  0.5000,  2.0000])
     """
-    out = _core.where(input > threshold, input, value)
-    return _inplace(input, out) if inplace else out
+    if inplace:
+        return _inplace(input, lambda x: _core.where(x > threshold, x, value))
+    return _core.where(input > threshold, input, value)
 
 
 def glu(input, dim=-1):
@@ -613,14 +666,13 @@ def _feature_dropout(input, p, training, inplace, batched_dim, name):
     if not training or p == 0.0 or input.numel() == 0:
         return input
     batched = input.dim() == batched_dim
+    # unbatched input: a batch-of-one view, so an in-place mask writes into `input`
     x = input if batched else input.unsqueeze(0)
     shape = (x.shape[0], x.shape[1]) + (1,) * (x.dim() - 2)
-    out = _apply_noise(x, shape, p, inplace and batched)
-    if not batched:
-        out = out.squeeze(0)
-        if inplace:
-            return _inplace(input, out)
-    return out
+    out = _apply_noise(x, shape, p, inplace)
+    if inplace:
+        return input
+    return out if batched else out.squeeze(0)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

@@ -96,3 +96,109 @@ class Buffer(metaclass=_BufferMeta):
         t._is_buffer = True
         t.persistent = persistent
         return t
+
+
+_UNINIT_SHAPE_MSG = (
+    "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+    "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+    "initialized one. Call `forward` to initialize the parameters before accessing their "
+    "attributes.")
+
+
+class _UninitializedMixin:
+    # what `materialize` turns the object into
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape, device=None, dtype=None):
+        r"""Gives the tensor storage of ``shape`` (uninitialised values) and turns it into
+        a ``cls_to_become`` in place, keeping the object (and so every reference)."""
+        if dtype is None:
+            dtype = self._lazy_dtype
+        if isinstance(shape, int):
+            shape = (shape,)
+        self.data = _core.empty(tuple(shape), dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(_UNINIT_SHAPE_MSG)
+
+    def size(self, dim=None):
+        raise RuntimeError(_UNINIT_SHAPE_MSG)
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+class UninitializedParameter(_UninitializedMixin, Parameter):
+    r"""A parameter whose shape is not known yet (the weights of the ``Lazy*`` modules):
+    ``materialize(shape)`` turns it into a regular :class:`Parameter`, in place.
+
+    Args:
+        requires_grad (bool): Default: ``True``.
+        dtype (ferric.dtype, optional): the dtype it will have.
+
+    Example:
+        >>> from ferric import nn
+        >>> p = nn.UninitializedParameter()
+        >>> p
+        <UninitializedParameter>
+        >>> p.materialize((2, 3))
+        >>> type(p).__name__, p.shape
+        ('Parameter', ferric.Size([2, 3]))
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        self = Parameter.__new__(cls, _core.empty(0, **({} if dtype is None else
+                                                         {"dtype": dtype})), requires_grad)
+        self._lazy_dtype = dtype
+        return self
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self._lazy_dtype)
+        return memo[id(self)]
+
+
+class _MaterializedBuffer(Tensor):
+    """What an :class:`UninitializedBuffer` becomes; lazy modules store its ``.data``."""
+
+
+class UninitializedBuffer(_UninitializedMixin, Tensor):
+    r"""A buffer whose shape is not known yet (the running statistics of the lazy norm
+    layers): ``materialize(shape)`` gives it storage.
+
+    Example:
+        >>> from ferric import nn
+        >>> nn.UninitializedBuffer()
+        <UninitializedBuffer>
+    """
+
+    cls_to_become = _MaterializedBuffer
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        self = Tensor.__new__(cls)
+        self.data = _core.empty(0, **({} if dtype is None else {"dtype": dtype}))
+        self.requires_grad_(requires_grad)
+        self._lazy_dtype = dtype
+        self.persistent = persistent
+        return self
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+
+__all__ += ["UninitializedBuffer", "UninitializedParameter"]

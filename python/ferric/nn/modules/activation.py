@@ -639,3 +639,40 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             return out.transpose(1, 0), weights
         return out, weights
+
+
+class RReLU(Module):
+    r"""Randomized leaky ReLU: negative inputs are scaled by a slope drawn from
+    ``U(lower, upper)`` per element in training, by ``(lower + upper) / 2`` in eval.
+    Seeded runs draw PyTorch's slopes.
+
+    Args:
+        lower (float): lower bound of the slope. Default: ``1/8``.
+        upper (float): upper bound of the slope. Default: ``1/3``.
+        inplace (bool): operate in place. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.RReLU(0.1, 0.3).eval()
+        >>> m(ferric.tensor([-1.0, 1.0]))
+        tensor([-0.2000,  1.0000])
+    """
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
+__all__ += ["RReLU"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ... import _core
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
@@ -128,3 +129,87 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):
+        # affine and track_running_stats off: no tensors that would be thrown away
+        super().__init__(0, eps, momentum, False, False, dtype=dtype)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            self.bias = UninitializedParameter(dtype=dtype)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = _core.tensor(0, dtype=_core.int64)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self._plain_buffers()
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    r"""A :class:`BatchNorm1d` whose ``num_features`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.LazyBatchNorm1d()
+        >>> m(ferric.randn(4, 3)).shape, m.running_mean.shape
+        (ferric.Size([4, 3]), ferric.Size([3]))
+    """
+
+    cls_to_become = BatchNorm1d
+
+    def _check_input_dim(self, input):
+        BatchNorm1d._check_input_dim(self, input)
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    r"""A :class:`BatchNorm2d` whose ``num_features`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LazyBatchNorm2d()(ferric.randn(2, 3, 4, 4)).shape
+        ferric.Size([2, 3, 4, 4])
+    """
+
+    cls_to_become = BatchNorm2d
+
+    def _check_input_dim(self, input):
+        BatchNorm2d._check_input_dim(self, input)
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    r"""A :class:`BatchNorm3d` whose ``num_features`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LazyBatchNorm3d()(ferric.randn(2, 3, 2, 2, 2)).shape
+        ferric.Size([2, 3, 2, 2, 2])
+    """
+
+    cls_to_become = BatchNorm3d
+
+    def _check_input_dim(self, input):
+        BatchNorm3d._check_input_dim(self, input)
+
+
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]

@@ -8,7 +8,8 @@ import math
 from ... import _core
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -248,3 +249,226 @@ class ConvTranspose2d(_ConvTransposeNd):
             in_channels, out_channels, _pair(kernel_size), _pair(stride), _pair(padding),
             _pair(dilation), True, _pair(output_padding), groups, bias, padding_mode, device,
             dtype)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups,
+                         *self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups,
+                         *self.kernel_size)
+            self.weight.materialize(shape)
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        no_batch = self._ndim + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise RuntimeError(
+                f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) input to "
+                f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
+
+    def _lazy_init(self, out_channels, bias, dtype):
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    r"""A :class:`Conv1d` whose ``in_channels`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.LazyConv1d(4, 3)
+        >>> m(ferric.ones(2, 5, 10)).shape, type(m).__name__
+        (ferric.Size([2, 4, 8]), 'Conv1d')
+    """
+
+    cls_to_become = Conv1d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    r"""A :class:`Conv2d` whose ``in_channels`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.LazyConv2d(4, 3, padding=1)
+        >>> m(ferric.ones(2, 3, 5, 5)).shape, m.weight.shape
+        (ferric.Size([2, 4, 5, 5]), ferric.Size([4, 3, 3, 3]))
+    """
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
+    r"""A :class:`ConvTranspose1d` whose ``in_channels`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LazyConvTranspose1d(2, 3)(ferric.ones(1, 4, 5)).shape
+        ferric.Size([1, 2, 7])
+    """
+
+    cls_to_become = ConvTranspose1d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+    r"""A :class:`ConvTranspose2d` whose ``in_channels`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LazyConvTranspose2d(2, 3)(ferric.ones(1, 4, 5, 5)).shape
+        ferric.Size([1, 2, 7, 7])
+    """
+
+    cls_to_become = ConvTranspose2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+__all__ += ["LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d"]
+
+
+def _triple(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v, v)
+
+
+class Conv3d(_ConvForward):
+    r"""3-D convolution over ``(N, C_in, D, H, W)`` (or unbatched) inputs, composed of
+    ``kD`` batched 2-D convolutions (see ``F.conv3d``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.Conv3d(2, 4, 3, padding=1)
+        >>> m(ferric.randn(1, 2, 4, 5, 5)).shape
+        ferric.Size([1, 4, 4, 5, 5])
+        >>> m
+        Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    """
+
+    _ndim = 3
+    _fn = staticmethod(F.conv3d)
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(
+            in_channels, out_channels, _triple(kernel_size), _triple(stride),
+            padding if isinstance(padding, str) else _triple(padding), _triple(dilation),
+            False, _triple(0), groups, bias, padding_mode, device, dtype)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    r"""3-D transposed convolution (the gradient of ``Conv3d`` w.r.t. its input), composed
+    of ``kD`` batched 2-D transposed convolutions (see ``F.conv_transpose3d``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.ConvTranspose3d(2, 3, 2, stride=2)(ferric.randn(1, 2, 2, 3, 3)).shape
+        ferric.Size([1, 3, 4, 6, 6])
+    """
+
+    _ndim = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        self._check_mode(padding_mode)
+        super().__init__(
+            in_channels, out_channels, _triple(kernel_size), _triple(stride),
+            _triple(padding), _triple(dilation), True, _triple(output_padding), groups, bias,
+            padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        out_pad = self._output_padding(input, output_size, self.stride, self.padding,
+                                       self.kernel_size, 3, self.dilation)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  out_pad, self.groups, self.dilation)
+
+
+__all__ += ["Conv3d", "ConvTranspose3d"]
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    r"""A :class:`Conv3d` whose ``in_channels`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LazyConv3d(4, 2)(ferric.ones(1, 3, 3, 3, 3)).shape
+        ferric.Size([1, 4, 2, 2, 2])
+    """
+
+    cls_to_become = Conv3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    r"""A :class:`ConvTranspose3d` whose ``in_channels`` comes from the first input.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LazyConvTranspose3d(2, 2)(ferric.ones(1, 3, 2, 2, 2)).shape
+        ferric.Size([1, 2, 3, 3, 3])
+    """
+
+    cls_to_become = ConvTranspose3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+__all__ += ["LazyConv3d", "LazyConvTranspose3d"]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 
 from ... import _core
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Bilinear", "Identity", "Linear", "NonDynamicallyQuantizableLinear"]
@@ -115,3 +117,46 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    r"""A :class:`Linear` whose ``in_features`` is taken from the first input's last
+    dimension; it then becomes a ``Linear``.
+
+    Args:
+        out_features (int): the size of each output sample.
+        bias (bool): learn an additive bias. Default: ``True``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> m = nn.LazyLinear(4)
+        >>> m(ferric.ones(3, 7)).shape, m.weight.shape
+        (ferric.Size([3, 4]), ferric.Size([4, 7]))
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        # bias=False: no tensor that would be thrown away at once
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+
+
+__all__ += ["LazyLinear"]

@@ -366,3 +366,156 @@ class CosineEmbeddingLoss(_Loss):
     def forward(self, input1, input2, target):
         return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
                                        reduction=self.reduction)
+
+
+# ---------------------------------------------------------------------------- margin,
+# triplet and CTC losses (functional forms in nn/_functional_margin_loss.py)
+
+
+class MultiLabelMarginLoss(_Loss):
+    r"""Multi-class multi-label hinge loss between scores ``(N, C)`` and int64 targets
+    padded with ``-1``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> loss = nn.MultiLabelMarginLoss()
+        >>> loss(ferric.tensor([[0.1, 0.2, 0.4, 0.8]]), ferric.tensor([[3, 0, -1, 1]]))
+        tensor(0.8500)
+    """
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    r"""Multi-label one-versus-all logistic loss, averaged over the classes.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.MultiLabelSoftMarginLoss()(ferric.zeros(1, 2), ferric.tensor([[1.0, 0.0]]))
+        tensor(0.6931)
+    """
+
+    def forward(self, input, target):
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
+                                             reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    r"""Multi-class hinge loss (``p`` = 1 or 2) between scores and class indices.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.MultiMarginLoss()(ferric.tensor([[0.1, 0.2, 0.4, 0.8]]), ferric.tensor([3]))
+        tensor(0.3250)
+    """
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(
+                "MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                f"{weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    r"""Triplet loss ``max(d(a, p) - d(a, n) + margin, 0)`` with the pairwise p-distance.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> a, pos, neg = ferric.zeros(1, 2), ferric.ones(1, 2), ferric.zeros(1, 2)
+        >>> nn.TripletMarginLoss()(a, pos, neg)
+        tensor(2.4142)
+    """
+
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
+                 reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} "
+                "instead")
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    r"""Triplet loss with a custom ``distance_function`` (default:
+    :class:`PairwiseDistance`).
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> a, pos, neg = ferric.zeros(1, 2), ferric.ones(1, 2), ferric.zeros(1, 2)
+        >>> nn.TripletMarginWithDistanceLoss()(a, pos, neg)
+        tensor(2.4142)
+    """
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                "TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                f"{margin} instead")
+        from .distance import PairwiseDistance
+
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    r"""Connectionist Temporal Classification loss (see ``F.ctc_loss``).
+
+    Args:
+        blank (int): the blank label. Default: 0.
+        reduction (str): ``'none'`` | ``'mean'`` | ``'sum'``. Default: ``'mean'``.
+        zero_infinity (bool): zero infinite losses. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> lp = ferric.full((2, 1, 2), 0.5).log()
+        >>> nn.CTCLoss(reduction="sum")(lp, ferric.tensor([[1]]), [2], [1])
+        tensor(0.2877)
+    """
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
+
+
+__all__ += [
+    "CTCLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+    "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+]

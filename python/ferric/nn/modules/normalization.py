@@ -145,3 +145,39 @@ class RMSNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    r"""Local response normalization across channels (AlexNet):
+    ``x / (k + alpha / n * sum_{c' near c} x_{c'}^2) ^ beta``.
+
+    Args:
+        size (int): the number of neighbouring channels.
+        alpha (float): multiplicative factor. Default: ``1e-4``.
+        beta (float): exponent. Default: ``0.75``.
+        k (float): additive factor. Default: 1.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LocalResponseNorm(2)(ferric.randn(2, 4, 3, 3)).shape
+        ferric.Size([2, 4, 3, 3])
+    """
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+__all__ += ["LocalResponseNorm"]

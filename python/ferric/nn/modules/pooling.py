@@ -206,3 +206,66 @@ class AdaptiveMaxPool2d(_AdaptivePool):
     """
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    r"""3-D max pooling over ``(N, C, D, H, W)`` inputs (2-D pooling of each depth slice,
+    then the maximum across depth windows).
+
+    Example:
+        >>> from ferric import nn
+        >>> nn.MaxPool3d(2)
+        MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    """
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool3d(_AvgPoolNd):
+    r"""3-D average pooling over ``(N, C, D, H, W)`` inputs.
+
+    Example:
+        >>> from ferric import nn
+        >>> nn.AvgPool3d(2)
+        AvgPool3d(kernel_size=2, stride=2, padding=0)
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding,
+                            self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(Module):
+    r"""3-D adaptive average pooling to ``output_size``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.AdaptiveAvgPool3d((1, 2, 2))(ferric.ones(1, 3, 4, 4, 4)).shape
+        ferric.Size([1, 3, 1, 2, 2])
+    """
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+__all__ += ["AdaptiveAvgPool3d", "AvgPool3d", "MaxPool3d"]

@@ -96,3 +96,104 @@ class Embedding(Module):
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings,
                    _freeze=freeze, padding_idx=padding_idx, max_norm=max_norm,
                    norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+class EmbeddingBag(Module):
+    r"""Sums, averages or takes the maximum of bags of embeddings: ``input`` is 2-D
+    ``(B, N)`` (fixed-size bags) or 1-D with ``offsets``. Gradients are dense (with
+    ``sparse=True`` too: the values of a training step are PyTorch's).
+
+    Args:
+        num_embeddings (int): the number of rows of the table.
+        embedding_dim (int): the size of each embedding.
+        max_norm (float, optional): renormalise looked-up rows to at most this norm.
+        norm_type (float): the p of ``max_norm``. Default: 2.
+        scale_grad_by_freq (bool): scale gradients by inverse index frequency.
+        mode (str): ``'sum'``, ``'mean'`` or ``'max'``. Default: ``'mean'``.
+        sparse (bool): accepted; gradients are dense.
+        include_last_offset (bool): ``offsets`` carries the end of the last bag.
+        padding_idx (int, optional): an index that contributes nothing.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> bag = nn.EmbeddingBag(10, 3, mode="sum")
+        >>> bag(ferric.tensor([1, 2, 4, 5, 4, 3, 2, 9]), ferric.tensor([0, 4])).shape
+        ferric.Size([2, 3])
+        >>> bag
+        EmbeddingBag(10, 3, mode='sum')
+    """
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
+                 include_last_offset=False, padding_idx=None, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if padding_idx is not None:
+            if padding_idx > 0:
+                if padding_idx >= num_embeddings:
+                    raise AssertionError("padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -num_embeddings:
+                    raise AssertionError("padding_idx must be within num_embeddings")
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        if _weight is None:
+            dt = {} if dtype is None else {"dtype": dtype}
+            self.weight = Parameter(_core.empty(num_embeddings, embedding_dim, **dt))
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError(
+                    "Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight)
+        self.mode = mode
+        self.sparse = sparse
+        self.include_last_offset = include_last_offset
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                               self.scale_grad_by_freq, self.mode, self.sparse,
+                               per_sample_weights, self.include_last_offset,
+                               self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx!r}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, mode="mean", sparse=False,
+                        include_last_offset=False, padding_idx=None):
+        """An ``EmbeddingBag`` over ``embeddings`` (frozen unless ``freeze=False``)."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings,
+                  max_norm=max_norm, norm_type=norm_type,
+                  scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
+
+__all__ += ["EmbeddingBag"]
