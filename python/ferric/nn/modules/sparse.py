@@ -156,6 +156,8 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self):
+        r"""Re-initialises ``weight`` from :math:`\mathcal N(0, 1)` as PyTorch does, with the
+        ``padding_idx`` row zero."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():
