@@ -166,3 +166,211 @@ def test_embedding():
     check(emb, [idx])
     bag = Fn(lambda i: F.embedding(i, emb.weight).sum(1))
     check(bag, [idx])
+
+
+RNNS = [
+    ("lstm", lambda: nn.LSTM(5, 7), False),
+    ("lstm_2layer_bidir_batch_first", lambda: nn.LSTM(5, 6, num_layers=2, bidirectional=True,
+                                                      batch_first=True), True),
+    ("lstm_nobias", lambda: nn.LSTM(5, 4, bias=False), False),
+    ("gru", lambda: nn.GRU(5, 7), False),
+    ("gru_2layer_bidir", lambda: nn.GRU(5, 3, num_layers=2, bidirectional=True), False),
+    ("gru_batch_first", lambda: nn.GRU(5, 4, batch_first=True), True),
+    ("rnn_tanh", lambda: nn.RNN(5, 4, num_layers=2), False),
+    ("rnn_relu_bidir", lambda: nn.RNN(5, 4, nonlinearity="relu", bidirectional=True), False),
+]
+
+
+@pytest.mark.parametrize("name,make,batch_first", RNNS, ids=[c[0] for c in RNNS])
+def test_rnn_matches_onnxruntime(name, make, batch_first):
+    ferric.manual_seed(0)
+    rnn = make()
+    x = r(3, 4, 5) if batch_first else r(4, 3, 5)
+    check(rnn, [x])
+    # with an initial state given as a graph input
+    dirs = 2 if rnn.bidirectional else 1
+    h0 = r(rnn.num_layers * dirs, 3, rnn.hidden_size, seed=3)
+    if isinstance(rnn, nn.LSTM):
+        c0 = r(rnn.num_layers * dirs, 3, rnn.hidden_size, seed=4)
+        check(Fn(lambda x, h, c: rnn(x, (h, c))), [x, h0, c0])
+    else:
+        check(Fn(lambda x, h: rnn(x, h)), [x, h0])
+
+
+def test_rnn_unbatched_and_cells():
+    ferric.manual_seed(0)
+    check(nn.LSTM(3, 4), [r(5, 3)])
+    check(nn.GRU(3, 4, batch_first=True), [r(5, 3)])
+    cell = nn.LSTMCell(3, 4)
+    check(Fn(lambda x, h, c: cell(x, (h, c))), [r(2, 3), r(2, 4, seed=1), r(2, 4, seed=2)])
+    gcell = nn.GRUCell(3, 4)
+    check(Fn(lambda x, h: gcell(x, h)), [r(2, 3), r(2, 4, seed=1)])
+    rcell = nn.RNNCell(3, 4)
+    check(Fn(lambda x: rcell(x)), [r(2, 3)])
+
+
+def test_rnn_lstm_nodes_are_onnx_lstm():
+    proto = check(nn.LSTM(5, 7, num_layers=2), [r(4, 3, 5)])
+    assert [n.op_type for n in proto.graph.node].count("LSTM") == 2
+    proto = check(nn.GRU(5, 7), [r(4, 3, 5)])
+    gru = [n for n in proto.graph.node if n.op_type == "GRU"]
+    assert len(gru) == 1
+    assert {a.name: a.i for a in gru[0].attribute}["linear_before_reset"] == 1
+
+
+ATTENTION = [
+    ("mha", lambda: nn.MultiheadAttention(8, 2), (5, 3, 8)),
+    ("mha_batch_first", lambda: nn.MultiheadAttention(8, 4, batch_first=True), (3, 5, 8)),
+    ("mha_kdim", lambda: nn.MultiheadAttention(8, 2, kdim=6, vdim=4), None),
+    ("encoder_layer", lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1), (5, 3, 8)),
+    ("encoder_layer_gelu_norm_first", lambda: nn.TransformerEncoderLayer(
+        8, 2, 16, activation="gelu", norm_first=True, batch_first=True), (3, 5, 8)),
+    ("encoder", lambda: nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, 16, batch_first=True), 2, enable_nested_tensor=False), (3, 5, 8)),
+    ("decoder_layer", lambda: nn.TransformerDecoderLayer(8, 2, 16), None),
+]
+
+
+@pytest.mark.parametrize("name,make,shape", ATTENTION, ids=[c[0] for c in ATTENTION])
+def test_attention_matches_onnxruntime(name, make, shape):
+    ferric.manual_seed(0)
+    m = make()
+    if name == "mha_kdim":
+        q, k, v = r(5, 3, 8), r(4, 3, 6, seed=1), r(4, 3, 4, seed=2)
+        check(Fn(lambda q, k, v: m(q, k, v)), [q, k, v])
+    elif name == "decoder_layer":
+        check(m, [r(5, 3, 8), r(4, 3, 8, seed=1)])
+    elif name.startswith("mha"):
+        x = r(*shape)
+        check(Fn(lambda x: m(x, x, x)), [x])
+        check(Fn(lambda x: m(x, x, x, need_weights=False)[0]), [x])
+        check(Fn(lambda x: m(x, x, x, average_attn_weights=False)), [x])
+    else:
+        check(m, [r(*shape)])
+
+
+def test_attention_masks():
+    ferric.manual_seed(0)
+    m = nn.MultiheadAttention(8, 2, batch_first=True).eval()
+    x = r(2, 5, 8)
+    causal = nn.Transformer.generate_square_subsequent_mask(5)
+    check(Fn(lambda x: m(x, x, x, attn_mask=causal)[0]), [x])
+    pad = ferric.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    check(Fn(lambda x, p: m(x, x, x, key_padding_mask=p)[0]), [x, pad])
+    q, k, v = r(2, 2, 5, 4), r(2, 2, 6, 4, seed=1), r(2, 2, 6, 4, seed=2)
+    check(Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v)), [q, k, v])
+    q6 = r(2, 2, 6, 4, seed=3)
+    check(Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)),
+          [q6, k, v])
+
+
+OPS = [
+    # reshapes
+    ("view", lambda x: x.view(4, -1), [(2, 3, 4)]),
+    ("view_tuple", lambda x: x.view((2, 12)), [(2, 3, 4)]),
+    ("reshape_size", lambda x: x.reshape(x.size(0), -1), [(2, 3, 4)]),
+    ("reshape_shape", lambda x: x.reshape(x.shape[0] * x.shape[1], x.shape[2]), [(2, 3, 4)]),
+    ("view_as", lambda x, y: x.view_as(y), [(2, 6), (3, 4)]),
+    ("flatten", lambda x: ferric.flatten(x, 1), [(2, 3, 4)]),
+    ("flatten_mid", lambda x: x.flatten(1, 2), [(2, 3, 4, 5)]),
+    ("flatten_all", lambda x: x.flatten(), [(2, 3, 4)]),
+    ("unflatten", lambda x: x.unflatten(1, (2, 2)), [(3, 4, 5)]),
+    ("permute", lambda x: x.permute(2, 0, 1), [(2, 3, 4)]),
+    ("permute_neg", lambda x: ferric.permute(x, (-1, 0, 1)), [(2, 3, 4)]),
+    ("transpose", lambda x: x.transpose(0, 2), [(2, 3, 4)]),
+    ("t", lambda x: x.t(), [(2, 3)]),
+    ("T", lambda x: x.T, [(2, 3, 4)]),
+    ("mT", lambda x: x.mT, [(2, 3, 4)]),
+    ("movedim", lambda x: x.movedim(0, -1), [(2, 3, 4)]),
+    ("squeeze", lambda x: x.squeeze(), [(2, 1, 3, 1)]),
+    ("squeeze_dim", lambda x: x.squeeze(1), [(2, 1, 3, 1)]),
+    ("squeeze_noop", lambda x: x.squeeze(0), [(2, 1, 3, 1)]),
+    ("unsqueeze", lambda x: x.unsqueeze(-1).unsqueeze(0), [(2, 3)]),
+    ("cat", lambda x, y: ferric.cat([x, y], 1), [(2, 3), (2, 4)]),
+    ("cat_neg", lambda x, y: ferric.cat((x, y, x), dim=-1), [(2, 3), (2, 4)]),
+    ("stack", lambda x, y: ferric.stack([x, y], 1), [(2, 3), (2, 3)]),
+    ("split", lambda x: x.split(2, 1), [(2, 5)]),
+    ("split_sizes", lambda x: ferric.split(x, [1, 3, 1], dim=1), [(2, 5)]),
+    ("chunk", lambda x: x.chunk(3, -1), [(2, 6)]),
+    ("unbind", lambda x: x.unbind(1), [(2, 3)]),
+    ("slice", lambda x: x[:, 1:3], [(4, 5)]),
+    ("slice_step", lambda x: x[::2, -3:], [(5, 6)]),
+    ("index_int", lambda x: x[1], [(4, 5)]),
+    ("index_mixed", lambda x: x[..., 0, None, 1:], [(2, 3, 4)]),
+    ("index_neg", lambda x: x[:, -1], [(2, 3, 4)]),
+    ("index_list", lambda x: x[:, [0, 2, 2]], [(2, 3, 4)]),
+    ("narrow", lambda x: x.narrow(1, 1, 2), [(2, 4)]),
+    ("select", lambda x: x.select(1, -1), [(2, 4)]),
+    ("expand", lambda x: x.expand(3, -1, 4), [(1, 2, 1)]),
+    ("expand_as", lambda x, y: x.expand_as(y), [(1, 3), (4, 3)]),
+    ("repeat", lambda x: x.repeat(2, 1, 3), [(2, 3)]),
+    ("flip", lambda x: x.flip(0, 1), [(2, 3)]),
+    ("contiguous_clone", lambda x: x.t().contiguous().clone(), [(2, 3)]),
+    ("tril_triu", lambda x: x.tril(-1) + x.triu(1), [(4, 4)]),
+    # elementwise arithmetic
+    ("add_sub_mul_div", lambda x, y: (x + y) * (x - y) / (y.abs() + 1), [(2, 3), (2, 3)]),
+    ("broadcast", lambda x, y: x * y + 1.5, [(2, 3), (3,)]),
+    ("scalars", lambda x: 2 - x * 3 + 1 / (x.abs() + 1) - x ** 2, [(2, 3)]),
+    ("add_alpha", lambda x, y: ferric.add(x, y, alpha=2.5), [(2, 3), (2, 3)]),
+    ("rsub_rdiv", lambda x: 1 - x, [(2, 3)]),
+    ("pow", lambda x: x.abs().pow(1.5) + ferric.pow(x, 2), [(2, 3)]),
+    ("unary_math", lambda x: x.exp() + (x.abs() + 1).log() + x.abs().sqrt() + x.sin()
+     + x.cos() + x.tanh() + x.sigmoid() + x.relu() + x.neg() + x.abs().rsqrt().clamp(0, 9),
+     [(2, 3)]),
+    ("floor_ceil_round", lambda x: x.floor() + x.ceil() + x.round() + x.sign(), [(3, 4)]),
+    ("clamp", lambda x: x.clamp(min=-0.5) + x.clamp(max=0.3) + x.clamp(-1, 1), [(3, 4)]),
+    ("maximum_minimum", lambda x, y: ferric.maximum(x, y) - ferric.minimum(x, y),
+     [(2, 3), (2, 3)]),
+    ("where", lambda x, y: ferric.where(x > y, x, y * 2), [(2, 3), (2, 3)]),
+    ("masked_fill", lambda x: x.masked_fill(x < 0, 0.25), [(2, 3)]),
+    ("compare_cast", lambda x, y: (x > y).float() + (x <= 0).float() + (x == x).long(),
+     [(2, 3), (2, 3)]),
+    ("logical", lambda x: ((x > 0) & (x < 1)) | ~(x > -1), [(3, 3)]),
+    ("floor_divide", lambda x: x // 0.7 + x % 0.7, [(3, 4)]),
+    ("div_modes", lambda x: ferric.div(x, 0.3, rounding_mode="trunc")
+     + ferric.div(x, 0.3, rounding_mode="floor"), [(3, 4)]),
+    ("inplace", lambda x: x.clone().mul_(2).add_(1).relu_(), [(2, 3)]),
+    ("iadd", lambda x, y: _iadd(x, y), [(2, 3), (2, 3)]),
+    ("cast", lambda x: x.double().float() + x.to(ferric.float64).float(), [(2, 3)]),
+    # reductions
+    ("sum", lambda x: x.sum() + x.sum(1).sum() + x.sum((0, 2), keepdim=True).sum(), [(2, 3, 4)]),
+    ("mean", lambda x: x.mean(-1), [(2, 3, 4)]),
+    ("mean_dims", lambda x: x.mean((1, 2), keepdim=True), [(2, 3, 4)]),
+    ("amax_amin", lambda x: x.amax(1) + x.amin(-1, keepdim=True).squeeze(-1)[:, :1],
+     [(2, 3, 3)]),
+    ("max_dim", lambda x: x.max(1), [(2, 3, 4)]),
+    ("min_dim", lambda x: ferric.min(x, dim=-1, keepdim=True), [(2, 3, 4)]),
+    ("max_all", lambda x: x.max() - x.min(), [(2, 3, 4)]),
+    ("argmax", lambda x: x.argmax(1) + x.argmin(-1)[:, :1] + x.argmax(), [(2, 3, 3)]),
+    ("prod", lambda x: x.prod(1), [(2, 3)]),
+    ("var_std", lambda x: x.var(1) + x.std(1, unbiased=False) + x.var(), [(3, 5)]),
+    ("logsumexp", lambda x: x.logsumexp(1), [(3, 5)]),
+    ("norm", lambda x: x.norm(dim=1) + x.norm(p=1, dim=1) + x.norm(), [(3, 5)]),
+    ("cumsum", lambda x: x.cumsum(1), [(3, 5)]),
+    ("softmax_fns", lambda x: ferric.softmax(x, 1) + x.log_softmax(-1).exp(), [(3, 5)]),
+    ("normalize", lambda x: F.normalize(x, dim=1), [(3, 5)]),
+    ("cosine_similarity", lambda x, y: F.cosine_similarity(x, y), [(3, 5), (3, 5)]),
+    # matmul
+    ("matmul", lambda x, y: x @ y, [(2, 3), (3, 4)]),
+    ("matmul_batched", lambda x, y: ferric.matmul(x, y), [(5, 2, 3), (3, 4)]),
+    ("bmm", lambda x, y: ferric.bmm(x, y), [(5, 2, 3), (5, 3, 4)]),
+    ("mm_mv", lambda x, y: x.mm(y).sum(1) + x.mv(y[:, 0]), [(2, 3), (3, 4)]),
+    ("addmm", lambda b, x, y: ferric.addmm(b, x, y, beta=0.5, alpha=2.0), [(4,), (2, 3), (3, 4)]),
+    ("einsum", lambda x, y: ferric.einsum("bij,bjk->bik", x, y), [(2, 2, 3), (2, 3, 4)]),
+    ("linear_fn", lambda x, w: F.linear(x, w), [(2, 3), (4, 3)]),
+    # factories that read traced shapes
+    ("zeros_like", lambda x: x + ferric.zeros_like(x) + ferric.ones_like(x), [(2, 3)]),
+    ("arange_fixed", lambda x: x + ferric.arange(3), [(2, 3)]),
+]
+
+
+def _iadd(x, y):
+    z = x * 1
+    z += y
+    z *= 2
+    return z
+
+
+@pytest.mark.parametrize("name,fn,shapes", OPS, ids=[c[0] for c in OPS])
+def test_op_matches_onnxruntime(name, fn, shapes):
+    check(Fn(fn), [r(*s, seed=i) for i, s in enumerate(shapes)], atol=5e-5)

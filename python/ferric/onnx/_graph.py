@@ -72,7 +72,7 @@ class Graph:
 
     def const(self, array, hint: str = "const", name: str | None = None) -> str:
         """An initializer holding ``array`` (a NumPy array); returns its name."""
-        arr = np.ascontiguousarray(array)
+        arr = np.array(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
         name = self.reserve(name) if name is not None else self.fresh(hint)
         self.initializers[name] = arr
         self.meta[name] = (arr.dtype, tuple(arr.shape))
