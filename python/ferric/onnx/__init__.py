@@ -30,7 +30,7 @@ __all__ = ["ONNXProgram", "OnnxExporterError", "OnnxExporterWarning", "TracerWar
 #: PyTorch 2.13's default ``opset_version``
 DEFAULT_OPSET = 20
 #: the lowest opset the handlers write; lower requests are converted from it
-BASE_OPSET = 18
+BASE_OPSET = 13
 
 _logger = logging.getLogger(__name__)
 _exporting = False
@@ -170,8 +170,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         input_names: names of the graph inputs, in order (default: the ``forward``
             parameter names).
         output_names: names of the graph outputs, in order (default ``output_0``, ...).
-        opset_version: the ONNX opset (default 20, PyTorch's). Below 18 the model is
-            written at 18 and converted down with ``onnx.version_converter``.
+        opset_version: the ONNX opset (default 20, PyTorch's). Below 13 the model is
+            written at 13 and converted down with ``onnx.version_converter``.
         external_data: with a path ``f``, store the weights in ``<f>.data`` beside the
             model (PyTorch's default); ``False`` keeps one self-contained file.
         export_params: include the weights (``False``: the initializers are left out).

@@ -109,7 +109,13 @@ class Graph:
 
     def shape_of(self, name: str, start: int | None = None, end: int | None = None) -> str:
         """The run-time shape of ``name`` (or the dims ``start:end``) as int64."""
-        return self.op("Shape", [name], start=start, end=end)
+        if start is None and end is None:
+            return self.op("Shape", [name])
+        if self.opset >= 15:
+            return self.op("Shape", [name], start=start, end=end)
+        rank = len(self.meta[name][1]) if name in self.meta else INT64_MAX
+        return self.slice(self.op("Shape", [name]), 0, start or 0,
+                          rank if end is None else end)
 
     def unsqueeze(self, name: str, axes) -> str:
         return self.op("Unsqueeze", [name, self.i64(axes)])
@@ -118,7 +124,10 @@ class Graph:
         return self.op("Squeeze", [name, self.i64(axes)])
 
     def reduce(self, op_type: str, name: str, axes, keepdims: bool) -> str:
-        """``Reduce*`` over ``axes`` (None: all); axes are an input from opset 18 on."""
+        """``Reduce*`` over ``axes`` (None: all); axes are an input from opset 18 on
+        (from 13 on for ``ReduceSum``), an attribute before."""
+        if axes is not None and self.opset < 18 and op_type != "ReduceSum":
+            return self.op(op_type, [name], axes=list(axes), keepdims=int(keepdims))
         inputs = [name] if axes is None else [name, self.i64(axes)]
         return self.op(op_type, inputs, keepdims=int(keepdims))
 

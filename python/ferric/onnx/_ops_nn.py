@@ -126,7 +126,10 @@ def hardsigmoid(s, out, input, inplace=False):
 
 @reg("hardswish")
 def hardswish(s, out, input, inplace=False):
-    return s.g.op("HardSwish", [s.value(input)])
+    x = s.value(input)
+    if s.g.opset < 14:
+        return s.g.op("Mul", [x, s.g.op("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)])
+    return s.g.op("HardSwish", [x])
 
 
 @reg("hardtanh")
@@ -224,8 +227,16 @@ def layer_norm(s, out, input, normalized_shape, weight=None, bias=None, eps=1e-5
     g, d = s.g, dt(out)
     ns = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     scale = s.value(weight, d) if weight is not None else g.const(np.ones(ns, d))
-    inputs = [s.value(input, d), scale] + ([s.value(bias, d)] if bias is not None else [])
-    return g.op("LayerNormalization", inputs, axis=-len(ns), epsilon=float(eps))
+    x = s.value(input, d)
+    if g.opset >= 17:
+        inputs = [x, scale] + ([s.value(bias, d)] if bias is not None else [])
+        return g.op("LayerNormalization", inputs, axis=-len(ns), epsilon=float(eps))
+    axes = list(range(input.dim() - len(ns), input.dim()))
+    diff = g.op("Sub", [x, g.reduce("ReduceMean", x, axes, True)])
+    var = g.reduce("ReduceMean", g.op("Mul", [diff, diff]), axes, True)
+    y = g.op("Div", [diff, g.op("Sqrt", [g.op("Add", [var, g.scalar(eps, d)])])])
+    y = g.op("Mul", [y, scale])
+    return y if bias is None else g.op("Add", [y, s.value(bias, d)])
 
 
 @reg("batch_norm", core=("_batch_norm",))

@@ -110,7 +110,8 @@ def fused_lstm_cell(s, out, gi, gh, c, b_ih=None, b_hh=None):
     for b in (b_ih, b_hh):
         if b is not None:
             pre = g.op("Add", [pre, s.value(b, d)])
-    i, f, cell, o = g.op("Split", [pre], outputs=4, axis=1, num_outputs=4)
+    hidden = int(gi.shape[1]) // 4
+    i, f, cell, o = g.op("Split", [pre, g.i64([hidden] * 4)], outputs=4, axis=1)
     i, f, o = (g.op("Sigmoid", [v]) for v in (i, f, o))
     c_new = g.op("Add", [g.op("Mul", [f, s.value(c, d)]),
                          g.op("Mul", [i, g.op("Tanh", [cell])])])

@@ -255,6 +255,8 @@ def flip(s, out, input, *dims):
 @reg("tril", "triu")
 def trilu(s, out, input, diagonal=0):
     g = s.g
+    if g.opset < 14:
+        raise UnsupportedOperatorError(s.current, g.opset, "ONNX Trilu needs opset 14")
     return g.op("Trilu", [s.value(input), g.scalar(int(diagonal), np.int64)],
                 upper=int(s.current == "triu"))
 

@@ -224,7 +224,7 @@ class Session:
             if key not in self._shapes:
                 self.paused += 1
                 try:
-                    self._shapes[key] = self.g.op("Shape", [name], start=i, end=i + 1)
+                    self._shapes[key] = self.g.shape_of(name, i, i + 1)
                 finally:
                     self.paused -= 1
             dims.append(SymInt(int(d), self._shapes[key]))
@@ -355,12 +355,12 @@ def install(session, patches, tensor_handlers, nn_handlers, module_handlers):
                                   (_core, "ferric._core", tensor_handlers),
                                   (F, "ferric.nn.functional", nn_handlers)):
         for name, orig in list(vars(module).items()):
-            if name.startswith("__") or not isinstance(
-                    orig, (types.BuiltinFunctionType, types.FunctionType)):
+            # builtins, Python functions and the Tensor methods that ``_core`` exposes
+            # as functions (``_core.relu`` is ``Tensor.relu``'s descriptor)
+            if name.startswith("__") or not callable(orig) or isinstance(
+                    orig, (type, types.ModuleType)) or not hasattr(orig, "__name__"):
                 continue
-            handler = table.get(name)
-            if handler is None and table is nn_handlers:
-                handler = None  # decomposed when Python, unsupported when Rust
+            handler = table.get(name)  # None: decomposed when Python, else unsupported
             patches.set(module, name, _wrap(f"{prefix}.{name}", name, orig, handler))
     for cls, name, handler in module_handlers:
         orig = vars(cls)[name]
