@@ -392,7 +392,7 @@ def test_op_matches_onnxruntime(name, fn, shapes):
 def test_older_opsets(opset):
     """Below 18 reductions take attributes, below 17 LayerNorm is composed, below 15
     Shape has no slice attributes, below 14 HardSwish is composed."""
-    for name, make, shapes in LAYERS:
+    for _name, make, shapes in LAYERS:
         ferric.manual_seed(0)
         check(make(), [r(*s, seed=i) * 2 for i, s in enumerate(shapes)], opset_version=opset)
     for name, fn, shapes in OPS:

@@ -72,6 +72,9 @@ def trace_and_build(onnx, model, args, kwargs, *, input_names, output_names, dyn
         graph_inputs.append(g.value_info(name, np_dtype(t.dtype), dims))
     patches = _trace.Patches()
     module_handlers = [(RNNBase, "forward", _ops_rnn.rnn_forward)]
+    # the run must not change the model: buffers (BatchNorm's running statistics in
+    # training mode) are put back afterwards
+    buffers = [(b, b.clone()) for b in (model.buffers() if hasattr(model, "buffers") else ())]
     try:
         _trace.install(session, patches, _ops_tensor.HANDLERS, _ops_nn.NN_HANDLERS,
                        module_handlers)
@@ -79,6 +82,9 @@ def trace_and_build(onnx, model, args, kwargs, *, input_names, output_names, dyn
             result = model(*args, **kwargs)
     finally:
         _trace.uninstall(patches)
+        with no_grad():
+            for b, saved in buffers:
+                b.copy_(saved)
     outs = flatten(result, [])
     if not outs:
         raise ValueError("ferric.onnx.export: the model returned no tensor")
@@ -112,7 +118,7 @@ def _output_shapes(onnx, proto, outs, out_names, dynamic_axes):
         axes = axes_for(dynamic_axes, name, t.dim())
         shape = shapes.get(name)
         dims = []
-        for i, n in enumerate(t.shape):
+        for i in range(t.dim()):
             if i in axes:
                 dims.append(axes[i])
             elif shape is not None and i < len(shape.dim) and shape.dim[i].HasField("dim_param"):

@@ -28,6 +28,7 @@ recorded as the one path it took.
 from __future__ import annotations
 
 import contextlib
+import sys
 import types
 import warnings
 
@@ -42,7 +43,7 @@ _ACTIVE: Session | None = None
 _MISSING = object()
 
 _CONVERSION_TEXT = (
-    "Converting a tensor to a Python {what} might cause the trace to be incorrect. We can't "
+    "Converting a tensor to {what} might cause the trace to be incorrect. We can't "
     "record the data flow of Python values, so this value will be treated as a constant in "
     "the future. This means that the trace might not generalize to other inputs! "
     "(ferric.onnx.export records the one path the Python code took for the example inputs: "
@@ -50,9 +51,9 @@ _CONVERSION_TEXT = (
 )
 # Tensor methods that read a value into Python: they warn, then run
 CONVERSIONS = {
-    "item": "number", "__int__": "integer", "__float__": "float", "__index__": "index",
-    "__bool__": "boolean", "tolist": "list", "numpy": "NumPy array",
-    "__array__": "NumPy array", "__dlpack__": "DLPack capsule",
+    "item": "a Python number", "__int__": "a Python integer", "__float__": "a Python float",
+    "__index__": "a Python index", "__bool__": "a Python boolean", "tolist": "a Python list",
+    "numpy": "a NumPy array", "__array__": "a NumPy array", "__dlpack__": "a DLPack capsule",
 }
 # methods and functions that read metadata or print: they run as they are
 PASSTHROUGH = {
@@ -337,7 +338,7 @@ def install(session, patches, tensor_handlers, nn_handlers, module_handlers):
     """Wraps the entry points; ``patches.restore()`` undoes it."""
     global _ACTIVE
     from ..nn import functional as F
-    import ferric
+    ferric = sys.modules[__name__.split(".")[0]]  # the package namespace (torch.cat, ...)
 
     for name, orig in list(vars(Tensor).items()):
         if name in _SKIP_METHODS or not callable(orig) or isinstance(orig, type):
