@@ -342,6 +342,9 @@ OPS = [
     ("div_modes", lambda x: ferric.div(x, 0.3, rounding_mode="trunc")
      + ferric.div(x, 0.3, rounding_mode="floor"), [(3, 4)]),
     ("inplace", lambda x: x.clone().mul_(2).add_(1).relu_(), [(2, 3)]),
+    ("inplace_log1p_std", lambda x: x.abs().log1p_() + x.std(0, keepdim=True), [(2, 3)]),
+    ("iterate_rows", lambda x: ferric.stack([row * i for i, row in enumerate(x)]), [(3, 4)]),
+    ("var_flags", lambda x: x.var(False) + x.var(1, correction=0).sum(), [(3, 4)]),
     ("iadd", lambda x, y: _iadd(x, y), [(2, 3), (2, 3)]),
     ("cast", lambda x: x.double().float() + x.to(ferric.float64).float(), [(2, 3)]),
     # reductions

@@ -285,7 +285,7 @@ def getitem(s, out, input, index):
     used = sum(1 for i in items if i is not None and i is not Ellipsis and not
                (hasattr(i, "dtype") and str(i.dtype).endswith("bool")))
     axis = 0  # the current axis of ``x``
-    squeeze, tensor_seen = [], False
+    tensor_seen = False
     for it in items:
         if it is Ellipsis:
             axis += rank - used
@@ -322,9 +322,7 @@ def getitem(s, out, input, index):
             axis += 1 if not hasattr(it, "dim") else it.dim()
         else:
             raise UnsupportedOperatorError(f"__getitem__ with {type(it).__name__}", g.opset)
-    if squeeze:
-        x = g.squeeze(x, squeeze)
-    return g.op("Identity", [x]) if x == s.value(input) else x
+    return x
 
 
 # -------------------------------------------------------------------- factories

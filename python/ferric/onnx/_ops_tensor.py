@@ -280,17 +280,16 @@ def addc(s, out, input, tensor1, tensor2, *, value=1):
 
 # -------------------------------------------------------------------- casts and copies
 
-@reg("contiguous", "clone", "detach", "cpu", "requires_grad_", "coalesce",
-     "resolve_conj", "resolve_neg", "positive", "__pos__")
+@reg("contiguous", "clone", "detach", "cpu", "coalesce", "resolve_conj", "resolve_neg",
+     "positive", "__pos__")
 def identity(s, out, input, *args, **kwargs):
-    return s.g.op("Identity", [s.value(input)])
+    return s.value(input)  # the same values: the output shares the input's name
 
 
 @reg("to", "type", "float", "double", "half", "long", "int", "bool", "short", "char",
      "byte", "type_as", "cuda")
 def cast(s, out, input, *args, **kwargs):
-    return s.g.op("Identity", [s.value(input, dt(out))]) if dt(out) == dt(input) \
-        else s.value(input, dt(out))
+    return s.value(input, dt(out))  # the input's own name when the dtype is unchanged
 
 
 @reg("copy_")
@@ -309,7 +308,7 @@ def _keep(keepdim, kwargs):
 def _reduction(op_type):
     def handler(s, out, input, dim=None, keepdim=False, *, dtype=None, **kwargs):
         g = s.g
-        x = s.value(input, dt(out) if op_type != "ReduceL2" else dt(out))
+        x = s.value(input, dt(out))
         axes = dims_arg(dim, g.rank(s.value(input)))
         if axes is not None and len(axes) == 0 and op_type in ("ReduceSum", "ReduceMean"):
             axes = None  # PyTorch: dim=() / [] reduces everything
@@ -383,17 +382,17 @@ HANDLERS["any"] = _all_any("ReduceMax")
 @reg("var", "std")
 def var_std(s, out, input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     g, d = s.g, dt(out)
-    if isinstance(unbiased, bool) or unbiased is None:
-        corr = 1 if correction is None and unbiased is not False else (correction or 0)
-    else:  # var(x, dim) given positionally as (dim, unbiased)...
-        corr = 1
+    if isinstance(dim, bool):  # var(x, False): the flag is `unbiased`
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 0 if unbiased is False else 1
     x = s.value(input, d)
     axes = dims_arg(dim, input.dim())
     n = input.numel() if axes is None else int(np.prod([input.shape[a] for a in axes]))
     mean = g.reduce("ReduceMean", x, axes, True)
     diff = g.op("Sub", [x, mean])
     ss = g.reduce("ReduceSum", g.op("Mul", [diff, diff]), axes, keepdim)
-    v = g.op("Div", [ss, g.scalar(max(n - corr, 0), d)])
+    v = g.op("Div", [ss, g.scalar(max(n - correction, 0), d)])
     return g.op("Sqrt", [v]) if s.current == "std" else v
 
 

@@ -241,7 +241,7 @@ class Session:
         finally:
             self.paused -= 1
 
-    def call(self, qualname, name, orig, handler, args, kwargs, inplace=False):
+    def call(self, qualname, name, orig, handler, args, kwargs, inplace=False, op=None):
         if name in CONVERSIONS:
             warnings.warn(_CONVERSION_TEXT.format(what=CONVERSIONS[name]), TracerWarning,
                           stacklevel=3)
@@ -261,7 +261,9 @@ class Session:
             raise UnsupportedOperatorError(qualname + where, self.g.opset)
         with self.pause():
             out = orig(*args, **kwargs)
-            self.current = name
+            if name == "__iter__":  # iterating over a tensor: its rows, recorded as unbind
+                out = tuple(out)
+            self.current = op or name
             names = handler(self, out, *args, **kwargs)
         if inplace:
             self.bind(args[0], names if isinstance(names, str) else names[0])
@@ -274,7 +276,7 @@ class Session:
         for t, n in zip(outs, names, strict=True):
             if n is not None:
                 self.bind(t, n)
-        return out
+        return iter(out) if name == "__iter__" else out
 
 
 def _real_shape(t):
@@ -284,12 +286,12 @@ def _real_shape(t):
 _ORIGINAL_SHAPE = Tensor.__dict__["shape"]
 
 
-def _wrap(qualname, name, orig, handler, inplace=False):
+def _wrap(qualname, name, orig, handler, inplace=False, op=None):
     def wrapper(*args, **kwargs):
         s = _ACTIVE
         if s is None or s.paused or not s.involves(args, kwargs):
             return orig(*args, **kwargs)
-        return s.call(qualname, name, orig, handler, args, kwargs, inplace)
+        return s.call(qualname, name, orig, handler, args, kwargs, inplace, op or name)
 
     wrapper.__name__ = getattr(orig, "__name__", name)
     wrapper.__doc__ = getattr(orig, "__doc__", None)
@@ -323,15 +325,16 @@ _INPLACE_DUNDERS = {"__iadd__": "add", "__isub__": "sub", "__imul__": "mul",
 
 
 def _method_handler(name, handlers):
-    """(handler, in-place?) for a Tensor method name."""
+    """(handler, the op it records, in-place?) for a Tensor method name: ``add_`` and
+    ``__iadd__`` record ``add`` and rebind ``self`` to the result."""
     if name in handlers:
-        return handlers[name], False
+        return handlers[name], name, False
     base = _INPLACE_DUNDERS.get(name)
     if base is None and name.endswith("_") and not name.startswith("_"):
         base = name[:-1]
     if base is not None and base in handlers:
-        return handlers[base], True
-    return None, False
+        return handlers[base], base, True
+    return None, name, False
 
 
 def install(session, patches, tensor_handlers, nn_handlers, module_handlers):
@@ -343,8 +346,8 @@ def install(session, patches, tensor_handlers, nn_handlers, module_handlers):
     for name, orig in list(vars(Tensor).items()):
         if name in _SKIP_METHODS or not callable(orig) or isinstance(orig, type):
             continue
-        handler, inplace = _method_handler(name, tensor_handlers)
-        patches.set(Tensor, name, _wrap(f"Tensor.{name}", name, orig, handler, inplace))
+        handler, op, inplace = _method_handler(name, tensor_handlers)
+        patches.set(Tensor, name, _wrap(f"Tensor.{name}", name, orig, handler, inplace, op))
     for prop in ("T", "mT"):
         h = tensor_handlers[prop]
         getter = _wrap(f"Tensor.{prop}", prop, vars(Tensor)[prop].__get__, h)
