@@ -4,6 +4,8 @@ leaves the model, its tensors and ferric itself as they were."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 import numpy as np
@@ -17,6 +19,10 @@ from ferric.onnx.errors import OnnxExporterError
 
 onnx = pytest.importorskip("onnx", reason="ONNX export tests need the onnx package "
                            "(pip install 'ferric[onnx]')")
+
+# PyTorch 2.13's messages, defaults and classes (tests/fixtures/onnx/generate.py)
+with open(os.path.join(os.path.dirname(__file__), "fixtures", "onnx", "pytorch_onnx.json")) as f:
+    TORCH = json.load(f)
 
 
 class Fn(nn.Module):
@@ -107,15 +113,23 @@ CONVERSIONS = [
 
 @pytest.mark.parametrize("name,fn,what", CONVERSIONS, ids=[c[0] for c in CONVERSIONS])
 def test_value_conversions_warn_that_one_path_is_recorded(name, fn, what):
-    if name == "int":
-        x = ferric.full((3, 4), 0.5)
-    else:
-        x = x34()
+    x = ferric.full((3, 4), 0.5)  # the input the fixture's torch.jit.trace runs had
     with pytest.warns(TracerWarning, match=f"Converting a tensor to a {what} might cause the "
                       "trace to be incorrect") as rec:
         export(fn, x)
     msg = str(rec[0].message)
+    # PyTorch's text, then ferric's sentence on what the export records
+    assert msg.startswith(TORCH["tracer_warnings"][name] + " ")
     assert "records the one path the Python code took" in msg
+
+
+def test_classes_default_opset_and_messages_match_pytorch():
+    assert [c.__name__ for c in UnsupportedOperatorError.__mro__] == \
+        TORCH["error_mro"]["UnsupportedOperatorError"]
+    assert [c.__name__ for c in TracerWarning.__mro__] == TORCH["error_mro"]["TracerWarning"]
+    assert str(UnsupportedOperatorError("aten::sort", 20)) == TORCH["unsupported_message"]
+    prog = export(lambda x: x + 1, x34())
+    assert prog.model_proto.opset_import[0].version == TORCH["default_opset"]
 
 
 def test_control_flow_records_the_path_taken():
@@ -148,8 +162,10 @@ def test_shape_reads_do_not_warn():
 
 def test_training_mode_warns_like_pytorch():
     model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
-    with pytest.warns(UserWarning, match="Exporting a model while it is in training mode"):
+    with pytest.warns(UserWarning, match="Exporting a model while it is in training mode") \
+            as rec:
         prog = ferric.onnx.export(model, (x34(),))
+    assert str(rec[0].message) == TORCH["training_warning"]
     assert "Dropout" in [n.op_type for n in prog.model_proto.graph.node]
     onnx.checker.check_model(prog.model_proto, full_check=True)
 

@@ -63,7 +63,7 @@ class ONNXProgram:
 
     Example:
         >>> import ferric
-        >>> prog = ferric.onnx.export(ferric.nn.Linear(3, 2), (ferric.ones(1, 3),))
+        >>> prog = ferric.onnx.export(ferric.nn.Linear(3, 2).eval(), (ferric.ones(1, 3),))
         >>> [i.name for i in prog.model_proto.graph.input]
         ['input']
     """
