@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from layouts import KINDS, laid_out
 
 import ferric
 import ferric.nn.functional as F
@@ -65,6 +68,8 @@ def check(model, inputs, *, rtol=1e-4, atol=2e-5, **kw):
 
 def fresh(x, seed):
     """New values like ``x``: floats redrawn, bool masks kept, indices permuted."""
+    if x.numel() == 0:
+        return x
     if x.is_floating_point():
         return r(*x.shape, seed=seed).to(x.dtype) * x.abs().max().clamp_min(1)
     if x.dtype == ferric.int64:
@@ -408,3 +413,72 @@ def test_older_opsets(opset):
     x = r(3, 4, 6)
     check(Fn(lambda x: x.view(x.size(0), -1).sum(1)), [x], opset_version=opset,
           input_names=["x"], dynamic_axes={"x": [0]})
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_example_input_layouts(kind):
+    """The example input may be any view (transposed, stepped, broadcast, empty, 0-d):
+    the graph input takes its shape and the values flow as NumPy has them."""
+    arr = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7 - 1
+    x, values = laid_out(arr, kind)
+    fn = Fn(lambda x: (x * 2 + x.abs()).sum(-1) if x.dim() else x * 2 + x.abs())
+    proto = check(fn, [x])
+    got = run_ort(proto, [x])[0]
+    want = values * 2 + np.abs(values)
+    np.testing.assert_allclose(got, want.sum(-1) if want.ndim else want, rtol=1e-6)
+
+
+_DIM = st.integers(1, 5)
+
+
+@st.composite
+def _index(draw):
+    shape = draw(st.lists(_DIM, min_size=1, max_size=3))
+    items = []
+    for n in shape[: draw(st.integers(1, len(shape)))]:
+        kind = draw(st.sampled_from(["int", "slice", "full", "none"]))
+        if kind == "int":
+            items.append(draw(st.integers(-n, n - 1)))
+        elif kind == "slice":
+            start = draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+            stop = draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+            items.append(slice(start, stop, draw(st.one_of(st.none(), st.integers(1, 3)))))
+        elif kind == "none":
+            items.append(None)
+            items.append(slice(None))
+        else:
+            items.append(slice(None))
+    if draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), Ellipsis)
+    return shape, tuple(items)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_index())
+def test_indexing_property(case):
+    """Any basic index (ints, slices with steps and out-of-range bounds, None, ...)
+    exports to the same values NumPy and ferric give."""
+    shape, index = case
+    x = ferric.arange(int(np.prod(shape)), dtype=ferric.float32).reshape(shape)
+    proto = ferric.onnx.export(Fn(lambda x: x[index] * 1).eval(), (x,)).model_proto
+    want = x.numpy()[index] * 1
+    got = run_ort(proto, [x])[0]
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(_DIM, min_size=1, max_size=4), st.data())
+def test_reduction_property(shape, data):
+    """sum/mean/amax over any set of dims, with and without keepdim."""
+    rank = len(shape)
+    dims = data.draw(st.lists(st.integers(-rank, rank - 1), min_size=1, max_size=rank,
+                              unique_by=lambda d: d % rank))
+    keep = data.draw(st.booleans())
+    op = data.draw(st.sampled_from(["sum", "mean", "amax"]))
+    x = r(*shape)
+    fn = Fn(lambda x: getattr(x, op)(tuple(dims), keepdim=keep))
+    proto = ferric.onnx.export(fn.eval(), (x,)).model_proto
+    want = getattr(np, {"sum": "sum", "mean": "mean", "amax": "max"}[op])(
+        x.numpy(), axis=tuple(dims), keepdims=keep)
+    np.testing.assert_allclose(run_ort(proto, [x])[0], want, rtol=1e-5, atol=1e-6)
