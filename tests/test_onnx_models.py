@@ -239,3 +239,124 @@ def test_model_state_is_unchanged():
     # nothing of the export stays patched
     assert ferric.Tensor.__add__ is vars(ferric.Tensor)["__add__"]
     assert type(x.shape[0]) is int and ferric.nn.functional.linear.__name__ == "linear"
+
+
+# ---------------------------------------------------------------- script-style models
+
+
+class LeNet(nn.Module):
+    """The classic tutorial network, written with functionals and ``view(-1, ...)``."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv2d(1, 6, 5), nn.Conv2d(6, 16, 5)
+        self.fc1, self.fc2 = nn.Linear(16 * 4 * 4, 32), nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = nn.functional.max_pool2d(nn.functional.relu(self.conv1(x)), 2)
+        x = nn.functional.max_pool2d(nn.functional.relu(self.conv2(x)), (2, 2))
+        x = nn.functional.relu(self.fc1(x.view(-1, 16 * 4 * 4)))
+        return nn.functional.log_softmax(self.fc2(x), dim=1)
+
+
+class Residual(nn.Module):
+    """A ResNet basic block: in-place ``out += identity`` and ``ReLU(inplace=True)``."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        identity = x
+        out = self.b2(self.c2(self.relu(self.b1(self.c1(x)))))
+        out += identity
+        return self.relu(out)
+
+
+class ResNetish(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.blocks = nn.Sequential(Residual(8), Residual(8))
+        self.pool, self.fc = nn.AdaptiveAvgPool2d((1, 1)), nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = self.blocks(self.stem(x))
+        b, c, h, w = x.size()
+        return self.fc(ferric.flatten(self.pool(x), 1).reshape(b, c))
+
+
+class CausalLM(nn.Module):
+    """Embedding + a sinusoidal table sliced by the traced sequence length + a causal
+    transformer encoder: sizes read from the input must stay symbolic."""
+
+    def __init__(self, vocab=30, d=16, maxlen=40):
+        super().__init__()
+        pos = ferric.arange(maxlen, dtype=ferric.float32).unsqueeze(1)
+        div = ferric.exp(ferric.arange(0, d, 2).float() * (-np.log(10000.0) / d))
+        self.register_buffer("pe", ferric.cat([ferric.sin(pos * div), ferric.cos(pos * div)],
+                                              1))
+        self.emb = nn.Embedding(vocab, d)
+        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(d, 2, 32, batch_first=True),
+                                         1, enable_nested_tensor=False)
+        self.fc = nn.Linear(d, vocab)
+
+    def forward(self, tok):
+        x = self.emb(tok) * self.emb.embedding_dim ** 0.5 + self.pe[: tok.size(1)]
+        mask = nn.Transformer.generate_square_subsequent_mask(tok.size(1))
+        return self.fc(self.enc(x, mask=mask, is_causal=True)[:, -1, :])
+
+
+class CharLM(nn.Module):
+    """examples/char_lm.py's model: the LSTM state is an input and an output."""
+
+    def __init__(self, vocab=40, hidden=24):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, 8)
+        self.lstm = nn.LSTM(8, hidden, num_layers=2, batch_first=True)
+        self.head = nn.Linear(hidden, vocab)
+
+    def forward(self, x, state=None):
+        out, state = self.lstm(self.embed(x), state)
+        return self.head(out), state
+
+
+def _tokens(b, t, seed, vocab=30):
+    return ferric.randint(0, vocab, (b, t), generator=ferric.Generator().manual_seed(seed))
+
+
+SCRIPT_MODELS = [
+    ("lenet", LeNet, lambda b, t, s: (r(b, 1, 28, 28, seed=s),), {"x": {0: "b"}}),
+    ("resnetish", ResNetish, lambda b, t, s: (r(b, 3, 16, 16, seed=s),), {"x": {0: "b"}}),
+    ("causal_lm", CausalLM, lambda b, t, s: (_tokens(b, t, s),), {"tok": {0: "b", 1: "t"}}),
+    ("char_lm_state", CharLM,
+     lambda b, t, s: (_tokens(b, t, s, 40), (r(2, b, 24, seed=s), r(2, b, 24, seed=s + 1))),
+     {"x": {0: "b", 1: "t"}, "state_0": {1: "b"}, "state_1": {1: "b"}}),
+]
+
+
+@pytest.mark.parametrize("name,make,data,axes", SCRIPT_MODELS,
+                         ids=[m[0] for m in SCRIPT_MODELS])
+def test_script_style_models_with_dynamic_axes(name, make, data, axes):
+    ferric.manual_seed(0)
+    model = make().eval()
+    prog = ferric.onnx.export(model, data(2, 7, 0), dynamic_axes=axes)
+    onnx.checker.check_model(prog.model_proto, full_check=True)
+    sess = session(prog.model_proto)
+    for b, t, seed in ((2, 7, 0), (3, 9, 1), (1, 4, 2)):
+        inputs = data(b, t, seed)
+        with ferric.no_grad():
+            want = model(*inputs)
+        flat_in = [x for x in inputs if isinstance(x, ferric.Tensor)] + [
+            y for x in inputs if isinstance(x, tuple) for y in x]
+        got = run(sess, *flat_in)
+        flat_want = [w for w in (want if isinstance(want, tuple) else (want,))
+                     if isinstance(w, ferric.Tensor)] + [
+            y for w in (want if isinstance(want, tuple) else ()) if isinstance(w, tuple)
+            for y in w]
+        assert len(got) == len(flat_want)
+        for g, w in zip(got, flat_want, strict=True):
+            assert g.shape == tuple(w.shape)
+            np.testing.assert_allclose(g, w.numpy(), rtol=1e-4, atol=2e-5)

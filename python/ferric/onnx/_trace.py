@@ -153,16 +153,19 @@ class Session:
         return isinstance(obj, Tensor) and id(obj) in self.names
 
     def involves(self, args, kwargs) -> bool:
-        for a in (*args, *kwargs.values()):
-            if isinstance(a, Tensor):
-                if id(a) in self.names:
-                    return True
-            elif isinstance(a, SymInt):
-                return True
-            elif isinstance(a, (tuple, list)) and any(
-                    (isinstance(x, Tensor) and id(x) in self.names) or isinstance(x, SymInt)
-                    for x in a):
-                return True
+        """Whether a call reads a traced tensor or a traced size (also inside a list, a
+        tuple or a slice: ``pe[: x.size(1)]``)."""
+        return any(self._traced_arg(a, 2) for a in (*args, *kwargs.values()))
+
+    def _traced_arg(self, a, depth) -> bool:
+        if isinstance(a, Tensor):
+            return id(a) in self.names
+        if isinstance(a, SymInt):
+            return True
+        if isinstance(a, slice):
+            return any(isinstance(v, SymInt) for v in (a.start, a.stop, a.step))
+        if depth and isinstance(a, (tuple, list)):
+            return any(self._traced_arg(x, depth - 1) for x in a)
         return False
 
     def bind(self, tensor, name: str):
