@@ -229,6 +229,19 @@ def test_failed_export_leaves_everything_as_it_was(tmp_path):
     assert ferric.allclose(y - 1, x) and ferric.nn.functional.relu(-x).min().item() == 0
 
 
+def test_export_inside_export_is_refused():
+    inner = nn.Linear(4, 4).eval()
+
+    def nested(x):
+        ferric.onnx.export(inner, (x,))
+        return x
+
+    with pytest.raises(RuntimeError, match="another export is running"):
+        export(nested, x34())
+    assert not ferric.onnx.is_in_onnx_export()
+    export(lambda x: x * 2, x34())  # and the next export works
+
+
 def test_missing_onnx_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'ferric\[onnx\]'"):

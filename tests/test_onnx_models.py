@@ -195,6 +195,11 @@ def test_kwargs_and_input_names():
     assert [i.name for i in prog.model_proto.graph.input] == ["a", "b"]
     np.testing.assert_allclose(run(session(prog.model_proto), a, b)[0], (a * 2 + b).numpy(),
                                rtol=1e-6)
+    # a plain function exports too; its parameter names name the inputs
+    prog = ferric.onnx.export(lambda u, v: u @ v.t(), (a, b))
+    assert [i.name for i in prog.model_proto.graph.input] == ["u", "v"]
+    np.testing.assert_allclose(prog(a, b)[0].numpy(), (a @ b.t()).numpy(), rtol=1e-5,
+                               atol=1e-6)
     prog = ferric.onnx.export(Net(), (a, b, {"scale": 3.0}), input_names=["first"])
     assert [i.name for i in prog.model_proto.graph.input] == ["first", "b"]
     np.testing.assert_allclose(prog(a, b)[0].numpy(), (a * 3 + b).numpy(), rtol=1e-6)
@@ -323,6 +328,27 @@ class CharLM(nn.Module):
         return self.head(out), state
 
 
+class TinyViT(nn.Module):
+    """Patches, a class token expanded to the traced batch size, learned positions,
+    a pre-norm GELU encoder: ``expand(x.size(0), -1, -1)`` and ``new_zeros``."""
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.patch = nn.Conv2d(3, d, 4, stride=4)
+        self.cls = nn.Parameter(r(1, 1, d, seed=3))
+        self.pos = nn.Parameter(r(1, 17, d, seed=4))
+        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(
+            d, 4, 32, batch_first=True, activation="gelu", norm_first=True), 2,
+            enable_nested_tensor=False)
+        self.norm, self.head = nn.LayerNorm(d), nn.Linear(d, 5)
+
+    def forward(self, x):
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = ferric.cat([self.cls.expand(x.size(0), -1, -1), x], dim=1) + self.pos
+        x = self.enc(x)
+        return self.head(self.norm(x[:, 0])) + x.new_zeros(x.size(0), 5)
+
+
 def _tokens(b, t, seed, vocab=30):
     return ferric.randint(0, vocab, (b, t), generator=ferric.Generator().manual_seed(seed))
 
@@ -330,6 +356,7 @@ def _tokens(b, t, seed, vocab=30):
 SCRIPT_MODELS = [
     ("lenet", LeNet, lambda b, t, s: (r(b, 1, 28, 28, seed=s),), {"x": {0: "b"}}),
     ("resnetish", ResNetish, lambda b, t, s: (r(b, 3, 16, 16, seed=s),), {"x": {0: "b"}}),
+    ("vit", TinyViT, lambda b, t, s: (r(b, 3, 16, 16, seed=s),), {"x": {0: "b"}}),
     ("causal_lm", CausalLM, lambda b, t, s: (_tokens(b, t, s),), {"tok": {0: "b", 1: "t"}}),
     ("char_lm_state", CharLM,
      lambda b, t, s: (_tokens(b, t, s, 40), (r(2, b, 24, seed=s), r(2, b, 24, seed=s + 1))),

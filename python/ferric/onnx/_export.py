@@ -58,6 +58,9 @@ def _check_axes(dynamic_axes, known):
 
 def trace_and_build(onnx, model, args, kwargs, *, input_names, output_names, dynamic_axes,
                     opset):
+    if _trace._ACTIVE is not None:
+        raise RuntimeError("ferric.onnx.export: cannot export while another export is "
+                           "running (the model called ferric.onnx.export)")
     g = Graph(onnx, opset)
     session = _trace.Session(g, symbolic=bool(dynamic_axes), param_names=_param_names(model))
     inputs = flatten((args, kwargs), [])
