@@ -200,7 +200,11 @@ def test_kwargs_and_input_names():
     assert [i.name for i in prog.model_proto.graph.input] == ["u", "v"]
     np.testing.assert_allclose(prog(a, b)[0].numpy(), (a @ b.t()).numpy(), rtol=1e-5,
                                atol=1e-6)
-    prog = ferric.onnx.export(Net(), (a, b, {"scale": 3.0}), input_names=["first"])
+    # the deprecated arguments of older scripts are accepted
+    prog = ferric.onnx.export(Net(), (a, b, {"scale": 3.0}), input_names=["first"],
+                              training=ferric.onnx.TrainingMode.EVAL, do_constant_folding=True,
+                              operator_export_type=ferric.onnx.OperatorExportTypes.ONNX,
+                              dynamo=False)
     assert [i.name for i in prog.model_proto.graph.input] == ["first", "b"]
     np.testing.assert_allclose(prog(a, b)[0].numpy(), (a * 3 + b).numpy(), rtol=1e-6)
 

@@ -8,6 +8,7 @@ supported layers and ops are in ``docs/onnx.md``.
 
 from __future__ import annotations
 
+import enum
 import inspect
 import io
 import logging
@@ -33,6 +34,25 @@ DEFAULT_OPSET = 20
 BASE_OPSET = 13
 
 _logger = logging.getLogger(__name__)
+
+
+class TrainingMode(enum.IntEnum):
+    """``torch.onnx.TrainingMode``, for scripts that pass ``training=``; as in PyTorch
+    2.13 the export ignores it (set the model's mode with ``model.eval()``)."""
+
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
+
+
+class OperatorExportTypes(enum.IntEnum):
+    """``torch.onnx.OperatorExportTypes``, accepted as ``operator_export_type=`` and
+    ignored: only standard ONNX ops are written."""
+
+    ONNX = 0
+    ONNX_ATEN = 1
+    ONNX_ATEN_FALLBACK = 2
+    ONNX_FALLTHROUGH = 3
 _exporting = False
 
 
