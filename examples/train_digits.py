@@ -6,9 +6,12 @@ write. The dataset ships with scikit-learn, so nothing is downloaded.
 
 Outputs (in ``--out-dir``): the trained weights as ``digits_cnn.safetensors`` (loadable
 with ``ferric.load`` or ``safetensors.torch.load_file``) and ``digits_training.png``
-with the loss and accuracy curves.
+with the loss and accuracy curves. ``--export-onnx PATH`` also writes the trained model
+as ONNX (``torch.onnx.export``, with a dynamic batch axis; needs the ``onnx`` package)
+and, when onnxruntime is installed, checks that it classifies the test set as ferric does.
 
     python examples/train_digits.py            # defaults: 12 epochs, about 10-20 s
+    python examples/train_digits.py --export-onnx runs/digits/digits_cnn.onnx
     python examples/train_digits.py --help
 """
 
@@ -70,6 +73,8 @@ def parse_args(argv=None):
     p.add_argument("--no-progress", action="store_true",
                    help="hide the tqdm progress bars (they are shown only when stderr is a "
                         "terminal, so logs and pipes get one line per epoch)")
+    p.add_argument("--export-onnx", metavar="PATH", default=None,
+                   help="also export the trained model to this ONNX file")
     return p.parse_args(argv)
 
 
@@ -192,7 +197,30 @@ def main(argv=None):
     print(f"test accuracy: {100 * history['test_acc'][-1]:.2f}% "
           f"({elapsed:.1f} s of training)")
     print(f"saved {model_path} and {plot_path}")
+    if args.export_onnx:
+        export_onnx(model, x_test, args.export_onnx)
     return history
+
+
+def export_onnx(model, x_test, path):
+    """Writes ``model`` to ONNX with a dynamic batch axis; if onnxruntime is installed,
+    runs the test set through it and compares the predictions with ferric's."""
+    model.eval()
+    torch.onnx.export(model, (x_test[:1],), path, input_names=["image"],
+                      output_names=["logits"], external_data=False,
+                      dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
+    print(f"exported {path}")
+    try:
+        import onnxruntime
+    except ImportError:
+        return
+    sess = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    (logits,) = sess.run(None, {"image": x_test.numpy()})
+    with torch.no_grad():
+        ours = model(x_test).numpy()
+    same = float((logits.argmax(1) == ours.argmax(1)).mean())
+    print(f"onnxruntime: {100 * same:.2f}% of test predictions equal ferric's "
+          f"(max |logit difference| {float(np.abs(logits - ours).max()):.2e})")
 
 
 if __name__ == "__main__":

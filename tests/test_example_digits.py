@@ -49,7 +49,8 @@ def test_defaults_reach_97_percent_and_save_outputs(tmp_path):
 def test_help_lists_the_options():
     out = subprocess.run([sys.executable, SCRIPT, "--help"], capture_output=True, text=True,
                          check=True).stdout
-    for option in ("--epochs", "--batch-size", "--lr", "--seed", "--out-dir", "--threads"):
+    for option in ("--epochs", "--batch-size", "--lr", "--seed", "--out-dir", "--threads",
+                   "--export-onnx"):
         assert option in out
 
 
@@ -64,3 +65,24 @@ def test_output_is_compact_when_not_a_terminal(tmp_path):
     assert [ln.split(":")[0] for ln in lines if ln.startswith("epoch")] == ["epoch  1",
                                                                             "epoch  2"]
     assert len(lines) == 5, lines
+
+
+def test_export_onnx_option(tmp_path, capsys):
+    onnx = pytest.importorskip("onnx", reason="--export-onnx needs the onnx package")
+    ort = pytest.importorskip("onnxruntime", reason="the exported model runs in onnxruntime")
+    before = ferric.get_num_threads()
+    mod = _load_example()
+    path = tmp_path / "digits.onnx"
+    try:
+        mod.main(["--no-progress", "--epochs", "1", "--out-dir", str(tmp_path),
+                  "--export-onnx", str(path)])
+    finally:
+        ferric.set_num_threads(before)
+    out = capsys.readouterr().out
+    assert f"exported {path}" in out
+    assert "onnxruntime: 100.00% of test predictions equal ferric's" in out
+    onnx.checker.check_model(str(path), full_check=True)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (image,) = sess.get_inputs()
+    assert image.name == "image" and image.shape == ["batch", 1, 8, 8]
+    assert sess.run(None, {"image": ferric.zeros(5, 1, 8, 8).numpy()})[0].shape == (5, 10)

@@ -63,6 +63,11 @@ from .nested import jagged  # noqa: E402
 
 __all__ += ["jagged", "nested"]
 
+# ONNX export (torch.onnx.export); the onnx package itself is imported on first use
+from . import onnx  # noqa: E402
+
+__all__ += ["onnx"]
+
 # interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
 # summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).
 from ._config import show_config  # noqa: E402
