@@ -76,6 +76,9 @@ class ReduceOp:
         PREMUL_SUM = 8
         UNUSED = 9
 
+        def __str__(self):
+            return f"RedOpType.{self.name}"
+
     SUM = RedOpType.SUM
     AVG = RedOpType.AVG
     PRODUCT = RedOpType.PRODUCT
