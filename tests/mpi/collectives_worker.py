@@ -11,7 +11,6 @@ import warnings
 
 import numpy as np
 from common import Checks, assert_equal, dist, fdtype, ferric, init, values
-
 from layouts import layout
 
 DTYPES = ("float32", "float64", "int64", "bool")

@@ -8,6 +8,7 @@ mpi4py is imported lazily: ``import ferric`` must not start MPI.
 from __future__ import annotations
 
 import enum
+import os
 import time
 
 import numpy as np
@@ -144,14 +145,22 @@ def is_avg(op) -> bool:
     return int(op) == int(ReduceOp.AVG)
 
 
+#: how long a wait polls without sleeping: a collective between processes on one node
+#: completes in microseconds to a few milliseconds, and every sleep of one rank delays
+#: each protocol round of the others (MPI progresses only inside MPI calls)
+_SPIN_SECONDS = 0.005
+
+
 def wait_all(requests, timeout: float, what: str, rank: int, statuses=None) -> None:
     """Waits for every request, polling so the GIL is free and a deadline holds.
 
     MPI's own ``Wait`` spins inside the library and cannot be interrupted; polling with
-    ``Testall`` also drives MPI's progress engine, and sleeping between polls (backing off
-    from 10 us to 1 ms) leaves the core to other threads. Past ``timeout`` seconds the
-    caller gets ``DistBackendError``; the stuck operation cannot be cancelled (MPI has no
-    cancel for collectives), so the process should then exit, which ends the job.
+    ``Testall`` also drives MPI's progress engine. The first 5 ms poll without sleeping,
+    yielding the core between polls (a peer process sharing it can run); after that,
+    sleeps between polls (backing off from 20 us to 0.5 ms) leave the core to other
+    threads and processes. Past ``timeout`` seconds the caller gets
+    ``DistBackendError``; the stuck operation cannot be cancelled (MPI has no cancel for
+    collectives), so the process should then exit, which ends the job.
     """
     if not requests:
         return
@@ -163,19 +172,20 @@ def wait_all(requests, timeout: float, what: str, rank: int, statuses=None) -> N
         if test(requests):
             return
         start = time.monotonic()
-        spins = 0
-        pause = 1e-5
+        spin_until = start + _SPIN_SECONDS
+        pause = 2e-5
         while not test(requests):
-            if spins < 200:
-                spins += 1
+            now = time.monotonic()
+            if now < spin_until:
+                os.sched_yield()  # let a peer sharing this core run its side
                 continue
-            if time.monotonic() - start > timeout:
+            if now - start > timeout:
                 raise DistBackendError(
                     f"[rank {rank}] {what} timed out after {timeout:g} s: another rank did "
                     f"not take part (it failed, exited or is stuck). The job cannot "
                     f"continue; exit this process.")
             time.sleep(pause)
-            pause = min(pause * 2, 1e-3)
+            pause = min(pause * 2, 5e-4)
     except MPI.Exception as e:
         raise DistBackendError(f"[rank {rank}] {what} failed in MPI: {e}") from e
 

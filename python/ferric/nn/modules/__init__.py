@@ -1,5 +1,6 @@
 """The layer classes of ``ferric.nn``, one file per family as in ``torch.nn.modules``."""
 
+from ._sync_batchnorm import SyncBatchNorm
 from .activation import (
     CELU,
     ELU,
@@ -79,7 +80,6 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
-from ._sync_batchnorm import SyncBatchNorm
 from .transformer import (
     Transformer,
     TransformerDecoder,
