@@ -149,7 +149,20 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
-    """Copies ``tensor`` of rank ``src`` into ``tensor`` on every other rank, in place."""
+    """Copies ``tensor`` of rank ``src`` into ``tensor`` on every other rank, in place.
+
+    Args:
+        tensor (Tensor): the data on ``src``, the destination elsewhere (same shape and
+            dtype on every rank).
+        src (int): global rank of the source (default 0); or ``group_src``, its rank in
+            ``group``.
+        group (ProcessGroup, optional): the default group when None.
+        async_op (bool): return a ``Work`` instead of waiting.
+
+    Example:
+        >>> import ferric.distributed as dist
+        >>> # dist.broadcast(model_weights, src=0)
+    """
     _check_tensor(tensor, "tensor")
     pg = _resolve(group, "broadcast")
     if pg is None:
@@ -164,7 +177,15 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduces ``tensor`` over the group into ``tensor`` of rank ``dst``; the other
-    ranks' tensors are left as they were."""
+    ranks' tensors are left as they were.
+
+    Args:
+        tensor (Tensor): input everywhere, output on ``dst``.
+        dst (int): global rank receiving the result (default 0), or ``group_dst``.
+        op (ReduceOp): the reduction (default ``SUM``).
+        group (ProcessGroup, optional): the default group when None.
+        async_op (bool): return a ``Work`` instead of waiting.
+    """
     _check_tensor(tensor, "tensor")
     pg = _resolve(group, "reduce")
     if pg is None:
@@ -211,7 +232,20 @@ def _np_dtype(dtype):
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Gathers ``tensor`` from every rank into ``tensor_list`` (one tensor per rank, of
-    ``tensor``'s shape and dtype)."""
+    ``tensor``'s shape and dtype).
+
+    Args:
+        tensor_list (list[Tensor]): world_size outputs; ``tensor_list[i]`` receives rank
+            ``i``'s tensor.
+        tensor (Tensor): this rank's contribution.
+        group (ProcessGroup, optional): the default group when None.
+        async_op (bool): return a ``Work`` instead of waiting.
+
+    Example:
+        >>> import ferric.distributed as dist
+        >>> # outs = [ferric.zeros(3) for _ in range(dist.get_world_size())]
+        >>> # dist.all_gather(outs, ferric.full((3,), float(dist.get_rank())))
+    """
     _check_list(tensor_list, "tensor_list")
     _check_tensor(tensor, "tensor")
     pg = _resolve(group, "all_gather")
@@ -260,7 +294,15 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces ``input_list[i]`` over the ranks into ``output`` of rank ``i``."""
+    """Reduces ``input_list[i]`` over the ranks into ``output`` of rank ``i``.
+
+    Args:
+        output (Tensor): this rank's block of the result.
+        input_list (list[Tensor]): world_size tensors of ``output``'s shape and dtype.
+        op (ReduceOp): the reduction (default ``SUM``).
+        group (ProcessGroup, optional): the default group when None.
+        async_op (bool): return a ``Work`` instead of waiting.
+    """
     _check_tensor(output, "output")
     _check_list(input_list, "input_list")
     pg = _resolve(group, "reduce_scatter")
@@ -304,7 +346,15 @@ def _reduce_scatter_block(pg, opname, output, send, op, mop, async_op):
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Gathers ``tensor`` from every rank into ``gather_list`` on rank ``dst`` (the
-    other ranks pass no list)."""
+    other ranks pass no list).
+
+    Args:
+        tensor (Tensor): this rank's contribution.
+        gather_list (list[Tensor], optional): world_size outputs, on ``dst`` only.
+        dst (int): global rank gathering (default 0), or ``group_dst``.
+        group (ProcessGroup, optional): the default group when None.
+        async_op (bool): return a ``Work`` instead of waiting.
+    """
     _check_tensor(tensor, "tensor")
     pg = _resolve(group, "gather")
     if pg is None:
@@ -332,7 +382,15 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
-    """Sends ``scatter_list[i]`` of rank ``src`` into ``tensor`` of rank ``i``."""
+    """Sends ``scatter_list[i]`` of rank ``src`` into ``tensor`` of rank ``i``.
+
+    Args:
+        tensor (Tensor): receives this rank's piece.
+        scatter_list (list[Tensor], optional): world_size pieces, on ``src`` only.
+        src (int): global rank scattering (default 0), or ``group_src``.
+        group (ProcessGroup, optional): the default group when None.
+        async_op (bool): return a ``Work`` instead of waiting.
+    """
     _check_tensor(tensor, "tensor")
     pg = _resolve(group, "scatter")
     if pg is None:
@@ -365,7 +423,14 @@ def _displacements(counts):
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
     """Sends ``input_tensor_list[j]`` to rank ``j`` and receives rank ``j``'s piece
-    into ``output_tensor_list[j]`` (the pieces may differ in size)."""
+    into ``output_tensor_list[j]`` (the pieces may differ in size).
+
+    Args:
+        output_tensor_list (list[Tensor]): world_size outputs, one per source rank.
+        input_tensor_list (list[Tensor]): world_size inputs, one per destination rank.
+        group (ProcessGroup, optional): the default group when None.
+        async_op (bool): return a ``Work`` instead of waiting.
+    """
     _check_list(output_tensor_list, "output_tensor_list")
     _check_list(input_tensor_list, "input_tensor_list")
     pg = _resolve(group, "all_to_all")
@@ -486,7 +551,18 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None) -> None:
-    """Sends ``tensor`` to rank ``dst`` (waits until the buffer may be reused)."""
+    """Sends ``tensor`` to rank ``dst`` (waits until the buffer may be reused).
+
+    Args:
+        tensor (Tensor): the data.
+        dst (int): global rank of the receiver, or ``group_dst``.
+        group (ProcessGroup, optional): the default group when None.
+        tag (int): matches this send with a ``recv`` of the same tag.
+
+    Example:
+        >>> import ferric.distributed as dist
+        >>> # rank 0: dist.send(t, dst=1)      rank 1: dist.recv(t, src=0)
+    """
     work = isend(tensor, dst, group, tag, group_dst)
     if work is not None:
         work.wait()
