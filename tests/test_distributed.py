@@ -65,7 +65,8 @@ def test_collectives_match_single_process_reference(collectives, prefix, at_leas
 DDP_CHECKS = [
     "ddp_equals_single_process", "ddp_sync_batchnorm_equals_single_process",
     "ddp_many_small_buckets_float64", "ddp_gradient_as_bucket_view",
-    "ddp_buckets_reverse_order", "ddp_no_sync_accumulation", "ddp_find_unused_parameters",
+    "ddp_buckets_reverse_order", "ddp_buckets_start_during_backward",
+    "ddp_no_sync_accumulation", "ddp_find_unused_parameters",
     "ddp_unused_without_flag_raises", "ddp_module_and_state_dict_prefix", "ddp_bad_input",
     "sync_batchnorm_eval_is_local",
 ]

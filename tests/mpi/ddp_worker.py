@@ -93,6 +93,21 @@ def main(out):
         assert len(ddp._buckets) > 2
     checks.run("ddp_buckets_reverse_order", buckets_in_reverse_order)
 
+    def buckets_start_during_backward():
+        # a gradient hook on the first layer's output runs in the middle of backward,
+        # after the later layers' gradients: their buckets must be in flight by then
+        ddp = DDP(make_model(0, bn=False), bucket_cap_mb=0.0002)
+        seen = []
+        x, y = batch(0)
+        hidden = ddp.module[0](shard(x, rank, world))
+        hidden.register_hook(lambda g: seen.append(ddp._next_bucket))
+        ddp._prepare_for_backward(None)
+        out = ddp.module[1:](hidden)
+        nn.functional.mse_loss(out, shard(y, rank, world)).backward()
+        assert seen and 0 < seen[0] < len(ddp._buckets), (seen, len(ddp._buckets))
+        assert ddp._next_bucket == len(ddp._buckets)
+    checks.run("ddp_buckets_start_during_backward", buckets_start_during_backward)
+
     def no_sync_accumulates():
         ddp = DDP(make_model(rank, bn=False))
         ref = make_model(0, bn=False)

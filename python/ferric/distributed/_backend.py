@@ -303,3 +303,46 @@ def write_back(view, buf) -> None:
     buffer is the memory itself)."""
     if buf is not view:
         np.copyto(view, buf)
+
+
+class Progress:
+    """Drives in-flight requests from a helper thread.
+
+    MPI moves a non-blocking collective forward only inside MPI calls; while the main
+    thread is busy in a long kernel (backward's matmuls release the GIL) nobody would
+    call MPI, and the reduction would only run once the main thread waits for it. This
+    thread polls the requests (``Testall``, every ~50 us, sleeping in between) until
+    ``stop()``; the caller then waits for them itself. MPI forbids two threads testing
+    the same request at once, hence the hand-over in ``stop()`` (the thread is joined
+    before the caller touches the requests).
+    """
+
+    def __init__(self):
+        import threading
+
+        self._lock = threading.Lock()
+        self._requests: list = []
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="ferric-mpi-progress",
+                                        daemon=True)
+        self._thread.start()
+
+    def add(self, request) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def _run(self):
+        MPI = mpi()
+        while True:
+            with self._lock:
+                if self._stopping:
+                    return
+                pending = list(self._requests)
+                if pending and MPI.Request.Testall(pending):
+                    self._requests.clear()
+            time.sleep(5e-5)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+        self._thread.join()

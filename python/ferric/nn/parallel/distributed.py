@@ -11,8 +11,8 @@ How the gradients travel (as PyTorch's reducer does it):
   world size, into its slot of the bucket. When a bucket's last gradient has arrived,
   and every earlier bucket has been started (every rank must start collectives in the
   same order), the bucket's sum all-reduce starts as a non-blocking MPI call; backward
-  goes on computing the remaining gradients meanwhile. Every hook also pokes MPI so the
-  started reductions make progress.
+  goes on computing the remaining gradients meanwhile, and a helper thread polls MPI so
+  the started reductions make progress during backward's kernels (which release the GIL).
 - When the last bucket is started, the hook waits for all of them and gives every
   parameter its averaged gradient.
 """
@@ -189,6 +189,7 @@ class DistributedDataParallel(Module):
         self._next_bucket = 0
         self._expect_hooks = False
         self._started = False
+        self._progress = None
         self._local_used = np.zeros(len(self._params), dtype=np.int64)
         self._hooks = [p.register_post_accumulate_grad_hook(self._make_hook(i))
                        for i, p in enumerate(self._params)]
@@ -234,6 +235,9 @@ class DistributedDataParallel(Module):
                 "passing the keyword argument `find_unused_parameters=True` to "
                 "`ferric.nn.parallel.DistributedDataParallel`, and by making sure all "
                 "`forward` function outputs participate in calculating loss.")
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
         for b in self._buckets:
             b.pending = len(b.params)
             b.request = None
@@ -307,12 +311,17 @@ class DistributedDataParallel(Module):
             b.request = self._comm.Iallreduce(MPI.IN_PLACE, [b.arr, _backend.mpi_type(b.dtype)],
                                               MPI.SUM)
             self._next_bucket += 1
-        started = [b.request for b in self._buckets[:self._next_bucket]
-                   if b.request is not None]
+            if self._next_bucket < len(self._buckets):
+                # more gradients to come: let a helper thread advance this reduction
+                # while backward computes them
+                if self._progress is None:
+                    self._progress = _backend.Progress()
+                self._progress.add(b.request)
         if self._next_bucket == len(self._buckets):
-            self._finalize(started)
-        elif started:
-            MPI.Request.Testall(started)  # progress for the reductions in flight
+            if self._progress is not None:
+                self._progress.stop()
+                self._progress = None
+            self._finalize([b.request for b in self._buckets if b.request is not None])
 
     def _finalize(self, requests):
         rank = self.process_group.rank()
