@@ -94,6 +94,15 @@ def test_a_failing_rank_ends_the_job_fast(mode, expected):
 
 
 @needs_mpi
+def test_world_size_from_the_environment_must_agree_with_mpi():
+    proc = run([os.path.join(MPI_DIR, "fail_worker.py"), "mismatch"], n=2, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [s for s in proc.stdout.splitlines() if s.startswith("ValueError")]
+    assert len(lines) == 2
+    assert "WORLD_SIZE=5 but MPI started this process as rank" in lines[0]
+
+
+@needs_mpi
 def test_a_failing_rank_ends_the_job_under_the_launcher():
     proc = run([os.path.join(MPI_DIR, "fail_worker.py"), "raise"], timeout=60, launcher=True)
     assert proc.returncode != 0

@@ -5,6 +5,7 @@
 - ``timeout``: rank 1 is stuck (sleeps) while rank 0's collective has a 2 s timeout;
   rank 0 must raise ``DistBackendError`` and the job end.
 - ``env``: prints the torchrun-style environment as JSON (for the launcher test).
+- ``mismatch``: ``WORLD_SIZE`` disagrees with MPI: ``init_process_group`` refuses.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ def main(mode):
                                       "launched": dist.is_torchelastic_launched()}),
               flush=True)
         dist.destroy_process_group()
+        return
+    if mode == "mismatch":  # the environment says 5 processes, MPI started fewer
+        os.environ["WORLD_SIZE"] = "5"
+        try:
+            dist.init_process_group()
+        except ValueError as e:
+            print(f"ValueError: {e}", flush=True)
+        assert not dist.is_initialized()
         return
     timeout = datetime.timedelta(seconds=2 if mode == "timeout" else 60)
     dist.init_process_group("mpi", timeout=timeout)

@@ -205,6 +205,8 @@ def _abort_on_uncaught_exception(comm):
     others wait in a collective it never joins; with it, the traceback is printed and
     ``MPI_Abort`` makes ``mpiexec`` stop every rank.
     """
+    if getattr(sys.excepthook, "_ferric_abort", False):
+        return  # installed by an earlier init_process_group
     previous = sys.excepthook
 
     def hook(tp, value, tb):
@@ -215,6 +217,7 @@ def _abort_on_uncaught_exception(comm):
             sys.stderr.flush()
             comm.Abort(1)
 
+    hook._ferric_abort = True  # type: ignore[attr-defined]
     sys.excepthook = hook
 
 
@@ -255,11 +258,13 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     for label, given, env in (("world_size", world_size, ("WORLD_SIZE",)),
                               ("rank", rank, ("RANK",))):
         truth = size if label == "world_size" else me
-        source, value = (f"{label}=", int(given)) if given is not None and int(given) >= 0 \
-            else _env_int(*env)
+        if given is not None and int(given) >= 0:
+            source, value = label, int(given)
+        else:
+            source, value = _env_int(*env)
         if value is not None and value != truth:
             raise ValueError(
-                f"init_process_group: {source}{value} but MPI started this process as rank "
+                f"init_process_group: {source}={value} but MPI started this process as rank "
                 f"{me} of {size}. Start the processes with `mpiexec -n N python ...` or "
                 f"`python -m ferric.distributed.run --nproc-per-node N ...`.")
     comm = world.Dup()
