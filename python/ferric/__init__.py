@@ -52,10 +52,10 @@ __all__ = [n for n in globals() if not n.startswith("_") and n not in ("annotati
 _ = _builtins
 
 # optimizers, data loading and serialization (pure Python, built on the core)
-from . import nn, optim, utils  # noqa: E402
+from . import distributed, nn, optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
-__all__ += ["load", "nn", "optim", "save", "utils"]
+__all__ += ["distributed", "load", "nn", "optim", "save", "utils"]
 
 # ragged batches without padding (torch.nested, jagged layout)
 from . import nested  # noqa: E402

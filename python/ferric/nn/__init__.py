@@ -11,11 +11,11 @@ Example:
     ferric.Size([3, 2])
 """
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .modules.module import Module
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = [*_modules_all, "Buffer", "Module", "Parameter", "functional", "init", "utils",
-           "UninitializedBuffer", "UninitializedParameter"]
+__all__ = [*_modules_all, "Buffer", "Module", "Parameter", "functional", "init", "parallel",
+           "utils", "UninitializedBuffer", "UninitializedParameter"]

@@ -1,5 +1,6 @@
 """The layer classes of ``ferric.nn``, one file per family as in ``torch.nn.modules``."""
 
+from ._sync_batchnorm import SyncBatchNorm
 from .activation import (
     CELU,
     ELU,
@@ -139,7 +140,8 @@ __all__ = [
     "PReLU", "ReflectionPad1d", "ReflectionPad2d", "ReLU", "ReLU6", "ReplicationPad1d",
     "ReplicationPad2d", "RMSNorm", "RNN", "RNNBase", "RNNCell", "RNNCellBase", "SELU",
     "Sequential", "Sigmoid", "SiLU", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmax2d",
-    "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
+    "Softmin", "Softplus", "Softshrink", "Softsign", "SyncBatchNorm", "Tanh", "Tanhshrink",
+    "Threshold",
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerEncoderLayer", "Unflatten", "Unfold", "ZeroPad1d", "ZeroPad2d",
     # issue 16 (nn breadth)

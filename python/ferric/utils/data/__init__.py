@@ -1,6 +1,7 @@
 """Data loading (``ferric.utils.data``): datasets, samplers, ``DataLoader`` and
 collation, mirroring ``torch.utils.data``."""
 
+from . import distributed
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from .dataset import (
     ChainDataset,
@@ -12,6 +13,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -27,6 +29,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
@@ -38,6 +41,7 @@ __all__ = [
     "WeightedRandomSampler",
     "default_collate",
     "default_convert",
+    "distributed",
     "get_worker_info",
     "random_split",
 ]
