@@ -101,8 +101,6 @@ INDEX_OPS = [
     ("index_put:accumulate",
      lambda x, v: ferric.index_put(x, (i64([0, 2, 0]), i64([1, 3, 1])), v, accumulate=True),
      [X, (3,)], None),
-    ("index_put:none-broadcast", lambda x, v: x.index_put((None, i64([1, 3])), v), [X, (2,)],
-     None),
     ("index_put:mask", lambda x, v: x.index_put((MASK,), v), [X, ()], None),
     ("index_put_", inplace("index_put_", (i64([2, 2]),), accumulate=True), [X, (4,)],
      "IndexPutBackward0"),
