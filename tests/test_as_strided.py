@@ -17,7 +17,7 @@ import ferric
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "as_strided")
 sys.path.insert(0, HERE)
 
-from cases import CASES  # noqa: E402
+from as_strided_cases import CASES  # noqa: E402
 
 with open(os.path.join(HERE, "torch_as_strided.json")) as _f:
     TORCH = json.load(_f)["cases"]

@@ -19,7 +19,7 @@ import ferric.nn.functional as F
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "loss_nodes")
 sys.path.insert(0, HERE)
 
-from cases import CASES  # noqa: E402
+from loss_node_cases import CASES  # noqa: E402
 
 with open(os.path.join(HERE, "pytorch_loss_nodes.json")) as _f:
     NODES = json.load(_f)["nodes"]

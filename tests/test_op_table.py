@@ -366,6 +366,10 @@ NOT_OPS = {
     "memory_format",  # the memory_format class: tests/test_memory_order.py
     "OutOfMemoryError",  # an exception class: tests/test_errors.py
     "Tensor.storage_offset",  # checked against NumPy in test_views_hypothesis
+    # as_strided reads the storage, not the logical tensor, so the layout variants of the
+    # spec harness do not apply: tests/test_as_strided.py (NumPy, PyTorch, gradcheck)
+    "as_strided",
+    "Tensor.as_strided",
     # Autograd API, not ops: graph nodes, hook handles, backward/hooks/retain_grad and the
     # grad/anomaly mode queries are covered by tests/test_autograd.py. (The underscored
     # entry points the Python layer uses, _run_backward, _set_grad_enabled, ..., are not
