@@ -686,3 +686,16 @@ def test_table_is_big_and_ids_unique():
     ids = [r[0] for r in ROWS]
     assert len(ids) >= 60 and len(set(ids)) == len(ids)
     assert set(BUGS) | set(MESSAGES) <= set(ids)
+
+
+def test_an_escaping_panic_is_a_runtime_error():
+    """The policy for a Rust panic that escapes library code anyway (src/python/errors.rs;
+    tests/test_rust_hygiene.py keeps panic paths out): pyo3's ``PanicException`` is
+    rebased on ``RuntimeError``, so ``except RuntimeError`` / ``except Exception`` catch it
+    as they catch PyTorch's internal errors, and it still has its own name."""
+    import ferric._core  # noqa: F401 - the policy is set when the extension loads
+
+    panics = [c for c in RuntimeError.__subclasses__()
+              if c.__name__ == "PanicException" and c.__module__ == "pyo3_runtime"]
+    assert panics, "ferric's PanicException is not a RuntimeError"
+    assert all(not issubclass(RuntimeError, p) for p in panics)

@@ -62,7 +62,18 @@ fn out_of_memory_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     .map(|t| t.bind(py))
 }
 
-/// Adds `OutOfMemoryError` to the module.
+/// The policy for a panic that still escapes library code (there should be none:
+/// `tests/test_rust_hygiene.py` rejects every panic path it can find). pyo3 turns it into
+/// `pyo3_runtime.PanicException`, a `BaseException` that `except Exception` misses, so a
+/// bug would end the user's program; rebased on `RuntimeError` it is an ordinary error
+/// that carries the panic's message, while tests can still tell it apart by its name.
+fn panics_raise_runtime_error(py: Python<'_>) -> PyResult<()> {
+    let panic = py.get_type::<pyo3::panic::PanicException>();
+    panic.setattr("__bases__", (py.get_type::<PyRuntimeError>(),))
+}
+
+/// Adds `OutOfMemoryError` to the module and sets the panic policy.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    panics_raise_runtime_error(m.py())?;
     m.add("OutOfMemoryError", out_of_memory_type(m.py())?)
 }
