@@ -189,7 +189,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
         >>> import ferric
         >>> ferric.logcumsumexp(ferric.tensor([0.0, 0.0, -1000.0, 1000.0]), 0)
-        tensor([   0.0000,    0.6931,    0.6931, 1000.0000])
+        tensor([0.0000e+00, 6.9315e-01, 6.9315e-01, 1.0000e+03])
     """
     if not input.dtype.is_floating_point:
         raise NotImplementedError("\"logcumsumexp_out_cpu\" not implemented for "

@@ -54,10 +54,11 @@ pub fn lgamma(x: f64) -> f64 {
     libm::lgamma(x)
 }
 
-/// The argument reduced for the reflection formulas: `x - floor(x)` is exact, and
-/// `tan(pi x)`, `sin(pi x)^2` have period 1 in it.
+/// The argument reduced for the reflection formulas: `x - round(x)` is exact and lies
+/// in [-1/2, 1/2], where `tan(pi r)` and `sin(pi r)` are well conditioned; both
+/// `tan(pi x)` and `sin(pi x)^2` have period 1.
 fn frac(x: f64) -> f64 {
-    x - x.floor()
+    x - x.round()
 }
 
 /// `psi(x) = d/dx log Gamma(x)`: ±inf at ±0 (as PyTorch and SciPy), NaN at the negative
@@ -479,7 +480,11 @@ mod tests {
         assert!(close(i0(1.0), 1.266_065_877_752_008_4, 1e-15));
         assert!(close(i1(1.0), 0.565_159_103_992_485, 1e-15));
         assert!(close(i0e(30.0) * (30.0f64).exp(), i0(30.0), 1e-14));
-        assert!(close(erfcx(13.0), libm::erfc(13.0) * (169.0f64).exp(), 1e-12));
+        assert!(close(
+            erfcx(13.0),
+            libm::erfc(13.0) * (169.0f64).exp(),
+            1e-12
+        ));
         assert!(digamma(-2.0).is_nan() && digamma(0.0) == f64::NEG_INFINITY);
         assert!(erfinv(1.5).is_nan() && erfinv(-1.0) == f64::NEG_INFINITY);
     }

@@ -10,9 +10,8 @@ use crate::tensor::Tensor;
 
 /// `polygamma(n, x)`, the n-th derivative of digamma.
 pub fn polygamma(n: i64, x: &Tensor) -> Result<Tensor> {
-    let n = u32::try_from(n).map_err(|_| {
-        Error::runtime("polygamma", "polygamma(n, x) does not support negative n.")
-    })?;
+    let n = u32::try_from(n)
+        .map_err(|_| Error::runtime("polygamma", "polygamma(n, x) does not support negative n."))?;
     map_float(
         "polygamma",
         x,
@@ -58,11 +57,23 @@ pub fn logit(x: &Tensor, eps: Option<f64>) -> Result<Tensor> {
                 "logit",
                 x,
                 move |v: f32| {
-                    let c = if v < lo32 { lo32 } else if v > hi32 { hi32 } else { v };
+                    let c = if v < lo32 {
+                        lo32
+                    } else if v > hi32 {
+                        hi32
+                    } else {
+                        v
+                    };
                     (c / (1.0 - c)).ln()
                 },
                 move |v: f64| {
-                    let c = if v < lo { lo } else if v > hi { hi } else { v };
+                    let c = if v < lo {
+                        lo
+                    } else if v > hi {
+                        hi
+                    } else {
+                        v
+                    };
                     (c / (1.0 - c)).ln()
                 },
             )

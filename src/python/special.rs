@@ -111,7 +111,11 @@ fn logit_<'py>(input: PyRef<'py, PyTensor>, eps: Option<f64>) -> PyResult<PyRef<
 
 /// `op(input)` for a unary table row named `name` (`special_entr`, ...).
 #[pyfunction]
-fn _special_unary(py: Python<'_>, name: &str, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+fn _special_unary(
+    py: Python<'_>,
+    name: &str,
+    input: PyRef<'_, PyTensor>,
+) -> PyResult<Py<PyTensor>> {
     let op = UnaryOp::MATH
         .iter()
         .copied()
@@ -133,7 +137,11 @@ fn _special_binary(
         "xlogy" => BinaryOp::Xlogy,
         "special_xlog1py" => BinaryOp::SpecialXlog1py,
         "special_zeta" => BinaryOp::SpecialZeta,
-        _ => return Err(PyValueError::new_err(format!("no binary op named '{name}'"))),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "no binary op named '{name}'"
+            )))
+        }
     };
     let (a, b) = (need_varg(name, input)?, need_varg(name, other)?);
     if let (VArg::S(_), VArg::S(_)) = (&a, &b) {

@@ -8,8 +8,8 @@ use crate::error::Result;
 use crate::ops::binary::binary as raw;
 use crate::ops::binary::{BinaryOp, Operand};
 use crate::ops::unary::UnaryOp::{Cos, Erf, Exp, Sigmoid, Sin, Tanh};
-use crate::tensor::Tensor;
 use crate::ops::unary::{unary as raw_unary, UnaryOp};
+use crate::tensor::Tensor;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 /// relu: the gradient passes where the output is positive.
