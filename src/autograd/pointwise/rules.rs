@@ -151,23 +151,12 @@ pub fn i1e(g: &Var, x: &Var) -> Result<Var> {
     half_at_zero(g, gradx, &tiny)
 }
 
-/// `op(a != 0, b)`: the `a`-gradient factor of xlogy and xlog1py (0 where `a` is 0).
-fn nonzero_then(op: BinaryOp, a: &SVal, b: &SVal) -> Result<Var> {
-    let nz = raw(BinaryOp::Ne, a.operand(), Operand::S(Scalar::Int(0)))?;
-    let dt = match a {
-        SVal::V(v) => v.t.dtype(),
-        SVal::S(_) => DType::F32,
-    };
-    let m = Var::plain(nz.to_dtype(dt)?);
-    super::binary(op, super::Arg::V(&m), b.arg())
+/// xlogy's gradient in `a`: log(b) (PyTorch's formula: no mask where `a` is 0).
+pub fn xlogy_a(_a: &SVal, b: &SVal) -> E {
+    un(UnaryOp::Log, b)
 }
 
-/// xlogy's gradient in `a`: xlogy(a != 0, b).
-pub fn xlogy_a(a: &SVal, b: &SVal) -> E {
-    E(nonzero_then(BinaryOp::Xlogy, a, b))
-}
-
-/// xlog1py's gradient in `a`: xlog1py(a != 0, b).
-pub fn xlog1py_a(a: &SVal, b: &SVal) -> E {
-    E(nonzero_then(BinaryOp::SpecialXlog1py, a, b))
+/// xlog1py's gradient in `a`: log1p(b).
+pub fn xlog1py_a(_a: &SVal, b: &SVal) -> E {
+    un(UnaryOp::Log1p, b)
 }
