@@ -133,7 +133,8 @@ BINARY = [
     ("xlogy", lambda a, b: ferric.xlogy(a, b), (0.5, 2.0)),
     ("special_xlog1py", lambda a, b: ferric.special.xlog1py(a, b), (0.5, 2.0)),
     # zeta has no derivative in s (PyTorch raises): s is a constant here
-    ("special_zeta", lambda a, b: ferric.special.zeta(a.detach() + 1.5, b) + 0 * a, (0.5, 2.0)),
+    ("special_zeta", lambda a, b: ferric.special.zeta(ferric.full_like(a.detach(), 2.5), b)
+     + 0 * a, (0.5, 2.0)),
 ]
 
 
