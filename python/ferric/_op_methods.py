@@ -40,7 +40,7 @@ def _method(fn, name: str):
 
 _PLAIN = {
     "kron": S.kron, "diff": S.diff, "rot90": S.rot90, "take_along_dim": S.take_along_dim,
-    "tensor_split": S.tensor_split, "trace": S.trace, "cross": S.cross,
+    "tensor_split": S.tensor_split, "cross": S.cross,
     "lerp": C.lerp, "addcmul": C.addcmul, "addcdiv": C.addcdiv, "addmv": C.addmv,
     "addr": C.addr, "addbmm": C.addbmm, "logcumsumexp": C.logcumsumexp, "histc": C.histc,
     "bincount": C.bincount, "quantile": C.quantile, "nanquantile": C.nanquantile,
@@ -49,10 +49,16 @@ _INPLACE = {"lerp_": C.lerp, "addcmul_": C.addcmul, "addcdiv_": C.addcdiv,
             "addmv_": C.addmv, "addr_": C.addr, "addbmm_": C.addbmm}
 
 
+def trace(self) -> Tensor:
+    """``ferric.trace(self)``: the sum of the main diagonal."""
+    return S.trace(self)
+
+
 def install() -> None:
     """Attaches the methods (never replacing one the Rust class defines)."""
     methods = {n: _method(f, n) for n, f in _PLAIN.items()}
     methods.update({n: _inplace(f, n) for n, f in _INPLACE.items()})
+    methods["trace"] = trace
     for name, fn in methods.items():
         if name not in Tensor.__dict__:
             setattr(Tensor, name, fn)
