@@ -78,6 +78,19 @@ UNARY = [
     ("rdiv_scalar", lambda x: 3.0 / x, (0.5, 2.0)),
     ("to_float32_and_back", lambda x: x.float().double() * 1.0, None),
     ("clone", lambda x: x.clone(), None),
+    # special functions (op-table rows; more in tests/test_special.py)
+    ("lgamma", lambda x: x.lgamma(), (0.5, 3.0)),
+    ("digamma", lambda x: x.digamma(), (0.5, 3.0)),
+    ("erfinv", lambda x: x.erfinv(), (-0.9, 0.9)),
+    ("i0", lambda x: x.i0(), None),
+    ("sinc", lambda x: x.sinc(), None),
+    ("special_entr", lambda x: ferric.special.entr(x), (0.5, 2.0)),
+    ("special_ndtri", lambda x: ferric.special.ndtri(x), (0.1, 0.9)),
+    ("special_log_ndtr", lambda x: ferric.special.log_ndtr(x), (-4.0, 3.0)),
+    ("special_erfcx", lambda x: ferric.special.erfcx(x), None),
+    ("special_i0e", lambda x: ferric.special.i0e(x), None),
+    ("special_i1", lambda x: ferric.special.i1(x), None),
+    ("special_i1e", lambda x: ferric.special.i1e(x), None),
 ]
 
 # ops whose derivative jumps at points the random inputs avoid with probability 1; their
@@ -117,6 +130,11 @@ BINARY = [
     ("fmod", lambda a, b: ferric.fmod(a, b), (0.5, 2.0)),
     ("add_alpha", lambda a, b: a.add(b, alpha=2.5), None),
     ("sub_alpha", lambda a, b: a.sub(b, alpha=0.5), None),
+    ("xlogy", lambda a, b: ferric.xlogy(a, b), (0.5, 2.0)),
+    ("special_xlog1py", lambda a, b: ferric.special.xlog1py(a, b), (0.5, 2.0)),
+    # zeta has no derivative in s (PyTorch raises): s is a constant here
+    ("special_zeta", lambda a, b: ferric.special.zeta(ferric.full_like(a.detach(), 2.5), b)
+     + 0 * a, (0.5, 2.0)),
 ]
 
 

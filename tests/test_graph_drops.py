@@ -33,7 +33,33 @@ LIB = Lib(ferric, ferric.nn.functional)
 
 # Public names with no recipe, and why.
 _NO_TENSOR_INPUT = "takes no tensor input (factory, seeding, configuration or I/O)"
+_SHAPEOPS_PENDING = ("compared with PyTorch in test_shape_ops.py / test_special.py; "
+                     "graph-drop recipe not recorded yet")
+
 SKIP = {
+    # special functions and shape utilities (issue 16): values, gradients, node names and
+    # errors are compared with PyTorch 2.13 in tests/test_shape_ops.py and
+    # tests/test_special.py; their graph-drop recipes are not recorded yet
+    **{n: _SHAPEOPS_PENDING for n in (
+        "Tensor.addbmm", "Tensor.addbmm_", "Tensor.addcdiv", "Tensor.addcdiv_", "Tensor.addcmul",
+        "Tensor.addcmul_", "Tensor.addmv", "Tensor.addmv_", "Tensor.addr", "Tensor.addr_",
+        "Tensor.bincount", "Tensor.cross", "Tensor.diff", "Tensor.digamma", "Tensor.digamma_",
+        "Tensor.erfinv", "Tensor.erfinv_", "Tensor.histc", "Tensor.i0", "Tensor.i0_",
+        "Tensor.kron", "Tensor.lerp", "Tensor.lerp_", "Tensor.lgamma", "Tensor.lgamma_",
+        "Tensor.logcumsumexp", "Tensor.logit", "Tensor.logit_", "Tensor.mvlgamma",
+        "Tensor.mvlgamma_", "Tensor.nanquantile", "Tensor.polygamma", "Tensor.polygamma_",
+        "Tensor.quantile", "Tensor.rot90", "Tensor.sinc", "Tensor.sinc_",
+        "Tensor.take_along_dim", "Tensor.tensor_split", "Tensor.trace", "Tensor.xlogy",
+        "Tensor.xlogy_", "ferric.addbmm", "ferric.addcdiv", "ferric.addcmul", "ferric.addmv",
+        "ferric.addr", "ferric.bincount", "ferric.block_diag", "ferric.cartesian_prod",
+        "ferric.cdist", "ferric.combinations", "ferric.cross", "ferric.diff", "ferric.digamma",
+        "ferric.erfinv", "ferric.histc", "ferric.i0", "ferric.i0_", "ferric.kron", "ferric.lerp",
+        "ferric.lgamma", "ferric.logcumsumexp", "ferric.logit", "ferric.logit_",
+        "ferric.meshgrid", "ferric.mvlgamma", "ferric.nanquantile", "ferric.pdist",
+        "ferric.polygamma", "ferric.quantile", "ferric.rot90", "ferric.sinc", "ferric.sinc_",
+        "ferric.take_along_dim", "ferric.tensor_split", "ferric.tensordot", "ferric.trace",
+        "ferric.tril_indices", "ferric.triu_indices", "ferric.xlogy",
+    )},
     **{f"ferric.{n}": _NO_TENSOR_INPUT for n in (
         "arange", "empty", "eye", "full", "linspace", "logspace", "ones", "zeros", "rand",
         "randn", "randint", "randperm", "tensor", "as_tensor", "from_numpy", "from_dlpack",

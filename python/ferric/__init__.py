@@ -29,6 +29,19 @@ for _name in dir(_core):
 del _name
 
 from . import autograd  # noqa: E402
+from ._composite_ops import (  # noqa: E402
+    addbmm,
+    addcdiv,
+    addcmul,
+    addmv,
+    addr,
+    bincount,
+    histc,
+    lerp,
+    logcumsumexp,
+    nanquantile,
+    quantile,
+)
 from ._functions import (  # noqa: E402
     adaptive_max_pool1d,
     allclose,
@@ -39,6 +52,24 @@ from ._functions import (  # noqa: E402
     is_floating_point,
     is_tensor,
     isclose,
+)
+from ._shape_ops import (  # noqa: E402
+    block_diag,
+    cartesian_prod,
+    cdist,
+    combinations,
+    cross,
+    diff,
+    kron,
+    meshgrid,
+    pdist,
+    rot90,
+    take_along_dim,
+    tensor_split,
+    tensordot,
+    trace,
+    tril_indices,
+    triu_indices,
 )
 from .autograd.grad_mode import (  # noqa: E402
     enable_grad,
@@ -109,6 +140,13 @@ from .amp.autocast_mode import (  # noqa: E402
 )
 
 _tensor_methods.install()
+
+# torch.special, and the composed ops' Tensor methods (t.kron(u), t.quantile(q), ...)
+from . import _op_methods, special  # noqa: E402
+from .special import xlogy  # noqa: E402  (accepts a Python number first, as torch.xlogy)
+
+_op_methods.install()
+__all__ += ["special"]
 
 # FERRIC_SIMD / FERRIC_NUM_THREADS values the kernels cannot use are ignored: say so once
 _warn_about_environment()

@@ -6,4 +6,5 @@ pub mod num;
 pub mod reduce;
 pub mod simd;
 pub mod sort;
+pub mod special;
 pub mod strided;

@@ -7,6 +7,7 @@
 use crate::dtype::{DType, Element, ResultType, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::simd::{self, Arg};
+use crate::kernels::special;
 use crate::kernels::strided::{self, Zip2, ZipFn, ZipInPlace};
 use crate::memory_order::Order;
 use crate::shape::broadcast_shapes;
@@ -147,6 +148,13 @@ impl Operand<'_> {
     }
 }
 
+/// A float64 special function of two arguments (`kernels::special`) on elements of
+/// type `T`: float32 results are the float64 value rounded once.
+#[inline]
+fn via64<T: Element>(a: T, b: T, f: fn(f64, f64) -> f64) -> T {
+    T::from_f64(f(a.to_f64(), b.to_f64()))
+}
+
 /// The promoted dtype of two operands (PyTorch's `result_type`).
 pub fn result_type(a: &Operand, b: &Operand) -> DType {
     let mut rt = ResultType::default();
@@ -168,7 +176,9 @@ fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
         Operand::S(s) => matches!(s, Scalar::Bool(_)),
     };
     Ok(match op {
-        Div | Atan2 => (common.to_float(), common.to_float()),
+        Div | Atan2 | Xlogy | SpecialXlog1py | SpecialZeta => {
+            (common.to_float(), common.to_float())
+        }
         Eq | Ne | Lt | Le | Gt | Ge => (common, DType::Bool),
         LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),
         BitAnd | BitOr | BitXor => {

@@ -14,5 +14,6 @@ pub mod random;
 pub mod reduce;
 pub mod search;
 pub mod sort;
+pub mod special;
 pub mod table;
 pub mod unary;

@@ -203,6 +203,56 @@ macro_rules! unary_table {
             cost: 16, simd: [], float: |x| T::erfc_(x),
             ints: Float, bools: Float,
             grad: [|g, x| g * un(Exp, -(x * x)) * -(2.0 / PI.sqrt())], nested: true }
+        // Special functions (`kernels::special`, float64 inside; float32 rounds once).
+        // Rows named `special_*` have no method: `ferric.special` calls them by name.
+        Lgamma { name: "lgamma", methods: [lgamma / lgamma_], fn_inplace: false,
+            cost: 32, simd: [], float: |x| via64(x, special::lgamma),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(Digamma, x)], nested: true }
+        Digamma { name: "digamma", methods: [digamma / digamma_], fn_inplace: false,
+            cost: 32, simd: [], float: |x| via64(x, special::digamma),
+            ints: Float, bools: Float,
+            grad: [|g, x| rules::digamma(g, x)], nested: true }
+        Erfinv { name: "erfinv", methods: [erfinv / erfinv_], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, special::erfinv),
+            ints: Float, bools: Float,
+            grad: [|g, y| un(Exp, y * y) * (0.5 * PI.sqrt()) * g], nested: true }
+        I0 { name: "i0", methods: [i0 / i0_], fn_inplace: true,
+            cost: 64, simd: [], float: |x| via64(x, special::i0),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * un(SpecialI1, x)], nested: true }
+        Sinc { name: "sinc", methods: [sinc / sinc_], fn_inplace: true,
+            cost: 16, simd: [], float: |x| via64(x, special::sinc),
+            ints: Float, bools: Float,
+            grad: [|g, x| rules::sinc(g, x)], nested: true }
+        SpecialEntr { name: "special_entr", methods: [], fn_inplace: false,
+            cost: 16, simd: [], float: |x| via64(x, special::entr),
+            ints: Float, bools: Float,
+            grad: [|g, x| g * -(1.0 + un(Log, x))], nested: true }
+        SpecialNdtri { name: "special_ndtri", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, special::ndtri),
+            ints: Float, bools: Float,
+            grad: [|g, y| g * (2.0 * PI).sqrt() * un(Exp, y * y * 0.5)], nested: true }
+        SpecialLogNdtr { name: "special_log_ndtr", methods: [], fn_inplace: false,
+            cost: 32, simd: [], float: |x| via64(x, special::log_ndtr),
+            ints: Float, bools: Float,
+            grad: [|g, x| rules::log_ndtr(g, x)], nested: true }
+        SpecialErfcx { name: "special_erfcx", methods: [], fn_inplace: false,
+            cost: 32, simd: [], float: |x| via64(x, special::erfcx),
+            ints: Float, bools: Float,
+            grad: [|g, x| rules::erfcx(g, x)], nested: true }
+        SpecialI0e { name: "special_i0e", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, special::i0e),
+            ints: Float, bools: Float,
+            grad: [|g, x| rules::i0e(g, x)], nested: true }
+        SpecialI1 { name: "special_i1", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, special::i1),
+            ints: Float, bools: Float,
+            grad: [|g, x| rules::i1(g, x)], nested: true }
+        SpecialI1e { name: "special_i1e", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, special::i1e),
+            ints: Float, bools: Float,
+            grad: [|g, x| rules::i1e(g, x)], nested: true }
     ]
     // Predicates: bool results, no gradient, no in-place form. `test` is the float
     // test; `other` the answer for every integer or bool element. Nested: yes.
@@ -298,6 +348,25 @@ macro_rules! binary_table {
             cost: 8, simd: [], float: |a, b| a.atan2(b), int: |a, _| a, bool: |a, _| a,
             grad: [a: |g, a, b| g * b / (a * a + b * b); b: |g, a, b| -(g * a / (a * a + b * b))],
             nested: true }
+        Xlogy { name: "xlogy", node: "XlogyBackward0", kind: Arith,
+            dunders: [], methods: [xlogy / xlogy_], other: Number,
+            cost: 16, simd: [], float: |a, b| via64(a, b, special::xlogy),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [a: |g, a, b| g * rules::xlogy_a(a, b); b: |g, a, b| g * a / b],
+            nested: true }
+        // `ferric.special.xlog1py` / `zeta` (no method): called by name
+        SpecialXlog1py { name: "special_xlog1py", node: "SpecialXlog1PyBackward0", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 16, simd: [], float: |a, b| via64(a, b, special::xlog1py),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [a: |g, a, b| g * rules::xlog1py_a(a, b); b: |g, a, b| g * a / (b + 1.0)],
+            nested: true }
+        // the derivative in the order `s` is not implemented (PyTorch raises too)
+        SpecialZeta { name: "special_zeta", node: "SpecialZetaBackward0", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 64, simd: [], float: |a, b| via64(a, b, special::zeta),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [custom], nested: true }
         Eq { name: "eq", node: "NotDifferentiable", kind: Compare,
             dunders: [], methods: [eq], other: Number,
             cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,

@@ -7,6 +7,7 @@
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::simd::{self, SimdFloat};
+use crate::kernels::special;
 use crate::kernels::strided::{self, Map1, MapFn};
 use crate::memory_order::Order;
 use crate::shape::broadcast_shapes;
@@ -159,6 +160,13 @@ pub trait Float: Element + SimdFloat + std::ops::Neg<Output = Self> {
     fn f(op: UnaryOp) -> fn(Self) -> Self;
     fn erf_(x: Self) -> Self;
     fn erfc_(x: Self) -> Self;
+}
+
+/// A float64 special function (`kernels::special`) applied to an element of type `T`:
+/// float32 results are the float64 value rounded once.
+#[inline]
+fn via64<T: Element>(x: T, f: fn(f64) -> f64) -> T {
+    T::from_f64(f(x.to_f64()))
 }
 
 /// PyTorch's sign, `(0 < x) - (x < 0)`: -1, 0 or 1; NaN and -0. give +0.

@@ -26,6 +26,7 @@ mod random;
 mod reduce;
 mod simd;
 mod sort;
+mod special;
 pub mod tensor;
 mod threads;
 mod views;
@@ -53,5 +54,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     info::register(m)?;
     simd::register(m)?;
     sort::register(m)?;
+    special::register(m)?;
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 pub mod expr;
 mod rules;
+pub mod special;
 
 use super::{needs_grad, record, SaveForBackward, Saved, Var};
 use crate::dtype::Scalar;
@@ -209,16 +210,21 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
             (ga_needed && a.1) || (gb_needed && b.1),
         ),
     };
-    let name = if op == BinaryOp::Pow && !b_is_t {
-        "PowBackward0"
-    } else if op == BinaryOp::Pow && !a_is_t {
-        "PowBackward2"
-    } else if op == BinaryOp::Fmod && b_is_t {
-        "FmodBackward1"
-    } else if op == BinaryOp::Rem && b_is_t {
-        "RemainderBackward1"
-    } else {
-        op.node_name()
+    // PyTorch numbers the overloads with a Python number: self (1) or other (2); fmod and
+    // remainder by a tensor are their second overload
+    use BinaryOp::{Fmod, Pow, Rem, SpecialXlog1py, SpecialZeta, Xlogy};
+    let name = match (op, a_is_t, b_is_t) {
+        (Pow, _, false) => "PowBackward0",
+        (Pow, false, _) => "PowBackward2",
+        (Fmod, _, true) => "FmodBackward1",
+        (Rem, _, true) => "RemainderBackward1",
+        (Xlogy, false, _) => "XlogyBackward1",
+        (Xlogy, _, false) => "XlogyBackward2",
+        (SpecialXlog1py, false, _) => "SpecialXlog1PyBackward1",
+        (SpecialXlog1py, _, false) => "SpecialXlog1PyBackward2",
+        (SpecialZeta, false, _) => "SpecialZetaBackward1",
+        (SpecialZeta, _, false) => "SpecialZetaBackward2",
+        _ => op.node_name(),
     };
     let mut save = SaveForBackward::new(name);
     if need_a || need_b {
@@ -370,6 +376,25 @@ fn binary_rule(
             };
             (ga, gb)
         }
+        SpecialZeta => {
+            if need.0 {
+                // PyTorch has no derivative in the order s
+                return Err(crate::error::Error::not_implemented(
+                    "",
+                    "the derivative for 'zeta' is not implemented.",
+                ));
+            }
+            let gb = if need.1 {
+                // d/dq zeta(s, q) = -s zeta(s + 1, q)
+                let (a, b) = (load(sa)?, load(sb)?);
+                let a1 = binary(Add, a.arg(), Arg::S(Scalar::Float(1.0)))?;
+                let z = binary(SpecialZeta, Arg::V(&a1), b.arg())?;
+                Some((g * (&a * -1.0) * &z).var()?)
+            } else {
+                None
+            };
+            (None, gb)
+        }
         _ => (None, None),
     })
 }
@@ -401,25 +426,24 @@ pub fn neg(x: &Var) -> Result<Var> {
     unary(UnaryOp::Neg, x)
 }
 
-/// PyTorch's node name of a unary op: `tanh` -> `TanhBackward0`.
+/// PyTorch's node name of a unary op: `tanh` -> `TanhBackward0`. As PyTorch's codegen
+/// does, each `_`-separated word and each letter after a digit starts upper-case
+/// (`log1p` -> `Log1PBackward0`, `special_i0e` -> `SpecialI0EBackward0`).
 fn node_name(op: UnaryOp) -> String {
     // PyTorch's own spellings where they are not the capitalised op name
     match op.name() {
-        "log1p" => return "Log1PBackward0".to_string(),
         "logsigmoid" => return "LogSigmoidBackward0".to_string(),
         "square" => return "PowBackward0".to_string(), // square is pow(x, 2) in PyTorch
         _ => {}
     }
-    let cap: String = op
-        .name()
-        .split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect();
+    let mut cap = String::new();
+    for w in op.name().split('_') {
+        let mut upper = true;
+        for c in w.chars() {
+            cap.push(if upper { c.to_ascii_uppercase() } else { c });
+            upper = c.is_ascii_digit();
+        }
+    }
     format!("{cap}Backward0")
 }
 

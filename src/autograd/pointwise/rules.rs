@@ -2,13 +2,14 @@
 //! Each is the formula PyTorch's derivative uses, in the same order of operations.
 
 use super::expr::{mask, un, E};
-use super::{softplus, SVal, Var};
-use crate::dtype::Scalar;
+use super::{masked_zero, softplus, SVal, Var};
+use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::ops::binary::binary as raw;
-use crate::ops::binary::BinaryOp;
-use crate::ops::unary::UnaryOp::{Erf, Exp, Sigmoid, Tanh};
+use crate::ops::binary::{BinaryOp, Operand};
+use crate::ops::unary::UnaryOp::{Cos, Erf, Exp, Sigmoid, Sin, Tanh};
 use crate::ops::unary::{unary as raw_unary, UnaryOp};
+use crate::tensor::Tensor;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 /// relu: the gradient passes where the output is positive.
@@ -65,4 +66,97 @@ pub fn fmod_b(g: &Var, a: &SVal, b: &SVal) -> Result<Var> {
     let d = raw(BinaryOp::Div, a.operand(), b.operand())?;
     let q = raw_unary(UnaryOp::Trunc, &d)?;
     (-(g * &Var::plain(q))).var()
+}
+
+// --- special functions ------------------------------------------------------------
+
+/// digamma' = trigamma = polygamma(1, x).
+pub fn digamma(g: &Var, x: &Var) -> Result<Var> {
+    (g * &super::special::polygamma(1, x)?).var()
+}
+
+/// sinc'(x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0.
+pub fn sinc(g: &Var, x: &Var) -> Result<Var> {
+    let xpi = (x * PI).var()?;
+    let x2pi = (x * x * PI).var()?;
+    let out = g * (&xpi * un(Cos, &xpi) - un(Sin, &xpi)) / &x2pi;
+    out.masked_zero(&mask(BinaryOp::Eq, &x2pi, Scalar::Float(0.0))?)
+        .var()
+}
+
+/// log_ndtr'(x) = exp(-(log_ndtr(x) + x^2/2)) / sqrt(2 pi).
+pub fn log_ndtr(g: &Var, x: &Var) -> Result<Var> {
+    let y = un(UnaryOp::SpecialLogNdtr, x).var()?;
+    (g / (2.0 * PI).sqrt() * un(Exp, -(&y + x * x / 2.0))).var()
+}
+
+/// erfcx'(x) = 2 x erfcx(x) - 2 / sqrt(pi).
+pub fn erfcx(g: &Var, x: &Var) -> Result<Var> {
+    let y = un(UnaryOp::SpecialErfcx, x).var()?;
+    ((2.0 * x * &y - 2.0 / PI.sqrt()) * g).var()
+}
+
+/// i0e'(x) = i1e(x) - sgn(x) i0e(x).
+pub fn i0e(g: &Var, x: &Var) -> Result<Var> {
+    let y = un(UnaryOp::SpecialI0e, x).var()?;
+    (g * (un(UnaryOp::SpecialI1e, x) - un(UnaryOp::Sign, x) * &y)).var()
+}
+
+/// `x` with its elements of magnitude at most epsilon replaced by epsilon (so the
+/// Bessel rules' `1/x` stays finite), and the mask of those elements.
+fn away_from_zero(x: &Var) -> Result<(Var, Tensor)> {
+    let eps = if x.t.dtype() == DType::F32 {
+        f64::from(f32::EPSILON)
+    } else {
+        f64::EPSILON
+    };
+    let tiny = raw(
+        BinaryOp::Le,
+        Operand::T(&raw_unary(UnaryOp::Abs, &x.t)?),
+        Operand::S(Scalar::Float(eps)),
+    )?;
+    let fill = Var::plain(raw(
+        BinaryOp::Mul,
+        Operand::T(&tiny.to_dtype(x.t.dtype())?),
+        Operand::S(Scalar::Float(eps)),
+    )?);
+    let safe = (E::from(masked_zero(x, &tiny)) + &fill).var()?;
+    Ok((safe, tiny))
+}
+
+/// `gradx` where the input is not tiny, 0.5 (the limit at 0) where it is.
+fn half_at_zero(g: &Var, gradx: E, tiny: &Tensor) -> Result<Var> {
+    let half = Var::plain(raw(
+        BinaryOp::Mul,
+        Operand::T(&tiny.to_dtype(g.t.dtype())?),
+        Operand::S(Scalar::Float(0.5)),
+    )?);
+    (g * (gradx.masked_zero(tiny) + &half)).var()
+}
+
+/// i1'(x) = i0(x) - i1(x) / x, 1/2 at 0.
+pub fn i1(g: &Var, x: &Var) -> Result<Var> {
+    let y = un(UnaryOp::SpecialI1, x).var()?;
+    let (safe, tiny) = away_from_zero(x)?;
+    let gradx = un(UnaryOp::I0, &safe) - &y * un(UnaryOp::Reciprocal, &safe);
+    half_at_zero(g, gradx, &tiny)
+}
+
+/// i1e'(x) = i0e(x) - i1e(x) (sgn(x) + 1/x), 1/2 at 0.
+pub fn i1e(g: &Var, x: &Var) -> Result<Var> {
+    let y = un(UnaryOp::SpecialI1e, x).var()?;
+    let (safe, tiny) = away_from_zero(x)?;
+    let gradx = un(UnaryOp::SpecialI0e, &safe)
+        - &y * (un(UnaryOp::Sign, &safe) + un(UnaryOp::Reciprocal, &safe));
+    half_at_zero(g, gradx, &tiny)
+}
+
+/// xlogy's gradient in `a`: log(b) (PyTorch's formula: no mask where `a` is 0).
+pub fn xlogy_a(_a: &SVal, b: &SVal) -> E {
+    un(UnaryOp::Log, b)
+}
+
+/// xlog1py's gradient in `a`: log1p(b).
+pub fn xlog1py_a(_a: &SVal, b: &SVal) -> E {
+    un(UnaryOp::Log1p, b)
 }

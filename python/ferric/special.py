@@ -1,0 +1,321 @@
+"""``ferric.special``: PyTorch's ``torch.special`` namespace.
+
+The special functions are rows of the Rust op table (float64 evaluation, float32 results
+rounded once; PyTorch's backward formulas); the rest of the namespace are the aliases
+PyTorch keeps here (``expit`` is ``sigmoid``, ``gammaln`` is ``lgamma``, ...). Integer and
+bool inputs compute in float32, as in PyTorch.
+
+Not provided (ferric has no kernel for them yet): ``airy_ai``, ``bessel_j0/j1/y0/y1``,
+``modified_bessel_i0/i1/k0/k1``, ``scaled_modified_bessel_k0/k1``,
+``spherical_bessel_j0``, ``gammainc``/``gammaincc`` and the orthogonal polynomial
+families (``chebyshev_polynomial_*``, ``hermite_polynomial_*``, ``laguerre_polynomial_l``,
+``legendre_polynomial_p``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import _core
+from ._core import Tensor
+
+__all__ = [
+    "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
+    "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
+    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax",
+    "xlog1py", "xlogy", "zeta",
+]
+
+
+def _unary(row: str, name: str, doc: str):
+    def fn(input: Tensor) -> Tensor:
+        return _core._special_unary(row, input)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+entr = _unary("special_entr", "entr", """Elementwise entropy ``-x log(x)`` (0 at 0, ``-inf``
+below 0).
+
+Args:
+    input (Tensor): the input tensor.
+
+Example::
+
+    >>> import ferric
+    >>> ferric.special.entr(ferric.tensor([-1.0, 0.0, 0.5, 1.0]))
+    tensor([  -inf, 0.0000, 0.3466, -0.0000])
+""")
+
+ndtri = _unary("special_ndtri", "ndtri", """The inverse of the standard normal CDF: the
+``x`` with ``ndtr(x) == input`` (NaN outside ``[0, 1]``).
+
+Args:
+    input (Tensor): probabilities.
+
+Example::
+
+    >>> import ferric
+    >>> ferric.special.ndtri(ferric.tensor([0.0, 0.25, 0.5, 0.975, 1.0]))
+    tensor([   -inf, -0.6745,  0.0000,  1.9600,     inf])
+""")
+
+log_ndtr = _unary("special_log_ndtr", "log_ndtr", """The log of the standard normal CDF,
+accurate far into the lower tail.
+
+Args:
+    input (Tensor): the input tensor.
+
+Example::
+
+    >>> import ferric
+    >>> ferric.special.log_ndtr(ferric.tensor([-40.0, 0.0, 3.0]))
+    tensor([-8.0461e+02, -6.9315e-01, -1.3508e-03])
+""")
+
+erfcx = _unary("special_erfcx", "erfcx", """The scaled complementary error function
+``exp(x**2) * erfc(x)``, finite where ``erfc`` underflows.
+
+Args:
+    input (Tensor): the input tensor.
+
+Example::
+
+    >>> import ferric
+    >>> ferric.special.erfcx(ferric.tensor([0.0, 1.0, 30.0]))
+    tensor([1.0000, 0.4276, 0.0188])
+""")
+
+i0e = _unary("special_i0e", "i0e", """The exponentially scaled modified Bessel function of
+the first kind, order 0: ``exp(-|x|) * i0(x)``.
+
+Args:
+    input (Tensor): the input tensor.
+
+Example::
+
+    >>> import ferric
+    >>> ferric.special.i0e(ferric.tensor([0.0, 1.0, 100.0]))
+    tensor([1.0000, 0.4658, 0.0399])
+""")
+
+i1 = _unary("special_i1", "i1", """The modified Bessel function of the first kind, order 1.
+
+Args:
+    input (Tensor): the input tensor.
+
+Example::
+
+    >>> import ferric
+    >>> ferric.special.i1(ferric.tensor([0.0, 1.0, -2.0]))
+    tensor([ 0.0000,  0.5652, -1.5906])
+""")
+
+i1e = _unary("special_i1e", "i1e", """The exponentially scaled modified Bessel function of
+the first kind, order 1: ``exp(-|x|) * i1(x)``.
+
+Args:
+    input (Tensor): the input tensor.
+
+Example::
+
+    >>> import ferric
+    >>> ferric.special.i1e(ferric.tensor([0.0, 1.0, -2.0]))
+    tensor([ 0.0000,  0.2079, -0.2153])
+""")
+
+
+def xlogy(input, other) -> Tensor:
+    """``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is NaN). Either
+    argument may be a Python number.
+
+    Args:
+        input (Tensor or Number): the multiplier.
+        other (Tensor or Number): the argument of the logarithm.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.xlogy(ferric.tensor([0.0, 2.0, 3.0]), ferric.tensor([0.0, 1.0, 2.0]))
+        tensor([0.0000, 0.0000, 2.0794])
+        >>> ferric.xlogy(2, ferric.tensor([3.0]))
+        tensor([2.1972])
+    """
+    return _core._special_binary("xlogy", input, other)
+
+
+def xlog1py(input, other) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input == 0`` (unless ``other`` is NaN). Either
+    argument may be a Python number.
+
+    Args:
+        input (Tensor or Number): the multiplier.
+        other (Tensor or Number): the argument of ``log1p``.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.xlog1py(ferric.tensor([0.0, 2.0]), ferric.tensor([-1.0, 1e-3]))
+        tensor([0.0000, 0.0020])
+    """
+    return _core._special_binary("special_xlog1py", input, other)
+
+
+def zeta(input, other) -> Tensor:
+    """The Hurwitz zeta function ``sum_k (k + other) ** -input`` (the Riemann zeta function
+    at ``other == 1``). Either argument may be a Python number; only ``other`` has a
+    gradient (as in PyTorch).
+
+    Args:
+        input (Tensor or Number): the exponent ``x``.
+        other (Tensor or Number): the offset ``q``.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.zeta(ferric.tensor([2.0, 4.0]), 1.0)
+        tensor([1.6449, 1.0823])
+    """
+    return _core._special_binary("special_zeta", input, other)
+
+
+def ndtr(input: Tensor) -> Tensor:
+    """The standard normal CDF, computed as PyTorch does: ``(1 + erf(x / sqrt(2))) / 2``.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.ndtr(ferric.tensor([-1.0, 0.0, 2.0]))
+        tensor([0.1587, 0.5000, 0.9772])
+    """
+    return (1 + _core.erf(input * math.sqrt(0.5))) * 0.5
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of the digamma function (``ferric.polygamma``).
+
+    Args:
+        n (int): the order, ``n >= 0``.
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.polygamma(1, ferric.tensor([1.0, 0.5]))
+        tensor([1.6449, 4.9348])
+    """
+    return _core.polygamma(n, input)
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p`` (``ferric.mvlgamma``).
+
+    Args:
+        input (Tensor): the input tensor.
+        p (int): the dimension, ``p >= 1``.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.multigammaln(ferric.tensor([2.5, 3.0]), 2)
+        tensor([0.8570, 1.5502])
+    """
+    return _core.mvlgamma(input, p)
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """``log(x / (1 - x))``, with ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.
+
+    Args:
+        input (Tensor): the input tensor.
+        eps (float, optional): the clamping bound. Default: ``None`` (no clamping).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.logit(ferric.tensor([0.0, 0.25, 0.5]), eps=1e-6)
+        tensor([-13.8155,  -1.0986,   0.0000])
+    """
+    return _core.logit(input, eps)
+
+
+def expit(input: Tensor) -> Tensor:
+    """The logistic sigmoid ``1 / (1 + exp(-x))`` (``ferric.sigmoid``).
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.expit(ferric.tensor([0.0, 2.0]))
+        tensor([0.5000, 0.8808])
+    """
+    return _core.sigmoid(input)
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """``ferric.round``: round half to even, to ``decimals`` places.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.round(ferric.tensor([0.5, 1.5, 1.26]), decimals=0)
+        tensor([0., 2., 1.])
+    """
+    return _core.round(input, decimals=decimals)
+
+
+def softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """``ferric.softmax`` along ``dim`` (``dtype`` casts the input first).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.softmax(ferric.tensor([0.0, 1.0]), 0)
+        tensor([0.2689, 0.7311])
+    """
+    return _core.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """``ferric.log_softmax`` along ``dim`` (``dtype`` casts the input first).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.log_softmax(ferric.tensor([0.0, 1.0]), 0)
+        tensor([-1.3133, -0.3133])
+    """
+    return _core.log_softmax(input, dim, dtype=dtype)
+
+
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """``ferric.logsumexp``: ``log(sum(exp(input)))`` over ``dim``, computed stably.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.logsumexp(ferric.tensor([0.0, 0.0]), 0)
+        tensor(0.6931)
+    """
+    return _core.logsumexp(input, dim, keepdim=keepdim)
+
+
+# plain aliases of ferric's elementwise functions (PyTorch's spellings in torch.special)
+digamma = _core.digamma
+psi = _core.digamma
+gammaln = _core.lgamma
+erf = _core.erf
+erfc = _core.erfc
+erfinv = _core.erfinv
+exp2 = _core.exp2
+expm1 = _core.expm1
+log1p = _core.log1p
+i0 = _core.i0
+sinc = _core.sinc

@@ -1,0 +1,168 @@
+//! Bindings of the special functions that are not plain table methods: the ones with a
+//! parameter (`polygamma`, `mvlgamma`, `logit`, with their Tensor methods and in-place
+//! forms) and the `special_*` table rows, which `ferric.special` calls by name.
+
+use crate::autograd::pointwise::special as diff;
+use crate::autograd::pointwise::{binary as vbinary, unary as vunary};
+use crate::error::{Error, Result};
+use crate::ops::binary::BinaryOp;
+use crate::ops::special as ops;
+use crate::ops::unary::UnaryOp;
+use crate::python::arith::{inplace_with, need_varg, VArg};
+use crate::python::convert::type_name;
+use crate::python::tensor::{wrap_var, PyTensor};
+use crate::tensor::Tensor;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+/// Writes an out-of-place result `r` into `t` (the in-place forms), with PyTorch's
+/// check that the result dtype can be cast to `t`'s.
+fn write_back(name: &str, t: &Tensor, r: Result<Tensor>) -> Result<()> {
+    let r = r?;
+    if !r.dtype().can_cast_to(t.dtype()) {
+        return Err(Error::runtime(
+            name,
+            format!(
+                "result type {} can't be cast to the desired output type {}",
+                r.dtype().torch_name(),
+                t.dtype().torch_name()
+            ),
+        ));
+    }
+    t.copy_from(&r)
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `polygamma(n, self)`.
+    fn polygamma(&self, py: Python<'_>, n: i64) -> PyResult<Py<PyTensor>> {
+        wrap_var(py, diff::polygamma(n, &self.var()?)?)
+    }
+    fn polygamma_<'py>(slf: PyRef<'py, Self>, n: i64) -> PyResult<PyRef<'py, Self>> {
+        inplace_with(
+            &slf,
+            "polygamma_",
+            false,
+            |t| write_back("polygamma_", t, ops::polygamma(n, t)),
+            |old| diff::polygamma(n, old),
+        )?;
+        Ok(slf)
+    }
+    fn mvlgamma(&self, py: Python<'_>, p: i64) -> PyResult<Py<PyTensor>> {
+        wrap_var(py, diff::mvlgamma(&self.var()?, p)?)
+    }
+    fn mvlgamma_<'py>(slf: PyRef<'py, Self>, p: i64) -> PyResult<PyRef<'py, Self>> {
+        inplace_with(
+            &slf,
+            "mvlgamma_",
+            false,
+            |t| write_back("mvlgamma_", t, ops::mvlgamma(t, p)),
+            |old| diff::mvlgamma(old, p),
+        )?;
+        Ok(slf)
+    }
+    #[pyo3(signature = (eps=None))]
+    fn logit(&self, py: Python<'_>, eps: Option<f64>) -> PyResult<Py<PyTensor>> {
+        wrap_var(py, diff::logit(&self.var()?, eps)?)
+    }
+    #[pyo3(signature = (eps=None))]
+    fn logit_<'py>(slf: PyRef<'py, Self>, eps: Option<f64>) -> PyResult<PyRef<'py, Self>> {
+        logit_inplace(&slf, eps)?;
+        Ok(slf)
+    }
+}
+
+fn logit_inplace(t: &PyTensor, eps: Option<f64>) -> PyResult<()> {
+    inplace_with(
+        t,
+        "logit_",
+        false,
+        |t| write_back("logit_", t, ops::logit(t, eps)),
+        |old| diff::logit(old, eps),
+    )
+}
+
+/// `ferric.polygamma(n, input)`.
+#[pyfunction]
+fn polygamma(py: Python<'_>, n: i64, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+    wrap_var(py, diff::polygamma(n, &input.var()?)?)
+}
+
+/// `ferric.mvlgamma(input, p)`.
+#[pyfunction]
+fn mvlgamma(py: Python<'_>, input: PyRef<'_, PyTensor>, p: i64) -> PyResult<Py<PyTensor>> {
+    wrap_var(py, diff::mvlgamma(&input.var()?, p)?)
+}
+
+/// `ferric.logit(input, eps=None)`.
+#[pyfunction]
+#[pyo3(signature = (input, eps=None))]
+fn logit(py: Python<'_>, input: PyRef<'_, PyTensor>, eps: Option<f64>) -> PyResult<Py<PyTensor>> {
+    wrap_var(py, diff::logit(&input.var()?, eps)?)
+}
+
+/// `ferric.logit_(input, eps=None)`.
+#[pyfunction]
+#[pyo3(signature = (input, eps=None))]
+fn logit_<'py>(input: PyRef<'py, PyTensor>, eps: Option<f64>) -> PyResult<PyRef<'py, PyTensor>> {
+    logit_inplace(&input, eps)?;
+    Ok(input)
+}
+
+/// `op(input)` for a unary table row named `name` (`special_entr`, ...).
+#[pyfunction]
+fn _special_unary(
+    py: Python<'_>,
+    name: &str,
+    input: PyRef<'_, PyTensor>,
+) -> PyResult<Py<PyTensor>> {
+    let op = UnaryOp::MATH
+        .iter()
+        .copied()
+        .find(|op| op.name() == name)
+        .ok_or_else(|| PyValueError::new_err(format!("no unary op named '{name}'")))?;
+    wrap_var(py, vunary(op, &input.var()?)?)
+}
+
+/// `op(input, other)` for the binary rows `xlogy`, `special_xlog1py`, `special_zeta`:
+/// either operand may be a Python number, not both (PyTorch's overloads).
+#[pyfunction]
+fn _special_binary(
+    py: Python<'_>,
+    name: &str,
+    input: &Bound<'_, PyAny>,
+    other: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyTensor>> {
+    let op = match name {
+        "xlogy" => BinaryOp::Xlogy,
+        "special_xlog1py" => BinaryOp::SpecialXlog1py,
+        "special_zeta" => BinaryOp::SpecialZeta,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "no binary op named '{name}'"
+            )))
+        }
+    };
+    let (a, b) = (need_varg(name, input)?, need_varg(name, other)?);
+    if let (VArg::S(_), VArg::S(_)) = (&a, &b) {
+        return Err(PyTypeError::new_err(format!(
+            "{name}() received an invalid combination of arguments - got ({}, {}), but \
+             expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * \
+             (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number \
+             other, *, Tensor out = None)\n",
+            type_name(input),
+            type_name(other)
+        )));
+    }
+    wrap_var(py, vbinary(op, a.arg(), b.arg())?)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(polygamma, m)?)?;
+    m.add_function(wrap_pyfunction!(mvlgamma, m)?)?;
+    m.add_function(wrap_pyfunction!(logit, m)?)?;
+    m.add_function(wrap_pyfunction!(logit_, m)?)?;
+    m.add_function(wrap_pyfunction!(_special_unary, m)?)?;
+    m.add_function(wrap_pyfunction!(_special_binary, m)?)?;
+    Ok(())
+}
