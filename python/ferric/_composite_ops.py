@@ -14,7 +14,7 @@ import math
 from . import _core
 from ._core import Tensor
 from ._functions import broadcast_shapes
-from ._shape_ops import _infer_size, _tname, _wrap_dim
+from ._shape_ops import _infer_size, _records, _tname, _wrap_dim
 
 _max = max  # `histc` names its arguments min and max, as PyTorch does
 
@@ -50,10 +50,10 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
             raise RuntimeError(f"expected dtype {_short(input.dtype)} for `weight` but got "
                                f"dtype {_short(weight.dtype)}")
         low = weight.abs() < 0.5
-        return _core.where(low, input + weight * diff, end - diff * (1 - weight))
-    if abs(weight) < 0.5:
-        return input + diff * weight
-    return end - diff * (1 - weight)
+        out = _core.where(low, input + weight * diff, end - diff * (1 - weight))
+        return _core._named_node(out, "LerpBackward1")
+    out = input + diff * weight if abs(weight) < 0.5 else end - diff * (1 - weight)
+    return _core._named_node(out, "LerpBackward0")
 
 
 def _short(dtype) -> str:
@@ -62,6 +62,7 @@ def _short(dtype) -> str:
         str(dtype).split(".")[-1], str(dtype).split(".")[-1])
 
 
+@_records("AddcmulBackward0")
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast, promoted).
 
@@ -75,6 +76,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     return input + tensor1 * value * tensor2
 
 
+@_records("AddcdivBackward0")
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2`` (true division; integer ``tensor1`` and
     ``tensor2`` are rejected as PyTorch does).
@@ -107,6 +109,7 @@ def _scale_add(input: Tensor, prod: Tensor, beta, alpha) -> Tensor:
     return (input if beta == 1 else input * beta) + prod
 
 
+@_records("AddmvBackward0")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``.
 
@@ -124,6 +127,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
     return _scale_add(input, _core.mv(mat, vec), beta, alpha)
 
 
+@_records("AddrBackward0")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``.
 
@@ -150,6 +154,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     return _scale_add(input, prod, beta, alpha)
 
 
+@_records("AddbmmBackward0")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``.
 
@@ -180,6 +185,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
 _BLOCK = 64
 
 
+@_records("LogcumsumexpBackward0")
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input), dim))`` without overflow or underflow: each block of 64
     positions is a masked ``logsumexp`` over its prefix, and a running total carries

@@ -7,12 +7,25 @@ their own backward rules, so these need none; the checks and messages are PyTorc
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 
 from . import _core
 from ._core import Tensor
 from ._functions import broadcast_shapes, broadcast_tensors
+
+
+def _records(node: str):
+    """Decorator for an op composed of other ops that PyTorch computes with a backward node
+    of its own: the result passes through a node of PyTorch's name (``_core._named_node``,
+    which forwards the gradient unchanged), so ``out.grad_fn`` reads as in PyTorch."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            return _core._named_node(fn(*args, **kwargs), node)
+        return call
+    return wrap
 
 _TORCH_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool",
                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -203,6 +216,7 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
     return _tri_indices("triu_indices", row, col, offset, dtype, upper=True)
 
 
+@_records("BlockDiagBackward0")
 def block_diag(*tensors) -> Tensor:
     """A block-diagonal matrix of the inputs (0-d inputs are ``1 x 1`` blocks, 1-d ones a
     single row), in the promoted dtype.
@@ -298,6 +312,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     return x
 
 
+@_records("Rot90Backward0")
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotates by 90 degrees ``k`` times in the plane of ``dims``, from the first axis
     toward the second.
@@ -459,6 +474,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     return res
 
 
+@_records("TraceBackward0")
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a 2-d tensor (int64 for integer inputs).
 
@@ -475,6 +491,7 @@ def trace(input: Tensor) -> Tensor:
     return input.diagonal().sum()
 
 
+@_records("LinalgCrossBackward0")
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (broadcasting the other dims).
     Without ``dim`` the first dim of size 3 is used, with PyTorch's deprecation
@@ -523,6 +540,7 @@ def _pnorm(diff: Tensor, p: float) -> Tensor:
     return _core.norm(diff, p, dim=-1)
 
 
+@_records("CdistBackward0")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each row of ``x1`` (``B x P x M``) and each row of
@@ -573,6 +591,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     return _pnorm(a.unsqueeze(-2) - b.unsqueeze(-3), p)
 
 
+@_records("PdistBackward0")
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance between every pair of rows ``i < j`` of a 2-d tensor, in
     row-major order of the pairs (the condensed form of ``cdist(x, x)``).

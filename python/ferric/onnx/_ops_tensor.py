@@ -281,7 +281,7 @@ def addc(s, out, input, tensor1, tensor2, *, value=1):
 # -------------------------------------------------------------------- casts and copies
 
 @reg("contiguous", "clone", "detach", "cpu", "coalesce", "resolve_conj", "resolve_neg",
-     "positive", "__pos__")
+     "positive", "__pos__", "_named_node")
 def identity(s, out, input, *args, **kwargs):
     return s.value(input)  # the same values: the output shares the input's name
 
