@@ -62,7 +62,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
         >>> import ferric
         >>> L = ferric.tensor([[2.0, 0.0], [1.0, 2.0]])
         >>> ferric.cholesky_solve(ferric.tensor([[4.0], [5.0]]), L)
-        tensor([[0.7500],
+        tensor([[0.6250],
                 [0.7500]])
     """
     _check_tensor("cholesky_solve", "input", B)

@@ -117,8 +117,6 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if isinstance(ord, str) or ord not in (1, -1, 2, -2, _INF, -_INF):
         raise RuntimeError(f"{op}: Order {ord} not supported.")
     if ord in (2, -2):
-        if A.numel() == 0:
-            raise IndexError(f"{op}: the input tensor must be non-empty for ord {ord}")
         red = (lambda s: s.amax(-1)) if ord == 2 else (lambda s: s.amin(-1))
         return _svd_norm(A, d0, d1, keepdim, red)
     # 1 / -1: largest / smallest column sum; inf / -inf: row sums
