@@ -176,8 +176,9 @@ pub fn det<T: Real>(a: &[T], n: usize, batch: usize, mode: DetOut, o1: &mut [T],
                     }
                     l += v.abs().ln();
                 }
-                // a zero pivot leaves the sign of the other factors (PyTorch's sign for a
-                // singular matrix is not 0)
+                if l == f64::NEG_INFINITY {
+                    s = 0.0;
+                }
                 if l.is_nan() {
                     s = f64::NAN;
                 }
