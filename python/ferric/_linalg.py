@@ -170,7 +170,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None):
     Example:
         >>> import ferric
         >>> Q, R = ferric.linalg.qr(ferric.tensor([[3.0, 1.0], [4.0, 2.0]]))
-        >>> (Q @ R).allclose(ferric.tensor([[3.0, 1.0], [4.0, 2.0]]))
+        >>> ferric.allclose(Q @ R, ferric.tensor([[3.0, 1.0], [4.0, 2.0]]))
         True
     """
     _check_out(out)

@@ -135,11 +135,11 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
 
     Example:
         >>> import ferric
-        >>> A = ferric.tensor([[1.0, 2.0], [2.0, 1.0]])
+        >>> A = ferric.tensor([[3.0, 0.0], [0.0, -4.0]])
         >>> ferric.linalg.norm(A)
-        tensor(3.1623)
+        tensor(5.)
         >>> ferric.linalg.norm(A, ord=2)
-        tensor(3.)
+        tensor(4.)
     """
     _check_out(out)
     op = "linalg.norm"

@@ -9,9 +9,9 @@ leading dimensions, with PyTorch's derivative formulas (``ferric._linalg``); nor
 
 Example:
     >>> import ferric
-    >>> A = ferric.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=ferric.float64)
-    >>> ferric.linalg.solve(A, ferric.tensor([1.0, 2.0], dtype=ferric.float64))
-    tensor([0.0909, 0.6364], dtype=torch.float64)
+    >>> A = ferric.tensor([[4.0, 1.0], [1.0, 3.0]])
+    >>> ferric.linalg.solve(A, ferric.tensor([1.0, 2.0]))
+    tensor([0.0909, 0.6364])
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ use super::pointwise::{add, div, mul, mul_s, neg, sub};
 use super::views::{reshape_like, transpose};
 use super::{needs_grad, record, record_multi, Saved, Var};
 use crate::error::{Error, Result};
-use crate::kernels::linalg::Triangular;
-use crate::ops::linalg::{self as ol, QrMode};
+
+use crate::ops::linalg::{self as ol, QrMode, Triangular};
 use crate::tensor::Tensor;
 
 fn mt(x: &Var) -> Result<Var> {

@@ -8,7 +8,9 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::linalg::{self as kl, DetOut, Real, Triangular};
+/// The flags of `solve_triangular` (the kernel's type, re-exported for the layers above).
+pub use crate::kernels::linalg::Triangular;
+use crate::kernels::linalg::{self as kl, DetOut, Real};
 use crate::shape::broadcast_shapes;
 use crate::storage::try_output_vec;
 use crate::tensor::Tensor;

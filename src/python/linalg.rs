@@ -6,8 +6,8 @@
 
 use crate::autograd::linalg as al;
 use crate::autograd::Var;
-use crate::kernels::linalg::Triangular;
-use crate::ops::linalg::{parse_uplo, QrMode};
+
+use crate::ops::linalg::{parse_uplo, QrMode, Triangular};
 use crate::python::tensor::{var_arg, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
