@@ -19,6 +19,9 @@ pub enum ErrorKind {
     NotImplemented,
     /// The user interrupted a long op (Ctrl-C): the interpreter's `KeyboardInterrupt`.
     Interrupted,
+    /// A factorization failed (singular, not positive-definite, no convergence):
+    /// `ferric.linalg.LinAlgError`, a `RuntimeError` subclass.
+    LinAlg,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +58,9 @@ impl Error {
     }
     pub fn not_implemented(op: &str, msg: impl fmt::Display) -> Self {
         Self::new(ErrorKind::NotImplemented, op, msg)
+    }
+    pub fn linalg(op: &str, msg: impl fmt::Display) -> Self {
+        Self::new(ErrorKind::LinAlg, op, msg)
     }
     pub fn interrupted(op: &str) -> Self {
         Self::new(ErrorKind::Interrupted, op, "interrupted")

@@ -49,6 +49,11 @@ SKIP = {
     "Tensor.cuda": "device errors are compared with a CPU-only PyTorch in test_idioms.py",
     "Tensor.pin_memory": "device errors are compared with a CPU-only PyTorch in "
                          "test_idioms.py",
+    **{f"{w}.{n}": "linear algebra: graphs, node names and gradients are checked against "
+                   "PyTorch in tests/test_linalg.py (square or SPD inputs needed)"
+       for w in ("ferric", "Tensor") for n in (
+           "det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
+           "cholesky_inverse", "pinverse", "svd", "qr", "matrix_power", "matrix_exp")},
 }
 
 # Known differences from PyTorch, as strict xfails with the reason: the test fails as

@@ -28,7 +28,11 @@ for _name in dir(_core):
         globals()[_name] = getattr(_core, _name)
 del _name
 
-from . import autograd  # noqa: E402
+# linear algebra: the ferric.linalg namespace and PyTorch's top-level aliases
+from . import (
+    autograd,  # noqa: E402
+    linalg,  # noqa: E402
+)
 from ._composite_ops import (  # noqa: E402
     addbmm,
     addcdiv,
@@ -53,6 +57,20 @@ from ._functions import (  # noqa: E402
     is_tensor,
     isclose,
 )
+from ._linalg_aliases import (  # noqa: E402
+    cholesky,
+    cholesky_inverse,
+    cholesky_solve,
+    det,
+    inverse,
+    logdet,
+    matrix_exp,
+    matrix_power,
+    pinverse,
+)
+from ._linalg_aliases import qr_ as qr  # noqa: E402
+from ._linalg_aliases import slogdet_ as slogdet  # noqa: E402
+from ._linalg_aliases import svd_ as svd  # noqa: E402
 from ._shape_ops import (  # noqa: E402
     block_diag,
     cartesian_prod,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 
 from . import _core
+from . import _linalg_aliases as _la
 from ._core import Tensor
 from ._device import _check_device
 from ._tensor_types import BY_NAME, _TensorType
@@ -147,6 +148,19 @@ _METHODS = {
     "byte": _missing_cast("byte", "uint8"),
     "half": _missing_cast("half", "float16"),
     "bfloat16": _missing_cast("bfloat16", "bfloat16"),
+    # linear algebra (ferric.linalg and its top-level aliases)
+    "det": _la.det,
+    "logdet": _la.logdet,
+    "slogdet": _la.slogdet_,
+    "inverse": _la.inverse,
+    "cholesky": _la.cholesky,
+    "cholesky_solve": _la.cholesky_solve,
+    "cholesky_inverse": _la.cholesky_inverse,
+    "pinverse": _la.pinverse,
+    "svd": _la.svd_,
+    "qr": _la.qr_,
+    "matrix_power": _la.matrix_power,
+    "matrix_exp": _la.matrix_exp,
 }
 
 

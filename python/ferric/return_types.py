@@ -13,12 +13,23 @@ __all__ = [
     "cummax",
     "cummin",
     "kthvalue",
+    "linalg_cholesky_ex",
+    "linalg_eigh",
+    "linalg_inv_ex",
+    "linalg_lstsq",
+    "linalg_qr",
+    "linalg_slogdet",
+    "linalg_solve_ex",
+    "linalg_svd",
     "max",
     "median",
     "min",
     "mode",
     "nanmedian",
+    "qr",
+    "slogdet",
     "sort",
+    "svd",
     "topk",
 ]
 
@@ -67,3 +78,14 @@ kthvalue = _make("kthvalue", ("values", "indices"))
 median = _make("median", ("values", "indices"))
 nanmedian = _make("nanmedian", ("values", "indices"))
 mode = _make("mode", ("values", "indices"))
+linalg_slogdet = _make("linalg_slogdet", ("sign", "logabsdet"))
+linalg_inv_ex = _make("linalg_inv_ex", ("inverse", "info"))
+linalg_solve_ex = _make("linalg_solve_ex", ("result", "info"))
+linalg_cholesky_ex = _make("linalg_cholesky_ex", ("L", "info"))
+linalg_qr = _make("linalg_qr", ("Q", "R"))
+linalg_svd = _make("linalg_svd", ("U", "S", "Vh"))
+linalg_eigh = _make("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_lstsq = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+slogdet = _make("slogdet", ("sign", "logabsdet"))
+qr = _make("qr", ("Q", "R"))
+svd = _make("svd", ("U", "S", "V"))

@@ -15,6 +15,7 @@ pub mod conv;
 pub mod engine;
 pub mod index;
 pub mod join;
+pub mod linalg;
 pub mod matmul;
 pub mod nn;
 pub mod pointwise;
@@ -435,11 +436,17 @@ impl Saved {
     /// Saves the output of the node being recorded (named `node`); call `bind` on the
     /// returned slot with the recorded result.
     pub fn output_of(t: &Tensor, node: &str) -> (Saved, OutputSlot) {
+        Saved::output_nr_of(t, node, 0)
+    }
+
+    /// [`Saved::output_of`] for output `nr` of a node with several outputs (bind the slot
+    /// with that output).
+    pub fn output_nr_of(t: &Tensor, node: &str, nr: usize) -> (Saved, OutputSlot) {
         let slot = OutputSlot::default();
         let s = Saved::note(SavedData {
             var: Var::plain(t.clone()),
             version: t.storage.version(),
-            producer: Some((node.to_string(), 0)),
+            producer: Some((node.to_string(), nr)),
             out_node: Some(slot.clone()),
         });
         (s, slot)
@@ -500,6 +507,8 @@ impl SavedData {
             if let Some(node) = slot.0.borrow().upgrade() {
                 let meta = Meta::default();
                 meta.requires_grad.set(true);
+                meta.output_nr
+                    .set(self.producer.as_ref().map_or(0, |p| p.1));
                 *meta.grad_fn.borrow_mut() = Some(node);
                 return Ok(Var {
                     t: self.var.t.clone(),

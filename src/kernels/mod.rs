@@ -1,6 +1,7 @@
 //! Pure kernels on slices + layouts: no `Tensor`, no tape, no pyo3.
 
 pub mod conv;
+pub mod linalg;
 pub mod matmul;
 pub mod num;
 pub mod reduce;

@@ -6,6 +6,7 @@ pub mod conv;
 pub mod index;
 pub mod indexing;
 pub mod join;
+pub mod linalg;
 pub mod matmul;
 pub mod movement;
 pub mod nn;

@@ -22,6 +22,10 @@ impl From<Error> for PyErr {
                 Err(err) => err,
             }),
             ErrorKind::NotImplemented => PyNotImplementedError::new_err(e.msg),
+            ErrorKind::LinAlg => Python::attach(|py| match linalg_error_type(py) {
+                Ok(t) => PyErr::from_type(t.clone(), e.msg),
+                Err(err) => err,
+            }),
             // the SIGINT also reached the interpreter's own handler: running it now
             // raises what the user's handler raises (KeyboardInterrupt by default)
             ErrorKind::Interrupted => Python::attach(|py| match py.check_signals() {
@@ -72,8 +76,34 @@ fn panics_raise_runtime_error(py: Python<'_>) -> PyResult<()> {
     panic.setattr("__bases__", (py.get_type::<PyRuntimeError>(),))
 }
 
-/// Adds `OutOfMemoryError` to the module and sets the panic policy.
+/// `ferric.linalg.LinAlgError` (PyTorch's `torch.linalg.LinAlgError`, a `RuntimeError`):
+/// raised when a factorization fails (singular matrix, not positive-definite, no
+/// convergence).
+fn linalg_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static LINALG: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    LINALG
+        .get_or_try_init(py, || {
+            let base = py.get_type::<PyRuntimeError>();
+            // SAFETY: the name and doc are NUL-terminated; `base` is a live type object;
+            // the new reference (or NULL with an exception set) is taken over at once.
+            let t = unsafe {
+                let p = pyo3::ffi::PyErr_NewExceptionWithDoc(
+                    c"ferric.linalg.LinAlgError".as_ptr(),
+                    c"Error raised by ferric.linalg when a factorization fails.".as_ptr(),
+                    base.as_ptr(),
+                    std::ptr::null_mut(),
+                );
+                Bound::from_owned_ptr_or_err(py, p)?
+            };
+            Ok::<_, PyErr>(t.cast_into::<PyType>()?.unbind())
+        })
+        .map(|t| t.bind(py))
+}
+
+/// Adds `OutOfMemoryError` and `_LinAlgError` (re-exported as `ferric.linalg.LinAlgError`)
+/// to the module, and sets the panic policy.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     panics_raise_runtime_error(m.py())?;
-    m.add("OutOfMemoryError", out_of_memory_type(m.py())?)
+    m.add("OutOfMemoryError", out_of_memory_type(m.py())?)?;
+    m.add("_LinAlgError", linalg_error_type(m.py())?)
 }

@@ -15,6 +15,7 @@ mod errors;
 mod index;
 mod info;
 mod join;
+mod linalg;
 mod matmul;
 mod memory_format;
 mod node_class;
@@ -44,6 +45,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     reduce::register(m)?;
     index::register(m)?;
     join::register(m)?;
+    linalg::register(m)?;
     matmul::register(m)?;
     nn::register(m)?;
     conv::register(m)?;

@@ -1,0 +1,269 @@
+"""The primitives of ``ferric.linalg`` (re-exported there).
+
+The decompositions and solvers (``det``, ``slogdet``, ``inv``, ``solve``, ``cholesky``,
+``qr``, ``svd``, ``eigh``, ``solve_triangular``) run in the Rust core on the ``faer``
+crate, batched over leading dimensions, with PyTorch's derivative formulas (the
+``_core._linalg_*`` bindings). This module gives them PyTorch's signatures and named
+tuple results. A failed factorization raises :class:`LinAlgError`, a ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+from . import _core, return_types
+from ._core import Tensor
+
+LinAlgError = _core._LinAlgError
+
+
+def _check_float(op: str, x: Tensor) -> None:
+    if not x.is_floating_point():
+        name = {"int64": "Long", "bool": "Bool"}.get(str(x.dtype).split(".")[-1], str(x.dtype))
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {name}"
+        )
+
+
+def _check_tensor(op: str, name: str, x, pos: int = 1) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}"
+        )
+
+
+# ------------------------------------------------------------------ core primitives
+
+
+def det(A: Tensor, *, out=None) -> Tensor:
+    """Determinant of a square matrix (or of each matrix of a batch).
+
+    Args:
+        A (Tensor): tensor of shape ``(*, n, n)``, float32 or float64.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.det(ferric.tensor([[2.0, 1.0], [1.0, 3.0]]))
+        tensor(5.)
+    """
+    _check_out(out)
+    return _core._linalg_det(A)
+
+
+def slogdet(A: Tensor, *, out=None):
+    """Sign and natural log of the absolute value of the determinant.
+
+    Returns a named tuple ``(sign, logabsdet)``; for a singular matrix ``sign`` is 0 and
+    ``logabsdet`` is ``-inf``.
+
+    Args:
+        A (Tensor): tensor of shape ``(*, n, n)``.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.slogdet(ferric.tensor([[0.0, 2.0], [3.0, 0.0]])).sign
+        tensor(-1.)
+    """
+    _check_out(out)
+    return return_types.linalg_slogdet(_core._linalg_slogdet(A))
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
+    """Inverse of a square matrix, with the factorization's ``info`` instead of an error.
+
+    Returns ``(inverse, info)``: ``info`` is 0 for invertible matrices, else the (1-based)
+    index of the first zero pivot of the LU factorization (int64; PyTorch's is int32).
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.inv_ex(ferric.eye(2)).info
+        tensor(0)
+    """
+    _check_out(out)
+    return return_types.linalg_inv_ex(_core._linalg_inv_ex(A, check_errors))
+
+
+def inv(A: Tensor, *, out=None) -> Tensor:
+    """Inverse of a square matrix (batched). Raises :class:`LinAlgError` if singular.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.inv(ferric.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    _check_out(out)
+    return _core._linalg_inv_ex(A, True)[0]
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
+    """:func:`solve` returning ``(result, info)`` instead of raising for singular ``A``.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.solve_ex(ferric.eye(2), ferric.ones(2)).result
+        tensor([1., 1.])
+    """
+    _check_out(out)
+    _check_tensor("linalg.solve_ex", "A", A)
+    _check_tensor("linalg.solve_ex", "B", B, 2)
+    return return_types.linalg_solve_ex(_core._linalg_solve_ex(A, B, left, check_errors))
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
+    """Solves ``A X = B`` (or ``X A = B`` with ``left=False``) for square invertible ``A``.
+
+    ``B`` may be a vector (``(*, n)``) or a batch of matrices (``(*, n, k)``); batch dims
+    broadcast.
+
+    Args:
+        A (Tensor): ``(*, n, n)``.
+        B (Tensor): ``(*, n)`` or ``(*, n, k)``.
+        left (bool): solve ``AX = B`` (default) or ``XA = B``.
+
+    Example:
+        >>> import ferric
+        >>> A = ferric.tensor([[3.0, 1.0], [1.0, 2.0]])
+        >>> ferric.linalg.solve(A, ferric.tensor([9.0, 8.0]))
+        tensor([2., 3.])
+    """
+    _check_out(out)
+    _check_tensor("linalg.solve", "A", A)
+    _check_tensor("linalg.solve", "B", B, 2)
+    return _core._linalg_solve_ex(A, B, left, True)[0]
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
+    """:func:`cholesky` returning ``(L, info)``: ``info`` is the order of the first
+    leading minor that is not positive-definite (0 on success).
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.cholesky_ex(ferric.eye(2)).info
+        tensor(0)
+    """
+    _check_out(out)
+    return return_types.linalg_cholesky_ex(_core._linalg_cholesky_ex(A, upper, check_errors))
+
+
+def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
+    """Cholesky factor ``L`` (lower triangular, ``A = L L^T``) of a symmetric
+    positive-definite matrix; ``U = L^T`` with ``upper=True``. Only the lower (upper)
+    triangle of ``A`` is read.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.cholesky(ferric.tensor([[4.0, 2.0], [2.0, 5.0]]))
+        tensor([[2., 0.],
+                [1., 2.]])
+    """
+    _check_out(out)
+    return _core._linalg_cholesky_ex(A, upper, True)[0]
+
+
+def qr(A: Tensor, mode: str = "reduced", *, out=None):
+    """QR decomposition ``A = Q R`` (Householder), as the named tuple ``(Q, R)``.
+
+    Args:
+        A (Tensor): ``(*, m, n)``.
+        mode (str): ``'reduced'`` (``Q`` is ``m x k``), ``'complete'`` (``m x m``) or
+            ``'r'`` (only ``R``; ``Q`` is empty).
+
+    Example:
+        >>> import ferric
+        >>> Q, R = ferric.linalg.qr(ferric.tensor([[3.0, 1.0], [4.0, 2.0]]))
+        >>> ferric.allclose(Q @ R, ferric.tensor([[3.0, 1.0], [4.0, 2.0]]))
+        True
+    """
+    _check_out(out)
+    return return_types.linalg_qr(_core._linalg_qr(A, mode))
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
+    """Singular value decomposition ``A = U diag(S) Vh`` as ``(U, S, Vh)``; singular values
+    in decreasing order. Singular vectors are unique only up to sign.
+
+    Args:
+        A (Tensor): ``(*, m, n)``.
+        full_matrices (bool): full ``U`` (``m x m``) and ``Vh`` (``n x n``), or the
+            reduced ``m x k`` / ``k x n`` ones.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.svd(ferric.tensor([[3.0, 0.0], [0.0, -4.0]])).S
+        tensor([4., 3.])
+    """
+    _check_out(out)
+    _check_driver(driver)
+    return return_types.linalg_svd(_core._linalg_svd(A, full_matrices))
+
+
+def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
+    """Singular values of ``A`` in decreasing order.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.svdvals(ferric.tensor([[0.0, 2.0], [1.0, 0.0]]))
+        tensor([2., 1.])
+    """
+    _check_out(out)
+    _check_driver(driver)
+    return _core._linalg_svdvals(A)
+
+
+def eigh(A: Tensor, UPLO: str = "L", *, out=None):
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix, reading
+    its lower (``UPLO='L'``) or upper triangle.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.eigh(ferric.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
+        tensor([1., 3.])
+    """
+    _check_out(out)
+    return return_types.linalg_eigh(_core._linalg_eigh(A, UPLO))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
+    """Eigenvalues (ascending) of a symmetric matrix.
+
+    Example:
+        >>> import ferric
+        >>> ferric.linalg.eigvalsh(ferric.tensor([[2.0, 1.0], [1.0, 2.0]]))
+        tensor([1., 3.])
+    """
+    _check_out(out)
+    return _core._linalg_eigvalsh(A, UPLO)
+
+
+def solve_triangular(
+    A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
+    out=None,
+) -> Tensor:
+    """Solves ``A X = B`` (``X A = B`` with ``left=False``) for triangular ``A``.
+
+    Only the ``upper`` (or lower) triangle of ``A`` is read; ``unitriangular`` takes its
+    diagonal as ones. A zero on the diagonal gives inf/nan, not an error (as PyTorch).
+
+    Example:
+        >>> import ferric
+        >>> A = ferric.tensor([[2.0, 1.0], [0.0, 4.0]])
+        >>> ferric.linalg.solve_triangular(A, ferric.tensor([[4.0], [8.0]]), upper=True)
+        tensor([[1.],
+                [2.]])
+    """
+    _check_out(out)
+    _check_tensor("linalg.solve_triangular", "A", A)
+    _check_tensor("linalg.solve_triangular", "B", B, 2)
+    return _core._linalg_solve_triangular(A, B, upper, left, unitriangular)
+
+
+def _check_out(out) -> None:
+    if out is not None:
+        raise TypeError("ferric.linalg functions do not support out= (pass the result back)")
+
+
+def _check_driver(driver) -> None:
+    if driver is not None:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+            "with cuSOLVER backend."
+        )
