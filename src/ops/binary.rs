@@ -159,8 +159,13 @@ pub fn result_type(a: &Operand, b: &Operand) -> DType {
     rt.finish()
 }
 
-/// (dtype the kernel computes in, dtype of the result).
+/// (dtype the kernel computes in, dtype of the result). Storage-only dtypes (int8,
+/// float16, ...) compute in their [`DType::compute`] type and convert back at the exit.
 fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
+    plan_types(op, a, b).map(|(compute, out)| (compute.compute(), out))
+}
+
+fn plan_types(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
     use BinaryOp::*;
     let common = result_type(a, b);
     let is_bool = |o: &Operand| match o {
@@ -264,23 +269,28 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
     let order = Order::of(&shape, &[&ta.layout, &tb.layout]);
     let walk_shape = order.walk(&shape);
     let (wa, wb) = (order.walk(&la.strides), order.walk(&lb.strides));
-    let result = crate::with_dtype!(compute, T, {
-        // SAFETY: both operands were converted to dtype `compute` = T.
-        let (xa, xb) = unsafe { (ta.data::<T>(), tb.data::<T>()) };
-        let sa = (&wa[..], la.offset);
-        let sb = (&wb[..], lb.offset);
-        if op.is_comparison() || op.is_logical() {
-            let mut dst = try_output_vec::<bool>(op.name(), n)?;
-            let k = ZipFn(<T as Kernel>::predicate(op));
-            strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, 1, &k);
-            Tensor::from_vec_in(dst, &shape, &order)?
-        } else {
-            let mut dst = try_output_vec::<T>(op.name(), n)?;
-            let k = Arith::<T>::new(op);
-            strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, k.cost(), &k);
-            Tensor::from_vec_in(dst, &shape, &order)?
-        }
-    });
+    let result = crate::with_compute_dtype!(
+        compute,
+        T,
+        {
+            // SAFETY: both operands were converted to dtype `compute` = T.
+            let (xa, xb) = unsafe { (ta.data::<T>(), tb.data::<T>()) };
+            let sa = (&wa[..], la.offset);
+            let sb = (&wb[..], lb.offset);
+            if op.is_comparison() || op.is_logical() {
+                let mut dst = try_output_vec::<bool>(op.name(), n)?;
+                let k = ZipFn(<T as Kernel>::predicate(op));
+                strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, 1, &k);
+                Tensor::from_vec_in(dst, &shape, &order)?
+            } else {
+                let mut dst = try_output_vec::<T>(op.name(), n)?;
+                let k = Arith::<T>::new(op);
+                strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, k.cost(), &k);
+                Tensor::from_vec_in(dst, &shape, &order)?
+            }
+        },
+        return Err(no_kernel(op, compute))
+    );
     if result.dtype() != out {
         result.to_dtype(out)
     } else {
@@ -330,26 +340,36 @@ pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
             tb
         };
         let lb = tb.layout.broadcast_to(&shape)?;
-        crate::with_dtype!(compute, T, {
-            // SAFETY: `tb` has dtype T and its own storage; `a` has dtype T.
-            let d = unsafe { a.data_mut::<T>() };
-            let s = unsafe { tb.data::<T>() };
-            let k = Arith::<T>::new(op);
-            strided::zip_inplace_par(
-                d,
-                (a.strides(), a.layout.offset),
-                s,
-                (&lb.strides, lb.offset),
-                &shape,
-                k.cost(),
-                &k,
-            );
-        });
+        crate::with_compute_dtype!(
+            compute,
+            T,
+            {
+                // SAFETY: `tb` has dtype T and its own storage; `a` has dtype T.
+                let d = unsafe { a.data_mut::<T>() };
+                let s = unsafe { tb.data::<T>() };
+                let k = Arith::<T>::new(op);
+                strided::zip_inplace_par(
+                    d,
+                    (a.strides(), a.layout.offset),
+                    s,
+                    (&lb.strides, lb.offset),
+                    &shape,
+                    k.cost(),
+                    &k,
+                );
+            },
+            return Err(no_kernel(op, compute))
+        );
         a.storage.bump_version();
         return Ok(());
     }
     let r = binary(op, Operand::T(a), b)?;
     a.copy_from(&r)
+}
+
+/// `plan` hands kernels compute dtypes only; this is the error if that ever broke.
+fn no_kernel(op: BinaryOp, d: DType) -> Error {
+    Error::runtime(op.name(), format!("internal: no kernel for {d}"))
 }
 
 /// Whether PyTorch allows writing a `from` result into a `to` tensor in place.

@@ -13,12 +13,7 @@ use crate::tensor::Tensor;
 
 /// The dtype names PyTorch's mask messages print (`long int`, `float`, ...).
 fn c_type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::I64 => "long int",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
+    d.cpp_name()
 }
 
 /// `mask` broadcast to `self`'s shape for an in-place op, with its own storage if it
