@@ -203,6 +203,60 @@ impl fmt::Display for DType {
     }
 }
 
+/// c10's `overflows<T>(value)`: whether PyTorch refuses to store `s` in `d` (`full`,
+/// `fill_`, `masked_fill`, `index_fill`, `tensor(data, dtype=)`). Integers accept
+/// their range (unsigned ones also the negated range: `fill_(-1)` of uint8 gives 255);
+/// floating values must lie in the range (NaN never does); floating dtypes accept
+/// every infinity and NaN, and finite values up to their largest finite value.
+pub fn scalar_overflows(s: Scalar, d: DType) -> bool {
+    let (lo, hi): (i128, i128) = match d {
+        DType::U8 => (0, 255),
+        DType::I8 => (-128, 127),
+        DType::I16 => (-32768, 32767),
+        DType::I32 => (i32::MIN as i128, i32::MAX as i128),
+        DType::I64 => (i64::MIN as i128, i64::MAX as i128),
+        DType::Bool => return false,
+        DType::F16 | DType::BF16 | DType::F32 => {
+            let max = match d {
+                DType::F16 => 65504.0,
+                DType::BF16 => 3.3895313892515355e38,
+                _ => f32::MAX as f64,
+            };
+            let v = s.to_f64();
+            return v.is_finite() && v.abs() > max;
+        }
+        DType::F64 => return false,
+    };
+    match s {
+        Scalar::Bool(_) => false,
+        Scalar::Int(i) => {
+            let i = i as i128;
+            if lo == 0 {
+                i > hi || -i > hi
+            } else {
+                i < lo || i > hi
+            }
+        }
+        Scalar::Float(f) => !(f >= lo as f64 && f <= hi as f64),
+    }
+}
+
+/// The C++ scalar type PyTorch's fill messages name (`uint8_t`, `int`, `c10::Half`).
+pub fn c_scalar_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::U8 => "uint8_t",
+        DType::I8 => "int8_t",
+        DType::I16 => "int16_t",
+        DType::I32 => "int",
+        DType::I64 => "int64_t",
+        DType::F16 => "c10::Half",
+        DType::BF16 => "c10::BFloat16",
+        DType::F32 => "float",
+        DType::F64 => "double",
+    }
+}
+
 /// A Python number (or 0-d value) before it is given a tensor dtype.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Scalar {

@@ -253,14 +253,15 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
             ),
         )
     })?;
-    let (compute, out) = plan(op, &a, &b)?;
+    let (common, out) = plan_types(op, &a, &b)?;
+    let compute = common.compute();
     if op == BinaryOp::Pow {
         if let Some(r) = special_pow(&a, &b)? {
             return Ok(r);
         }
     }
-    let ta = a.as_tensor(compute)?;
-    let tb = b.as_tensor(compute)?;
+    let ta = operand_in(op, &a, common)?;
+    let tb = operand_in(op, &b, common)?;
     check_operands(op, &b, &tb, compute)?;
     let la = ta.layout.broadcast_to(&shape)?;
     let lb = tb.layout.broadcast_to(&shape)?;
@@ -296,6 +297,28 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
     } else {
         Ok(result)
     }
+}
+
+/// An operand converted to the compute dtype of the op's `common` dtype. For a
+/// storage-only `common` dtype the operand is first converted to `common` itself, as
+/// PyTorch casts every operand to the common dtype (a Python int wraps to int8: `x == 1000`
+/// compares with -24, as in PyTorch), except that half-type add, sub, mul, div and
+/// floor division read a one-element operand's original value in float32 (PyTorch's
+/// `original_scalar_value<opmath_t>`).
+fn operand_in(op: BinaryOp, o: &Operand, common: DType) -> Result<Tensor> {
+    use BinaryOp::*;
+    let compute = common.compute();
+    if common == compute {
+        return o.as_tensor(compute);
+    }
+    let single = match o {
+        Operand::S(_) => true,
+        Operand::T(t) => t.numel() == 1,
+    };
+    if common.is_float() && single && matches!(op, Add | Sub | Mul | Div | FloorDiv) {
+        return o.as_tensor(compute);
+    }
+    o.as_tensor(common)?.to_dtype(compute)
 }
 
 /// In-place `a op= b`: the result must be castable to `a`'s dtype, `b` broadcasts to `a`.

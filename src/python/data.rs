@@ -32,6 +32,12 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     let mut seen = Seen::default();
     collect(obj, 0, &mut shape, &mut values, &mut seen)?;
     let d = dtype.unwrap_or(seen.inferred.unwrap_or_else(crate::dtype::default_float));
+    if d.category() == crate::dtype::Category::Int && d != DType::I64 {
+        // PyTorch's check of Python numbers stored in a narrow integer dtype
+        if values.iter().any(|&s| crate::dtype::scalar_overflows(s, d)) {
+            return Err(crate::tensor::overflow_error(d.name()).into());
+        }
+    }
     if seen.big_ints > 0 && !d.is_float() {
         // PyTorch's message for an int beyond int64 in integer tensor data
         return Err(PyValueError::new_err("Overflow when unpacking long long"));

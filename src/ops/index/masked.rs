@@ -49,6 +49,7 @@ impl Tensor {
                 ),
             ));
         }
+        crate::tensor::check_fill(value, self.dtype())?;
         // one value into aliased elements is well defined (PyTorch allows it)
         self.check_storage_writable("masked_fill_")?;
         let mask = inplace_mask("masked_fill_", self, mask)?;
