@@ -62,6 +62,8 @@ def record(v):
         return {"py": repr(v).split(".")[-1], "kind": "dtype"}
     if isinstance(v, (bool, int, float, str)) or v is None:
         return {"py": enc(v)}
+    if isinstance(v, tuple) and all(type(x) is int for x in v):  # Size, strides
+        return {"py": list(v), "kind": "ints"}
     raise TypeError(f"cannot record {type(v)}")
 
 
@@ -102,7 +104,7 @@ def same(expr, got, want):
         return (got.get("dtype") == want["dtype"] and got.get("shape") == want["shape"]
                 and close(got["values"], want["values"], tolerance(expr, want)))
     if "py" in want:
-        if want.get("kind") == "dtype":
+        if want.get("kind") in ("dtype", "ints"):
             return got == want
         w, g = want["py"], got.get("py", got)
         if isinstance(w, float) and isinstance(g, (int, float)) and not isinstance(g, bool):
@@ -203,6 +205,13 @@ def test_set_default_dtype(expr):
     err = replay(expr, CASES["default"][expr])
     if err is not None:
         assert str(err) == CASES["default"][expr]["msg"]
+
+
+@cases("scalars")
+def test_python_numbers_and_fill_overflow(expr):
+    err = replay(expr, CASES["scalars"][expr])
+    if err is not None:
+        assert str(err) == CASES["scalars"][expr]["msg"]
 
 
 @cases("ops")
