@@ -394,8 +394,9 @@ fn arg_extreme(op: &str, x: &Tensor, plan: &Plan, max: bool) -> Result<(Tensor, 
         ))
     }
     if !x.dtype().is_compute() {
-        let [v, i] = compute::unary_n(x, |c| arg_extreme(op, c, plan, max).map(|(v, i)| [v, i]))?;
-        return Ok((v, i));
+        // the indices stay int64; only the values go back to x's dtype
+        let (v, i) = arg_extreme(op, &compute::input(x)?, plan, max)?;
+        return Ok((compute::output(x.dtype(), v)?, i));
     }
     crate::with_compute_dtype!(
         x.dtype(),
@@ -475,6 +476,10 @@ pub fn aminmax(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<(Tensor, T
 
 /// `x.all(dim)` (`all` true) or `x.any(dim)`: bool results for any input dtype.
 pub fn all(x: &Tensor, dims: Option<&[i64]>, keepdim: bool, all: bool) -> Result<Tensor> {
+    if x.dtype() == DType::U8 {
+        // PyTorch keeps uint8 for uint8 inputs (0 or 1)
+        return self::all(&x.to_dtype(DType::Bool)?, dims, keepdim, all)?.to_dtype(DType::U8);
+    }
     let op = if all { "all" } else { "any" };
     let plan = Plan::new(x, dims, keepdim)?;
     crate::with_dtype!(x.dtype(), S, {
@@ -617,7 +622,8 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
                 A::from_f64(LogSumExp::finish(a))
             })
         })
-    )
+    )?
+    .to_dtype(od)
 }
 
 /// The `p` of a vector norm.
@@ -782,8 +788,8 @@ pub fn cummax(x: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Tensor)> {
     let op = if max { "cummax" } else { "cummin" };
     let d = normalize_dim(dim, x.ndim())?;
     if !x.dtype().is_compute() {
-        let [v, i] = compute::unary_n(x, |c| cummax(c, dim, max).map(|(v, i)| [v, i]))?;
-        return Ok((v, i));
+        let (v, i) = cummax(&compute::input(x)?, dim, max)?;
+        return Ok((compute::output(x.dtype(), v)?, i));
     }
     crate::with_compute_dtype!(
         x.dtype(),
