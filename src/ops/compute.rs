@@ -36,21 +36,3 @@ pub fn unary(x: &Tensor, f: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<Te
     }
     output(dt, f(&input(x)?)?)
 }
-
-/// Like [`unary`] for ops with several results (values and indices, mean and rstd...).
-pub fn unary_n<const N: usize>(
-    x: &Tensor,
-    f: impl FnOnce(&Tensor) -> Result<[Tensor; N]>,
-) -> Result<[Tensor; N]> {
-    let dt = x.dtype();
-    if dt.is_compute() {
-        return f(x);
-    }
-    let rs = f(&input(x)?)?;
-    let mut out = Vec::with_capacity(N);
-    for r in rs {
-        out.push(output(dt, r)?);
-    }
-    out.try_into()
-        .map_err(|_| crate::error::Error::runtime("", "internal: result count changed"))
-}
