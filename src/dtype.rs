@@ -389,7 +389,8 @@ fn f64_to_i32_x86(v: f64) -> i32 {
 /// `static_cast<int64_t>` of a floating value as x86 computes it (`i64::MIN` for NaN
 /// and values out of range).
 fn f64_to_i64_x86(v: f64) -> i64 {
-    if v >= -9.223372036854775808e18 && v < 9.223372036854775808e18 {
+    let two63 = (1u64 << 63) as f64;
+    if (-two63..two63).contains(&v) {
         v as i64
     } else {
         i64::MIN
