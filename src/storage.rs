@@ -32,7 +32,13 @@ use std::sync::{Mutex, OnceLock};
 
 enum Owner {
     Bool(#[allow(dead_code)] Vec<bool>),
+    U8(#[allow(dead_code)] Vec<u8>),
+    I8(#[allow(dead_code)] Vec<i8>),
+    I16(#[allow(dead_code)] Vec<i16>),
+    I32(#[allow(dead_code)] Vec<i32>),
     I64(#[allow(dead_code)] Vec<i64>),
+    F16(#[allow(dead_code)] Vec<half::f16>),
+    BF16(#[allow(dead_code)] Vec<half::bf16>),
     F32(#[allow(dead_code)] Vec<f32>),
     F64(#[allow(dead_code)] Vec<f64>),
     /// Foreign memory (e.g. a NumPy array object) that must outlive the storage.
@@ -194,11 +200,18 @@ fn cache_budget() -> usize {
 impl Owner {
     /// (bytes allocated, initialised length) of an owned vector; None for foreign memory.
     fn extent(&self) -> Option<(usize, usize)> {
+        let d = self.dtype()?;
         Some(match self {
             Owner::Bool(v) => (v.capacity(), v.len()),
-            Owner::I64(v) => (v.capacity() * 8, v.len()),
-            Owner::F32(v) => (v.capacity() * 4, v.len()),
-            Owner::F64(v) => (v.capacity() * 8, v.len()),
+            Owner::U8(v) => (v.capacity(), v.len()),
+            Owner::I8(v) => (v.capacity(), v.len()),
+            Owner::I16(v) => (v.capacity() * d.size_of(), v.len()),
+            Owner::I32(v) => (v.capacity() * d.size_of(), v.len()),
+            Owner::I64(v) => (v.capacity() * d.size_of(), v.len()),
+            Owner::F16(v) => (v.capacity() * d.size_of(), v.len()),
+            Owner::BF16(v) => (v.capacity() * d.size_of(), v.len()),
+            Owner::F32(v) => (v.capacity() * d.size_of(), v.len()),
+            Owner::F64(v) => (v.capacity() * d.size_of(), v.len()),
             Owner::External(_) => return None,
         })
     }
@@ -206,7 +219,13 @@ impl Owner {
     fn dtype(&self) -> Option<DType> {
         Some(match self {
             Owner::Bool(_) => DType::Bool,
+            Owner::U8(_) => DType::U8,
+            Owner::I8(_) => DType::I8,
+            Owner::I16(_) => DType::I16,
+            Owner::I32(_) => DType::I32,
             Owner::I64(_) => DType::I64,
+            Owner::F16(_) => DType::F16,
+            Owner::BF16(_) => DType::BF16,
             Owner::F32(_) => DType::F32,
             Owner::F64(_) => DType::F64,
             Owner::External(_) => return None,
@@ -217,15 +236,18 @@ impl Owner {
     fn into_vec<T: Element>(self) -> Option<Vec<T>> {
         // SAFETY of the casts: T::DTYPE identifies T exactly, and each arm only runs
         // when the vector's element type is that dtype's type.
-        unsafe {
-            match (self, T::DTYPE) {
-                (Owner::Bool(v), DType::Bool) => Some(std::mem::transmute::<Vec<bool>, Vec<T>>(v)),
-                (Owner::I64(v), DType::I64) => Some(std::mem::transmute::<Vec<i64>, Vec<T>>(v)),
-                (Owner::F32(v), DType::F32) => Some(std::mem::transmute::<Vec<f32>, Vec<T>>(v)),
-                (Owner::F64(v), DType::F64) => Some(std::mem::transmute::<Vec<f64>, Vec<T>>(v)),
-                _ => None,
-            }
+        macro_rules! back {
+            ($($var:ident: $t:ty),*) => {
+                match (self, T::DTYPE) {
+                    $((Owner::$var(v), DType::$var) => {
+                        Some(unsafe { std::mem::transmute::<Vec<$t>, Vec<T>>(v) })
+                    })*
+                    _ => None,
+                }
+            };
         }
+        back!(Bool: bool, U8: u8, I8: i8, I16: i16, I32: i32, I64: i64, F16: half::f16,
+            BF16: half::bf16, F32: f32, F64: f64)
     }
 }
 
@@ -313,12 +335,17 @@ impl Storage {
         let ptr = v.as_mut_ptr() as *mut u8;
         let len = v.len();
         // SAFETY of the casts below: T::DTYPE identifies T exactly.
-        let owner = match T::DTYPE {
-            DType::Bool => Owner::Bool(unsafe { std::mem::transmute::<Vec<T>, Vec<bool>>(v) }),
-            DType::I64 => Owner::I64(unsafe { std::mem::transmute::<Vec<T>, Vec<i64>>(v) }),
-            DType::F32 => Owner::F32(unsafe { std::mem::transmute::<Vec<T>, Vec<f32>>(v) }),
-            DType::F64 => Owner::F64(unsafe { std::mem::transmute::<Vec<T>, Vec<f64>>(v) }),
-        };
+        macro_rules! own {
+            ($($var:ident: $t:ty),*) => {
+                match T::DTYPE {
+                    $(DType::$var => {
+                        Owner::$var(unsafe { std::mem::transmute::<Vec<T>, Vec<$t>>(v) })
+                    })*
+                }
+            };
+        }
+        let owner = own!(Bool: bool, U8: u8, I8: i8, I16: i16, I32: i32, I64: i64,
+            F16: half::f16, BF16: half::bf16, F32: f32, F64: f64);
         Storage {
             ptr,
             len,

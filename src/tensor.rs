@@ -10,6 +10,23 @@ use crate::shape::checked_numel;
 use crate::storage::{try_output_vec, try_zeroed_vec, Storage};
 use std::sync::Arc;
 
+/// PyTorch's error for a value `dtype::scalar_overflows` rejects; `name` is the C++ type
+/// (`uint8_t`) for fills and the dtype name (`uint8`) for `tensor()` data.
+pub fn overflow_error(name: &str) -> Error {
+    Error::runtime(
+        "",
+        format!("value cannot be converted to type {name} without overflow"),
+    )
+}
+
+/// Checks a fill value (`full`, `fill_`, `masked_fill`, `index_fill`) against `d`.
+pub fn check_fill(value: Scalar, d: DType) -> Result<()> {
+    if crate::dtype::scalar_overflows(value, d) {
+        return Err(overflow_error(crate::dtype::c_scalar_name(d)));
+    }
+    Ok(())
+}
+
 #[derive(Clone)]
 pub struct Tensor {
     pub storage: Arc<Storage>,
@@ -60,6 +77,7 @@ impl Tensor {
     }
 
     pub fn full(op: &str, shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
+        check_fill(value, dtype)?;
         let zero = match value {
             Scalar::Float(f) => f.to_bits() == 0, // not -0.0
             Scalar::Int(i) => i == 0,
@@ -367,6 +385,7 @@ impl Tensor {
     /// tensors (every alias receives the same value), as in PyTorch.
     pub fn fill(&self, value: Scalar) -> Result<()> {
         self.check_not_inference()?;
+        check_fill(value, self.dtype())?;
         if !self.storage.writable() {
             return Err(Error::runtime("fill_", "the tensor's memory is read-only"));
         }

@@ -91,10 +91,11 @@ def test_file_from_the_safetensors_numpy_api(tmp_path):
     assert type(out) is dict
     assert out["f32"].tolist() == [[0.0, 1.0], [2.0, 3.0]] and out["f32"].dtype == ferric.float32
     assert out["f64"].dtype == ferric.float64 and out["i64"].tolist() == [1, 2, 3]
-    # dtypes ferric lacks widen exactly
-    assert out["f16"].dtype == ferric.float32 and out["f16"].tolist() == [0.5, 1.5]
-    assert out["i32"].dtype == ferric.int64 and out["i32"].tolist() == [-7, 8]
-    assert out["u8"].tolist() == [0, 255] and out["b"].tolist() == [True]
+    # every dtype loads as itself
+    assert out["f16"].dtype == ferric.float16 and out["f16"].tolist() == [0.5, 1.5]
+    assert out["i32"].dtype == ferric.int32 and out["i32"].tolist() == [-7, 8]
+    assert out["u8"].dtype == ferric.uint8 and out["u8"].tolist() == [0, 255]
+    assert out["b"].tolist() == [True]
     out["f32"].add_(1)  # loaded tensors own writable memory
     assert out["f32"].tolist() == [[1.0, 2.0], [3.0, 4.0]]
 
@@ -114,12 +115,12 @@ def raw_safetensors(entries, metadata=None) -> bytes:
     return struct.pack("<Q", len(head)) + head + b"".join(blobs)
 
 
-def test_bfloat16_loads_as_float32():
+def test_bfloat16_loads_as_bfloat16():
     # 1.0, -2.5 and 3.140625 are exact in bfloat16: the top 16 bits of their float32
     values = np.array([1.0, -2.5, 3.140625], dtype=np.float32)
     bf16 = (values.view(np.uint32) >> 16).astype("<u2").tobytes()
     out = ferric.load(io.BytesIO(raw_safetensors([("w", "BF16", [3], bf16)])))
-    assert out["w"].dtype == ferric.float32 and out["w"].tolist() == [1.0, -2.5, 3.140625]
+    assert out["w"].dtype == ferric.bfloat16 and out["w"].tolist() == [1.0, -2.5, 3.140625]
 
 
 def test_optimizer_state_dict_round_trip():

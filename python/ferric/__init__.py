@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from . import _core
 from ._core import Tensor, dtype
+from ._dtype_info import finfo, iinfo
 from ._size import Size
 from ._tensor_str import get_printoptions, set_printoptions, tensor_repr
 
@@ -56,6 +57,7 @@ from ._functions import (  # noqa: E402
     is_floating_point,
     is_tensor,
     isclose,
+    set_default_dtype,
 )
 from ._linalg_aliases import (  # noqa: E402
     cholesky,

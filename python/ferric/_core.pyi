@@ -93,12 +93,20 @@ channels_last_3d: memory_format
 
 float32: dtype
 float64: dtype
+float16: dtype
+bfloat16: dtype
 int64: dtype
+int32: dtype
+int16: dtype
+int8: dtype
+uint8: dtype
 bool: dtype
 # aliases: the same objects (`ferric.float is ferric.float32`)
 float: dtype
 double: dtype
 long: dtype
+short: dtype
+half: dtype
 
 # ------------------------------------------------------------- Tensor
 
@@ -787,7 +795,6 @@ class Tensor:
         generator: Generator | None = None,
     ) -> Tensor: ...
     # (last in the class body: `int` would shadow the builtin in the annotations below)
-    # casts to dtypes ferric does not have yet: they raise TypeError naming the dtype
     def int(self, memory_format: Any = None) -> Tensor: ...
     def short(self, memory_format: Any = None) -> Tensor: ...
     def char(self, memory_format: Any = None) -> Tensor: ...
@@ -990,6 +997,9 @@ def eye(
     out: Tensor | None = None,
 ) -> Tensor: ...
 def promote_types(a: dtype, b: dtype) -> dtype: ...
+def can_cast(from_: dtype, to: dtype) -> _bool: ...
+def _get_default_dtype() -> dtype: ...
+def _set_default_dtype(d: dtype | type) -> None: ...
 def _op_table() -> list[dict[str, Any]]: ...
 def result_type(a: _TensorOrNumber, b: _TensorOrNumber) -> dtype: ...
 
@@ -1527,3 +1537,6 @@ def _linalg_eigvalsh(a: Tensor, uplo: str) -> Tensor: ...
 def _linalg_solve_triangular(
     a: Tensor, b: Tensor, upper: _bool, left: _bool, unitriangular: _bool
 ) -> Tensor: ...
+
+# (last in the module: `int` would shadow the builtin in the annotations above)
+int: dtype

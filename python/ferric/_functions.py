@@ -34,7 +34,8 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def get_default_dtype():
-    """The dtype of float tensors created from Python floats (always ``float32``).
+    """The dtype of float tensors created from Python floats and of the float factories
+    (``float32`` unless :func:`set_default_dtype` changed it).
 
     Example::
 
@@ -44,7 +45,26 @@ def get_default_dtype():
         >>> ferric.tensor([1.0]).dtype == ferric.get_default_dtype()
         True
     """
-    return _core.float32
+    return _core._get_default_dtype()
+
+
+def set_default_dtype(d):
+    """Sets the default floating-point dtype: the dtype of Python floats in ``tensor()``,
+    of ``zeros``/``ones``/``rand``... without ``dtype=``, and of integer true division.
+
+    Args:
+        d (dtype): ``float16``, ``bfloat16``, ``float32`` or ``float64`` (other dtypes
+            raise ``TypeError``, as in PyTorch).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.set_default_dtype(ferric.float64)
+        >>> ferric.tensor([1.5]).dtype
+        ferric.float64
+        >>> ferric.set_default_dtype(ferric.float32)
+    """
+    _core._set_default_dtype(d)
 
 
 def broadcast_shapes(*shapes):

@@ -29,7 +29,8 @@ from ._core import Tensor
 # layouts.
 _FORMAT_VERSION = 1
 
-_DTYPES = ("float32", "float64", "int64", "bool")
+_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+           "uint8", "bool")
 
 # ``nn.Parameter``, set by ``ferric.nn.parameter`` when it is imported (``import ferric``
 # always imports it, so it is set before anything is unpickled). That module builds on
@@ -61,17 +62,24 @@ def _dtype_name(t: Tensor) -> str:
 
 
 def _array_of(t: Tensor) -> np.ndarray:
+    if t.dtype == _core.bfloat16:
+        # NumPy has no bfloat16: its bit patterns, the upper half of exact float32s
+        return (t.detach().float().numpy().view(np.uint32) >> 16).astype(np.uint16)
     # a zero-copy view: pickle serialises it, copy.copy shares it, deepcopy copies it
     return t.detach().numpy()
 
 
 def _tensor_from(array: Any, dtype: str, shape: tuple, what: str) -> Tensor:
     arr = np.asarray(array)
-    if dtype not in _DTYPES or arr.dtype.name != dtype or tuple(arr.shape) != tuple(shape):
+    stored = "uint16" if dtype == "bfloat16" else dtype
+    if dtype not in _DTYPES or arr.dtype.name != stored or tuple(arr.shape) != tuple(shape):
         raise RuntimeError(
             f"cannot unpickle {what}: its data ({arr.dtype.name}, shape {tuple(arr.shape)}) "
             f"does not match the recorded dtype {dtype} and shape {tuple(shape)}"
         )
+    if dtype == "bfloat16":
+        wide = (arr.astype(np.uint32) << 16).view(np.float32)
+        return _core.from_numpy(wide).to(_core.bfloat16)
     return _core.from_numpy(arr)
 
 

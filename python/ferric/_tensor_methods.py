@@ -91,16 +91,6 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
     return self if self.dtype == dtype else self.to(dtype)
 
 
-def _missing_cast(name: str, dtype_name: str):
-    def method(self, memory_format=None):
-        raise TypeError(f"Tensor.{name}() needs the {dtype_name} dtype, which ferric does "
-                        "not have yet (it has float32, float64, int64, bool)")
-
-    method.__name__ = name
-    method.__doc__ = f"Would cast to {dtype_name}: ferric has no such dtype yet (raises)."
-    return method
-
-
 def cuda(self, device=None, non_blocking=False, memory_format=None):
     """Raises as on a CPU-only PyTorch build (``AssertionError``: no CUDA)."""
     _check_device("cuda")
@@ -142,12 +132,6 @@ _METHODS = {
     "pin_memory": pin_memory,
     "is_pinned": is_pinned,
     "get_device": get_device,
-    "int": _missing_cast("int", "int32"),
-    "short": _missing_cast("short", "int16"),
-    "char": _missing_cast("char", "int8"),
-    "byte": _missing_cast("byte", "uint8"),
-    "half": _missing_cast("half", "float16"),
-    "bfloat16": _missing_cast("bfloat16", "bfloat16"),
     # linear algebra (ferric.linalg and its top-level aliases)
     "det": _la.det,
     "logdet": _la.logdet,

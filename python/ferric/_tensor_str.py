@@ -6,6 +6,8 @@ import builtins
 import math
 from dataclasses import dataclass
 
+from . import _core
+
 
 @dataclass
 class _PrintOptions:
@@ -182,20 +184,21 @@ def tensor_repr(t):
     indent = len(prefix)
     suffixes = []
     name = t.dtype.__repr__().split(".")[-1]
+    default = _core._get_default_dtype().__repr__().split(".")[-1]
     floating = t.dtype.is_floating_point
     if t.numel() == 0:
         if t.dim() != 1:
             suffixes.append("size=" + str(tuple(t.shape)))
         # an empty tensor has no values to show its dtype, so it is always printed
         # unless it is the default float dtype
-        if name != "float32":
+        if name != default:
             suffixes.append("dtype=" + repr(t.dtype))
         body = "[]"
     else:
         summarize = t.numel() > PRINT_OPTS.threshold
         fmt = _Formatter(_flat_values(t, summarize), floating)
         body = _tensor_str(t, indent, summarize, fmt)
-        if name not in ("float32", "int64", "bool"):
+        if name not in (default, "int64", "bool"):
             suffixes.append("dtype=" + repr(t.dtype))
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:

@@ -5,8 +5,7 @@ tensor of that dtype with the *legacy constructor* rules: integers (or a ``Size`
 shape and give uninitialised memory, a sequence or array is data, a tensor of the same
 dtype is returned as is. ``isinstance(t, ferric.FloatTensor)`` asks for the dtype;
 the result's class is ``ferric.Tensor``, and the typed names are no subclasses of it,
-exactly as in PyTorch. Names whose dtype ferric lacks (``IntTensor``, ``HalfTensor``,
-...) exist but raise a ``TypeError`` naming the missing dtype.
+exactly as in PyTorch.
 """
 
 from __future__ import annotations
@@ -21,8 +20,9 @@ __all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTe
            "FloatTensor", "HalfTensor", "IntTensor", "LongTensor", "ShortTensor"]
 
 # PyTorch prints dtypes by their C++ names in the legacy constructor's mismatch message
-_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-_HAVE = "float32, float64, int64, bool"
+_CPP_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool",
+              "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def _options(dtype) -> str:
@@ -69,7 +69,7 @@ class _TensorType(type):
         raise TypeError(f"new() received an invalid combination of arguments - got ({got})")
 
     def __instancecheck__(cls, obj):
-        dtype = cls._dtype(raise_missing=False)
+        dtype = cls._dtype()
         return dtype is not None and isinstance(obj, Tensor) and obj.dtype == dtype
 
     def __subclasscheck__(cls, sub):
@@ -85,13 +85,8 @@ class _TensorType(type):
         """CPU types: ``False``."""
         return False
 
-    def _dtype(cls, raise_missing=True):
-        dtype = getattr(_core, cls._dtype_name, None)
-        if dtype is None and raise_missing:
-            raise TypeError(
-                f"ferric.{cls.__name__} needs the {cls._dtype_name} dtype, which ferric does "
-                f"not have yet (it has {_HAVE})")
-        return dtype
+    def _dtype(cls):
+        return getattr(_core, cls._dtype_name)
 
 
 def _empty(size: tuple, dtype) -> Tensor:
@@ -118,13 +113,13 @@ FloatTensor = _typed("FloatTensor", "float32", "Legacy constructor of float32 te
 DoubleTensor = _typed("DoubleTensor", "float64", "Legacy constructor of float64 tensors.")
 LongTensor = _typed("LongTensor", "int64", "Legacy constructor of int64 tensors.")
 BoolTensor = _typed("BoolTensor", "bool", "Legacy constructor of bool tensors.")
-IntTensor = _typed("IntTensor", "int32", "int32 tensors: ferric has no int32 yet.")
-ShortTensor = _typed("ShortTensor", "int16", "int16 tensors: ferric has no int16 yet.")
-CharTensor = _typed("CharTensor", "int8", "int8 tensors: ferric has no int8 yet.")
-ByteTensor = _typed("ByteTensor", "uint8", "uint8 tensors: ferric has no uint8 yet.")
-HalfTensor = _typed("HalfTensor", "float16", "float16 tensors: ferric has no float16 yet.")
+IntTensor = _typed("IntTensor", "int32", "Legacy constructor of int32 tensors.")
+ShortTensor = _typed("ShortTensor", "int16", "Legacy constructor of int16 tensors.")
+CharTensor = _typed("CharTensor", "int8", "Legacy constructor of int8 tensors.")
+ByteTensor = _typed("ByteTensor", "uint8", "Legacy constructor of uint8 tensors.")
+HalfTensor = _typed("HalfTensor", "float16", "Legacy constructor of float16 tensors.")
 BFloat16Tensor = _typed("BFloat16Tensor", "bfloat16",
-                        "bfloat16 tensors: ferric has no bfloat16 yet.")
+                        "Legacy constructor of bfloat16 tensors.")
 
 # 'torch.FloatTensor' <-> typed name, for Tensor.type()
 BY_NAME = {f"torch.{c.__name__}": c for c in (

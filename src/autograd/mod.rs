@@ -478,12 +478,7 @@ impl SavedData {
     pub fn get(&self, _consumer: &str) -> Result<Var> {
         let now = self.var.t.storage.version();
         if now != self.version {
-            let kind = match self.var.t.dtype() {
-                DType::F32 => "FloatTensor",
-                DType::F64 => "DoubleTensor",
-                DType::I64 => "LongTensor",
-                DType::Bool => "BoolTensor",
-            };
+            let kind = self.var.t.dtype().tensor_type_name();
             let what = format!(
                 "[ferric.{kind} {}]",
                 crate::error::fmt_shape(self.var.t.shape())

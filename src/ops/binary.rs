@@ -167,8 +167,13 @@ pub fn result_type(a: &Operand, b: &Operand) -> DType {
     rt.finish()
 }
 
-/// (dtype the kernel computes in, dtype of the result).
+/// (dtype the kernel computes in, dtype of the result). Storage-only dtypes (int8,
+/// float16, ...) compute in their [`DType::compute`] type and convert back at the exit.
 fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
+    plan_types(op, a, b).map(|(compute, out)| (compute.compute(), out))
+}
+
+fn plan_types(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
     use BinaryOp::*;
     let common = result_type(a, b);
     let is_bool = |o: &Operand| match o {
@@ -258,14 +263,15 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
             ),
         )
     })?;
-    let (compute, out) = plan(op, &a, &b)?;
+    let (common, out) = plan_types(op, &a, &b)?;
+    let compute = common.compute();
     if op == BinaryOp::Pow {
         if let Some(r) = special_pow(&a, &b)? {
             return Ok(r);
         }
     }
-    let ta = a.as_tensor(compute)?;
-    let tb = b.as_tensor(compute)?;
+    let ta = operand_in(op, &a, common)?;
+    let tb = operand_in(op, &b, common)?;
     check_operands(op, &b, &tb, compute)?;
     let la = ta.layout.broadcast_to(&shape)?;
     let lb = tb.layout.broadcast_to(&shape)?;
@@ -274,28 +280,55 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor> {
     let order = Order::of(&shape, &[&ta.layout, &tb.layout]);
     let walk_shape = order.walk(&shape);
     let (wa, wb) = (order.walk(&la.strides), order.walk(&lb.strides));
-    let result = crate::with_dtype!(compute, T, {
-        // SAFETY: both operands were converted to dtype `compute` = T.
-        let (xa, xb) = unsafe { (ta.data::<T>(), tb.data::<T>()) };
-        let sa = (&wa[..], la.offset);
-        let sb = (&wb[..], lb.offset);
-        if op.is_comparison() || op.is_logical() {
-            let mut dst = try_output_vec::<bool>(op.name(), n)?;
-            let k = ZipFn(<T as Kernel>::predicate(op));
-            strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, 1, &k);
-            Tensor::from_vec_in(dst, &shape, &order)?
-        } else {
-            let mut dst = try_output_vec::<T>(op.name(), n)?;
-            let k = Arith::<T>::new(op);
-            strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, k.cost(), &k);
-            Tensor::from_vec_in(dst, &shape, &order)?
-        }
-    });
+    let result = crate::with_compute_dtype!(
+        compute,
+        T,
+        {
+            // SAFETY: both operands were converted to dtype `compute` = T.
+            let (xa, xb) = unsafe { (ta.data::<T>(), tb.data::<T>()) };
+            let sa = (&wa[..], la.offset);
+            let sb = (&wb[..], lb.offset);
+            if op.is_comparison() || op.is_logical() {
+                let mut dst = try_output_vec::<bool>(op.name(), n)?;
+                let k = ZipFn(<T as Kernel>::predicate(op));
+                strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, 1, &k);
+                Tensor::from_vec_in(dst, &shape, &order)?
+            } else {
+                let mut dst = try_output_vec::<T>(op.name(), n)?;
+                let k = Arith::<T>::new(op);
+                strided::map2_par(xa, sa, xb, sb, &walk_shape, &mut dst, k.cost(), &k);
+                Tensor::from_vec_in(dst, &shape, &order)?
+            }
+        },
+        return Err(no_kernel(op, compute))
+    );
     if result.dtype() != out {
         result.to_dtype(out)
     } else {
         Ok(result)
     }
+}
+
+/// An operand converted to the compute dtype of the op's `common` dtype. For a
+/// storage-only `common` dtype the operand is first converted to `common` itself, as
+/// PyTorch casts every operand to the common dtype (a Python int wraps to int8: `x == 1000`
+/// compares with -24, as in PyTorch), except that half-type add, sub, mul, div and
+/// floor division read a one-element operand's original value in float32 (PyTorch's
+/// `original_scalar_value<opmath_t>`).
+fn operand_in(op: BinaryOp, o: &Operand, common: DType) -> Result<Tensor> {
+    use BinaryOp::*;
+    let compute = common.compute();
+    if common == compute {
+        return o.as_tensor(compute);
+    }
+    let single = match o {
+        Operand::S(_) => true,
+        Operand::T(t) => t.numel() == 1,
+    };
+    if common.is_float() && single && matches!(op, Add | Sub | Mul | Div | FloorDiv) {
+        return o.as_tensor(compute);
+    }
+    o.as_tensor(common)?.to_dtype(compute)
 }
 
 /// In-place `a op= b`: the result must be castable to `a`'s dtype, `b` broadcasts to `a`.
@@ -346,26 +379,36 @@ pub fn binary_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<()> {
             tb
         };
         let lb = tb.layout.broadcast_to(&shape)?;
-        crate::with_dtype!(compute, T, {
-            // SAFETY: `tb` has dtype T and its own storage; `a` has dtype T.
-            let d = unsafe { a.data_mut::<T>() };
-            let s = unsafe { tb.data::<T>() };
-            let k = Arith::<T>::new(op);
-            strided::zip_inplace_par(
-                d,
-                (a.strides(), a.layout.offset),
-                s,
-                (&lb.strides, lb.offset),
-                &shape,
-                k.cost(),
-                &k,
-            );
-        });
+        crate::with_compute_dtype!(
+            compute,
+            T,
+            {
+                // SAFETY: `tb` has dtype T and its own storage; `a` has dtype T.
+                let d = unsafe { a.data_mut::<T>() };
+                let s = unsafe { tb.data::<T>() };
+                let k = Arith::<T>::new(op);
+                strided::zip_inplace_par(
+                    d,
+                    (a.strides(), a.layout.offset),
+                    s,
+                    (&lb.strides, lb.offset),
+                    &shape,
+                    k.cost(),
+                    &k,
+                );
+            },
+            return Err(no_kernel(op, compute))
+        );
         a.storage.bump_version();
         return Ok(());
     }
     let r = binary(op, Operand::T(a), b)?;
     a.copy_from(&r)
+}
+
+/// `plan` hands kernels compute dtypes only; this is the error if that ever broke.
+fn no_kernel(op: BinaryOp, d: DType) -> Error {
+    Error::runtime(op.name(), format!("internal: no kernel for {d}"))
 }
 
 /// Whether PyTorch allows writing a `from` result into a `to` tensor in place.

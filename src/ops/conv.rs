@@ -17,6 +17,7 @@ pub mod pool;
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::conv::{self as kern, Axis, ConvDims, Image};
+use crate::ops::compute;
 use crate::tensor::Tensor;
 
 /// Groups and per-dim geometry of one convolution (see the module docs). For 1-d
@@ -94,12 +95,7 @@ fn hw(shape: &[usize], sd: usize) -> (usize, usize) {
 
 /// PyTorch's C++ type name for "Input type (float) and bias type (double)" messages.
 fn c_type(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::I64 => "long int",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
+    d.cpp_name()
 }
 
 /// Validates a convolution call exactly in PyTorch's order and builds its geometry.
@@ -422,12 +418,9 @@ macro_rules! run_kernel {
                 DType::F32 => run!(f32),
                 DType::F64 => run!(f64),
                 DType::I64 => run!(i64),
-                DType::Bool => {
-                    return Err(Error::dtype_not_implemented(
-                        kernel_name($transposed),
-                        DType::Bool,
-                    ))
-                }
+                // narrow integers: PyTorch's CPU convolutions have no kernel either (half
+                // types were converted at the op's entry)
+                d => return Err(Error::dtype_not_implemented(kernel_name($transposed), d)),
             })
         })?;
         internal(ok)?;
@@ -477,6 +470,11 @@ impl ConvGeom {
 
     /// The forward convolution: `x` (N, C, in...) and `w` (OC, C/g, k...) -> (N, OC, out...).
     pub fn conv(&self, x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        if is_half(x) {
+            let b = bias.map(compute::input).transpose()?;
+            let r = self.conv(&compute::input(x)?, &compute::input(w)?, b.as_ref())?;
+            return compute::output(x.dtype(), r);
+        }
         self.check("input", x, self.in_size())?;
         self.check("weight", w, self.kernel())?;
         let (n, c, oc) = (x.shape()[0], x.shape()[1], w.shape()[0]);
@@ -513,6 +511,11 @@ impl ConvGeom {
     /// The transposed convolution / input gradient: `y` (N, OC, out...) and `w` ->
     /// (N, C, in...) with `C = w.shape[1] * groups`.
     pub fn conv_transpose(&self, y: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        if is_half(y) {
+            let b = bias.map(compute::input).transpose()?;
+            let r = self.conv_transpose(&compute::input(y)?, &compute::input(w)?, b.as_ref())?;
+            return compute::output(y.dtype(), r);
+        }
         self.check("grad_output", y, self.out_size())?;
         self.check("weight", w, self.kernel())?;
         let (n, oc, c) = (y.shape()[0], w.shape()[0], w.shape()[1] * self.groups);
@@ -553,6 +556,10 @@ impl ConvGeom {
 
     /// The weight gradient: `x` (N, C, in...) and `y` (N, OC, out...) -> (OC, C/g, k...).
     pub fn weight_grad(&self, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+        if is_half(x) {
+            let r = self.weight_grad(&compute::input(x)?, &compute::input(y)?)?;
+            return compute::output(x.dtype(), r);
+        }
         self.check("input", x, self.in_size())?;
         self.check("grad_output", y, self.out_size())?;
         let (n, c, oc) = (x.shape()[0], x.shape()[1], y.shape()[1]);
@@ -603,6 +610,9 @@ fn internal(ok: bool) -> Result<()> {
 /// The bias gradient of a convolution: `gy` (N, C, spatial...) summed over every dim but
 /// the channels.
 pub fn channel_sum(gy: &Tensor) -> Result<Tensor> {
+    if is_half(gy) {
+        return compute::output(gy.dtype(), channel_sum(&compute::input(gy)?)?);
+    }
     let s = gy.shape();
     if s.len() < 2 {
         return Err(rt(
@@ -623,9 +633,14 @@ pub fn channel_sum(gy: &Tensor) -> Result<Tensor> {
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
         DType::I64 => run!(i64),
-        DType::Bool => return Err(Error::dtype_not_implemented("sum_cpu", DType::Bool)),
+        d => return Err(Error::dtype_not_implemented("sum_cpu", d)),
     }
     Ok(out)
+}
+
+/// float16 and bfloat16 convolve through float32 (see `ops::compute`).
+fn is_half(x: &Tensor) -> bool {
+    matches!(x.dtype(), DType::F16 | DType::BF16)
 }
 
 /// Whether `x` is an unbatched input of a convolution with `sd` spatial dims, after

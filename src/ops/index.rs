@@ -688,6 +688,7 @@ impl Tensor {
     /// `index_fill_(dim, index, value)`: sets the entries `index` along `dim` to `value`.
     pub fn index_fill_(&self, dim: i64, index: &Tensor, value: Scalar) -> Result<()> {
         let d = normalize_dim(dim, self.ndim())?;
+        crate::tensor::check_fill(value, self.dtype())?;
         if index.ndim() > 1 {
             return Err(Error::index(
                 "index_fill_",

@@ -18,18 +18,14 @@ use crate::error::{Error, Result};
 use crate::kernels::matmul::{self as kern, GemmSpec, MatElem, MatStrides};
 use crate::layout::Layout;
 use crate::ops::binary::{binary, BinaryOp, Operand};
+use crate::ops::compute;
 use crate::shape::{checked_numel, contiguous_strides};
 use crate::tensor::Tensor;
 use std::mem::MaybeUninit;
 
 /// The C++ type name PyTorch prints for a `TypeMeta` (`float`, `long int`).
 fn c_type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::I64 => "long int",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
+    d.cpp_name()
 }
 
 /// `"bmm" not implemented for 'Bool'` (a NotImplementedError in PyTorch).
@@ -67,6 +63,17 @@ fn gemm_new(
         DType::F64 => gemm_typed::<f64>(kernel, shape, a, b, init, alpha),
         DType::I64 => gemm_typed::<i64>(kernel, shape, a, b, init, alpha),
         DType::Bool => Err(not_implemented(kernel, DType::Bool)),
+        // narrow integers and half types multiply in their compute dtype (see
+        // `ops::compute`) and are converted back
+        d => {
+            let init = match init {
+                Some((t, s)) => Some((compute::input(t)?, s)),
+                None => None,
+            };
+            let (a, b) = (compute::input(a)?, compute::input(b)?);
+            let init = init.as_ref().map(|(t, s)| (t, *s));
+            compute::output(d, gemm_new(kernel, shape, &a, &b, init, alpha)?)
+        }
     }
 }
 
@@ -346,6 +353,7 @@ impl Tensor {
             DType::F64 => run!(f64),
             DType::I64 => run!(i64),
             DType::Bool => Err(not_implemented("dot", DType::Bool)),
+            d => compute::output(d, compute::input(self)?.dot(&compute::input(other)?)?),
         }
     }
 

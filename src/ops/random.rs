@@ -45,12 +45,7 @@ fn not_implemented(kernel: &str, d: DType) -> Error {
 
 /// The C++ name PyTorch prints for a dtype inside messages (`float`, `long int`).
 fn meta_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::I64 => "long int",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
+    d.cpp_name()
 }
 
 /// Formats a double like C++ `operator<<` (`%g` with 6 significant digits), which is
@@ -309,12 +304,7 @@ fn from_to_value(s: &mut generator::GenState, range: u64, base: i64) -> i64 {
 }
 
 fn fill_ints(op: &str, t: &Tensor, mut next: impl FnMut() -> i64) -> Result<()> {
-    match t.dtype() {
-        DType::Bool => fill_with(op, t, || next() != 0),
-        DType::I64 => fill_with(op, t, next),
-        DType::F32 => fill_with(op, t, || next() as f32),
-        DType::F64 => fill_with(op, t, || next() as f64),
-    }
+    crate::with_dtype!(t.dtype(), T, fill_with(op, t, || T::from_i64(next())))
 }
 
 /// `random_(from, to)`: integers in `[from, to)`; with `to = None`, in `[from, max]`
@@ -399,16 +389,27 @@ pub fn random_(t: &Tensor, g: &Generator) -> Result<()> {
             (s.random() as u64 % ((1 << 24) + 1)) as f32
         }),
         DType::F64 => fill_with("random_", t, || (s.random64() % ((1 << 53) + 1)) as f64),
+        // the narrower types draw 32 bits, modulo `max + 1` (PyTorch's rule for ranges
+        // below 2^32)
+        DType::U8 => fill_with("random_", t, || (s.random() % 256) as u8),
+        DType::I8 => fill_with("random_", t, || (s.random() % 128) as i8),
+        DType::I16 => fill_with("random_", t, || (s.random() % 32768) as i16),
+        DType::I32 => fill_with("random_", t, || (s.random() as u64 % (1u64 << 31)) as i32),
+        DType::F16 => fill_with("random_", t, || {
+            half::f16::from_f32((s.random() % ((1 << 11) + 1)) as f32)
+        }),
+        DType::BF16 => fill_with("random_", t, || {
+            half::bf16::from_f32((s.random() % ((1 << 8) + 1)) as f32)
+        }),
     }
 }
 
 fn bernoulli_fill(t: &Tensor, mut hit: impl FnMut() -> bool) -> Result<()> {
-    match t.dtype() {
-        DType::Bool => fill_with("bernoulli_", t, hit),
-        DType::I64 => fill_with("bernoulli_", t, || hit() as i64),
-        DType::F32 => fill_with("bernoulli_", t, || hit() as u8 as f32),
-        DType::F64 => fill_with("bernoulli_", t, || hit() as u8 as f64),
-    }
+    crate::with_dtype!(
+        t.dtype(),
+        T,
+        fill_with("bernoulli_", t, || T::from_bool(hit()))
+    )
 }
 
 /// `bernoulli_(p)` with a scalar probability: `u < p` for a 53-bit uniform `u`.

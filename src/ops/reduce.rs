@@ -12,17 +12,19 @@ use crate::kernels::reduce::{
     Num, Reducer, Welford,
 };
 use crate::kernels::reduce::{scan, softmax as sm};
+use crate::ops::compute;
 use crate::shape::{normalize_dim, normalize_dims, Dims};
 use crate::storage::{try_output_vec, try_zeroed_vec};
 use crate::tensor::Tensor;
 use smallvec::SmallVec;
 
 /// Runs `$body` with `$A` the accumulator type for output dtype `$d` (bool and
-/// integer outputs accumulate in i64).
+/// integer outputs accumulate in i64, float16 and bfloat16 in f32 as in PyTorch; the
+/// callers convert the accumulated result to `$d`).
 macro_rules! with_acc {
     ($d:expr, $A:ident, $body:expr) => {
         match $d {
-            DType::F32 => {
+            DType::F32 | DType::F16 | DType::BF16 => {
                 type $A = f32;
                 $body
             }
@@ -323,26 +325,39 @@ fn check_nonempty(op: &str, x: &Tensor, dims: Option<&[i64]>, shown: &[i64]) -> 
 pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor> {
     let op = if max { "amax()" } else { "amin()" };
     check_nonempty(op, x, Some(dims), dims)?;
+    if !x.dtype().is_compute() {
+        return compute::unary(x, |c| amax(c, dims, keepdim, max));
+    }
     let plan = Plan::new(x, Some(dims), keepdim)?;
-    crate::with_dtype!(x.dtype(), T, {
-        if max {
-            run::<T, T, _>(
-                op,
-                x,
-                &plan,
-                &fold(T::LOWEST, |v: T| v, max_nan, false),
-                |a, _| a,
-            )
-        } else {
-            run::<T, T, _>(
-                op,
-                x,
-                &plan,
-                &fold(T::HIGHEST, |v: T| v, min_nan, false),
-                |a, _| a,
-            )
-        }
-    })
+    crate::with_compute_dtype!(
+        x.dtype(),
+        T,
+        {
+            if max {
+                run::<T, T, _>(
+                    op,
+                    x,
+                    &plan,
+                    &fold(T::LOWEST, |v: T| v, max_nan, false),
+                    |a, _| a,
+                )
+            } else {
+                run::<T, T, _>(
+                    op,
+                    x,
+                    &plan,
+                    &fold(T::HIGHEST, |v: T| v, min_nan, false),
+                    |a, _| a,
+                )
+            }
+        },
+        Err(not_compute(op, x))
+    )
+}
+
+/// The error of a kernel reached with a storage-only dtype (ops convert those first).
+fn not_compute(op: &str, x: &Tensor) -> Error {
+    Error::runtime(op, format!("internal: no kernel for {}", x.dtype()))
 }
 
 /// `x.max()` / `x.min()` without a dim: a 0-d tensor.
@@ -378,13 +393,23 @@ fn arg_extreme(op: &str, x: &Tensor, plan: &Plan, max: bool) -> Result<(Tensor, 
             Tensor::from_vec(idx, &plan.out_shape)?,
         ))
     }
-    crate::with_dtype!(x.dtype(), T, {
-        if max {
-            go::<T, true>(op, x, plan)
-        } else {
-            go::<T, false>(op, x, plan)
-        }
-    })
+    if !x.dtype().is_compute() {
+        // the indices stay int64; only the values go back to x's dtype
+        let (v, i) = arg_extreme(op, &compute::input(x)?, plan, max)?;
+        return Ok((compute::output(x.dtype(), v)?, i));
+    }
+    crate::with_compute_dtype!(
+        x.dtype(),
+        T,
+        {
+            if max {
+                go::<T, true>(op, x, plan)
+            } else {
+                go::<T, false>(op, x, plan)
+            }
+        },
+        Err(not_compute(op, x))
+    )
 }
 
 /// `x.max(dim)` / `x.min(dim)`: (values, indices), first occurrence, NaN wins.
@@ -451,6 +476,10 @@ pub fn aminmax(x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<(Tensor, T
 
 /// `x.all(dim)` (`all` true) or `x.any(dim)`: bool results for any input dtype.
 pub fn all(x: &Tensor, dims: Option<&[i64]>, keepdim: bool, all: bool) -> Result<Tensor> {
+    if x.dtype() == DType::U8 {
+        // PyTorch keeps uint8 for uint8 inputs (0 or 1)
+        return self::all(&x.to_dtype(DType::Bool)?, dims, keepdim, all)?.to_dtype(DType::U8);
+    }
     let op = if all { "all" } else { "any" };
     let plan = Plan::new(x, dims, keepdim)?;
     crate::with_dtype!(x.dtype(), S, {
@@ -512,6 +541,13 @@ fn moments(
     want_mean: bool,
 ) -> Result<(Tensor, Option<Tensor>)> {
     check_float_var(x)?;
+    if !x.dtype().is_compute() {
+        let dt = x.dtype();
+        let c = compute::input(x)?;
+        let (v, m) = moments(op, &c, dims, correction, keepdim, sqrt, want_mean)?;
+        let m = m.map(|m| compute::output(dt, m)).transpose()?;
+        return Ok((compute::output(dt, v)?, m));
+    }
     let plan = Plan::new(x, dims, keepdim)?;
     crate::with_float_dtype!(
         x.dtype(),
@@ -586,7 +622,8 @@ pub fn logsumexp(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
                 A::from_f64(LogSumExp::finish(a))
             })
         })
-    )
+    )?
+    .to_dtype(od)
 }
 
 /// The `p` of a vector norm.
@@ -620,6 +657,9 @@ pub fn norm(
         }
     }
     let x = &x.to_dtype(d)?;
+    if !d.is_compute() {
+        return compute::unary(x, |c| norm(c, p, dims, keepdim, None));
+    }
     let p = match p {
         NormP::Fro => 2.0,
         NormP::P(p) => p,
@@ -712,6 +752,11 @@ pub fn cumsum(x: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<
     let op = if prod { "cumprod" } else { "cumsum" };
     let d = normalize_dim(dim, x.ndim())?;
     let od = int_promoted(x.dtype(), dtype);
+    if od.is_float() && !od.is_compute() {
+        // the input rounded to `od`, scanned in float32 and rounded back
+        let c = compute::input(&x.to_dtype(od)?)?;
+        return compute::output(od, cumsum(&c, dim, None, prod)?);
+    }
     let t = crate::with_dtype!(x.dtype(), S, {
         if od.is_float() {
             crate::with_float_dtype!(
@@ -742,38 +787,47 @@ pub fn cumsum(x: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<
 pub fn cummax(x: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Tensor)> {
     let op = if max { "cummax" } else { "cummin" };
     let d = normalize_dim(dim, x.ndim())?;
-    crate::with_dtype!(x.dtype(), T, {
-        let mut vals = try_zeroed_vec::<T>(op, x.numel())?;
-        let mut idx = try_zeroed_vec::<i64>(op, x.numel())?;
-        // SAFETY: T is x's dtype.
-        let src = unsafe { x.data::<T>() };
-        let l = &x.layout;
-        let step = |(b, bi): (T, usize), v: T, k: usize| {
-            let take = k == 0 || is_nan(v) || (!is_nan(b) && if max { v >= b } else { v <= b });
-            if take {
-                (v, k)
-            } else {
-                (b, bi)
-            }
-        };
-        scan::scan(
-            src,
-            &l.shape,
-            &l.strides,
-            l.offset,
-            d,
-            (T::ZERO, 0),
-            step,
-            |i, (v, k)| {
-                vals[i] = v;
-                idx[i] = k as i64;
-            },
-        );
-        Ok((
-            Tensor::from_vec(vals, x.shape())?,
-            Tensor::from_vec(idx, x.shape())?,
-        ))
-    })
+    if !x.dtype().is_compute() {
+        let (v, i) = cummax(&compute::input(x)?, dim, max)?;
+        return Ok((compute::output(x.dtype(), v)?, i));
+    }
+    crate::with_compute_dtype!(
+        x.dtype(),
+        T,
+        {
+            let mut vals = try_zeroed_vec::<T>(op, x.numel())?;
+            let mut idx = try_zeroed_vec::<i64>(op, x.numel())?;
+            // SAFETY: T is x's dtype.
+            let src = unsafe { x.data::<T>() };
+            let l = &x.layout;
+            let step = |(b, bi): (T, usize), v: T, k: usize| {
+                let take = k == 0 || is_nan(v) || (!is_nan(b) && if max { v >= b } else { v <= b });
+                if take {
+                    (v, k)
+                } else {
+                    (b, bi)
+                }
+            };
+            scan::scan(
+                src,
+                &l.shape,
+                &l.strides,
+                l.offset,
+                d,
+                (T::ZERO, 0),
+                step,
+                |i, (v, k)| {
+                    vals[i] = v;
+                    idx[i] = k as i64;
+                },
+            );
+            Ok((
+                Tensor::from_vec(vals, x.shape())?,
+                Tensor::from_vec(idx, x.shape())?,
+            ))
+        },
+        Err(not_compute(op, x))
+    )
 }
 
 /// `x.softmax(dim, dtype=)` (`log` for log_softmax), computed in x's (or `dtype`'s)
@@ -788,6 +842,9 @@ pub fn softmax(x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<
     if x.numel() == 0 {
         // PyTorch checks the dtype only when there is something to compute
         return Tensor::zeros(name, x.shape(), x.dtype());
+    }
+    if matches!(x.dtype(), DType::F16 | DType::BF16) {
+        return compute::unary(&x, |c| softmax(c, dim, None, log));
     }
     crate::with_float_dtype!(
         x.dtype(),
@@ -824,6 +881,10 @@ pub fn softmax_backward(g: &Tensor, out: &Tensor, dim: usize, log: bool) -> Resu
     if g.dtype() != out.dtype() || g.shape() != out.shape() {
         return Err(internal(op));
     }
+    if !g.dtype().is_compute() {
+        let r = softmax_backward(&compute::input(g)?, &compute::input(out)?, dim, log)?;
+        return compute::output(g.dtype(), r);
+    }
     let (g, y) = (g.dense()?, out.dense()?);
     crate::with_float_dtype!(
         g.dtype(),
@@ -848,6 +909,10 @@ pub fn cumprod_backward(x: &Tensor, g: &Tensor, dim: usize) -> Result<Tensor> {
     let op = "cumprod_backward";
     if x.dtype() != g.dtype() || x.shape() != g.shape() {
         return Err(internal(op));
+    }
+    if !x.dtype().is_compute() {
+        let r = cumprod_backward(&compute::input(x)?, &compute::input(g)?, dim)?;
+        return compute::output(x.dtype(), r);
     }
     // dense operands (contiguous from offset 0): the source and output offsets of every
     // line coincide

@@ -131,15 +131,27 @@ pub fn bucketize(
 /// `unique_consecutive`) with `dim=None`: (values, inverse with x's shape, counts). The
 /// CPU result is sorted whether or not `sorted` is asked for, as in PyTorch.
 pub fn unique(x: &Tensor, consecutive: bool) -> Result<(Tensor, Tensor, Tensor)> {
+    if !x.dtype().is_compute() {
+        let (v, i, c) = unique(&crate::ops::compute::input(x)?, consecutive)?;
+        return Ok((crate::ops::compute::output(x.dtype(), v)?, i, c));
+    }
     let flat = x.contiguous()?;
     let mut inverse = try_zeroed_vec::<i64>("unique", x.numel())?;
-    let (vals, counts) = crate::with_dtype!(x.dtype(), T, {
-        // SAFETY: T is x's dtype; `flat` is contiguous from its offset.
-        let src = unsafe { flat.data::<T>() };
-        let src = &src[flat.layout.offset..flat.layout.offset + x.numel()];
-        let (v, c) = crate::kernels::sort::unique::unique(src, consecutive, &mut inverse);
-        let n = v.len();
-        (Tensor::from_vec(v, &[n])?, Tensor::from_vec(c, &[n])?)
-    });
+    let (vals, counts) = crate::with_compute_dtype!(
+        x.dtype(),
+        T,
+        {
+            // SAFETY: T is x's dtype; `flat` is contiguous from its offset.
+            let src = unsafe { flat.data::<T>() };
+            let src = &src[flat.layout.offset..flat.layout.offset + x.numel()];
+            let (v, c) = crate::kernels::sort::unique::unique(src, consecutive, &mut inverse);
+            let n = v.len();
+            (Tensor::from_vec(v, &[n])?, Tensor::from_vec(c, &[n])?)
+        },
+        return Err(Error::runtime(
+            "unique",
+            "internal: no kernel for this dtype"
+        ))
+    );
     Ok((vals, Tensor::from_vec(inverse, x.shape())?, counts))
 }

@@ -8,11 +8,13 @@
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::sort::{self as ks, Pick, Rows};
+use crate::ops::compute;
 use crate::shape::normalize_dim;
 use crate::storage::try_output_vec;
 use crate::tensor::Tensor;
 
 /// Which (values, indices) a kernel writes per row.
+#[derive(Clone, Copy)]
 enum Job {
     Sort {
         descending: bool,
@@ -29,6 +31,11 @@ enum Job {
 /// Runs `job` over the rows along dim `d` of `x`, returning values and indices whose
 /// dim `d` has `m` entries per row (`m` = n for sort, k for topk, 1 for selections).
 fn run(op: &str, x: &Tensor, d: usize, m: usize, job: Job) -> Result<(Tensor, Tensor)> {
+    if !x.dtype().is_compute() {
+        // sorted in the compute dtype: the order and the values are the same
+        let (v, i) = run(op, &compute::input(x)?, d, m, job)?;
+        return Ok((compute::output(x.dtype(), v)?, i));
+    }
     let l = &x.layout;
     let rows = Rows::new(&l.shape, &l.strides, l.offset, d);
     // shape of the result with dim d moved last, which is how the kernel writes it
@@ -39,27 +46,35 @@ fn run(op: &str, x: &Tensor, d: usize, m: usize, job: Job) -> Result<(Tensor, Te
     let total = crate::shape::checked_numel(op, &moved)?
         .checked_mul(m)
         .ok_or_else(|| Error::runtime(op, "result too large"))?;
-    let (vals, idx) = crate::with_dtype!(x.dtype(), T, {
-        let mut v = try_output_vec::<T>(op, total)?;
-        let mut i = try_output_vec::<i64>(op, total)?;
-        v.resize(total, T::default());
-        i.resize(total, 0);
-        // SAFETY: T is x's dtype.
-        let src = unsafe { x.data::<T>() };
-        match job {
-            Job::Sort { descending, stable } => {
-                ks::sort(src, &rows, descending, stable, &mut v, &mut i)
+    let (vals, idx) = crate::with_compute_dtype!(
+        x.dtype(),
+        T,
+        {
+            let mut v = try_output_vec::<T>(op, total)?;
+            let mut i = try_output_vec::<i64>(op, total)?;
+            v.resize(total, T::default());
+            i.resize(total, 0);
+            // SAFETY: T is x's dtype.
+            let src = unsafe { x.data::<T>() };
+            match job {
+                Job::Sort { descending, stable } => {
+                    ks::sort(src, &rows, descending, stable, &mut v, &mut i)
+                }
+                Job::TopK { k, largest, sorted } => {
+                    ks::topk(src, &rows, k, largest, sorted, &mut v, &mut i)
+                }
+                Job::Select(p) => ks::select(src, &rows, p, &mut v, &mut i),
             }
-            Job::TopK { k, largest, sorted } => {
-                ks::topk(src, &rows, k, largest, sorted, &mut v, &mut i)
-            }
-            Job::Select(p) => ks::select(src, &rows, p, &mut v, &mut i),
-        }
-        (
-            Tensor::from_vec(v, &[total])?,
-            Tensor::from_vec(i, &[total])?,
-        )
-    });
+            (
+                Tensor::from_vec(v, &[total])?,
+                Tensor::from_vec(i, &[total])?,
+            )
+        },
+        return Err(Error::runtime(
+            op,
+            "internal: no sort kernel for this dtype"
+        ))
+    );
     if x.ndim() == 0 {
         return Ok((vals.reshape(&[])?, idx.reshape(&[])?));
     }

@@ -309,6 +309,9 @@ pub fn map<S: Element, O: Element>(op: &str, x: &Tensor, f: impl Fn(S) -> O) -> 
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     use UnaryOp::*;
     let dt = x.dtype();
+    if !dt.is_compute() {
+        return crate::ops::compute::unary(x, |c| unary(op, c));
+    }
     match op {
         LogicalNot => {
             return crate::with_dtype!(dt, T, map::<T, bool>(op.name(), x, |v| !v.to_bool()));
@@ -345,14 +348,14 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     } else {
         return int_rule(op, x);
     }
-    float_unary::<f32>(op, &x.to_dtype(DType::F32)?)
+    unary(op, &x.to_dtype(crate::dtype::default_float())?)
 }
 
 /// `op(x)` for an integer (or, through `OnBool::Int`, bool) tensor.
 fn int_rule(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let dt = x.dtype();
     match on_int(op) {
-        OnInt::Float => float_unary::<f32>(op, &x.to_dtype(DType::F32)?),
+        OnInt::Float => unary(op, &x.to_dtype(crate::dtype::default_float())?),
         OnInt::Copy => x.copy_as(dt),
         OnInt::Map(f) => crate::with_dtype!(dt, T, map::<T, i64>(op.name(), x, |v| f(v.to_i64()))),
         OnInt::Kernel(k) => Err(Error::dtype_not_implemented(k, dt)),
@@ -375,6 +378,9 @@ pub fn map_float(
     f32f: impl Fn(f32) -> f32,
     f64f: impl Fn(f64) -> f64,
 ) -> Result<Tensor> {
+    if matches!(x.dtype(), DType::F16 | DType::BF16) {
+        return crate::ops::compute::unary(x, |c| map_float(op, c, f32f, f64f));
+    }
     match x.dtype() {
         DType::F64 => map::<f64, f64>(op, x, f64f),
         DType::F32 => map::<f32, f32>(op, x, f32f),

@@ -248,7 +248,9 @@ fn div_mode(a: &Tensor, b: Operand, mode: Option<&str>) -> PyResult<Tensor> {
                 b,
             )?;
             let q = unary(UnaryOp::Trunc, &q)?;
-            if out == DType::I64 && !matches!(b, Operand::T(t) if t.dtype().is_float()) {
+            if out.category() == crate::dtype::Category::Int
+                && !matches!(b, Operand::T(t) if t.dtype().is_float())
+            {
                 // integer division by zero is an error for integer results
                 let zero = binary(BinaryOp::Eq, b, Operand::S(Scalar::Int(0)))?;
                 if zero.to_vec::<bool>()?.contains(&true) {

@@ -29,7 +29,7 @@ impl PyDType {
     }
     #[getter]
     fn is_signed(&self) -> bool {
-        self.d != DType::Bool
+        self.d.is_signed()
     }
     #[getter]
     fn is_complex(&self) -> bool {
@@ -45,8 +45,38 @@ impl PyDType {
     }
 }
 
+/// `torch.get_default_dtype()`.
+#[pyfunction]
+fn _get_default_dtype() -> PyDType {
+    PyDType {
+        d: crate::dtype::default_float(),
+    }
+}
+
+/// `torch.set_default_dtype(d)`: floating dtypes only, as in PyTorch.
+#[pyfunction]
+fn _set_default_dtype(d: &Bound<'_, PyAny>) -> PyResult<()> {
+    let d = dtype_arg(d)?;
+    if !d.is_float() {
+        return Err(PyTypeError::new_err(
+            "only floating-point types are supported as the default type",
+        ));
+    }
+    crate::dtype::set_default_float(d);
+    Ok(())
+}
+
+/// `torch.can_cast(from_, to)`: PyTorch's same-kind casting rule.
+#[pyfunction]
+fn can_cast(from_: PyDType, to: PyDType) -> bool {
+    from_.d.can_cast_to(to.d)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDType>()?;
+    m.add_function(wrap_pyfunction!(_get_default_dtype, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_default_dtype, m)?)?;
+    m.add_function(wrap_pyfunction!(can_cast, m)?)?;
     for d in DType::ALL {
         m.add(d.name(), Py::new(m.py(), PyDType { d })?)?;
     }
@@ -55,6 +85,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ("float", "float32"),
         ("double", "float64"),
         ("long", "int64"),
+        ("int", "int32"),
+        ("short", "int16"),
+        ("half", "float16"),
     ] {
         m.add(alias, m.getattr(name)?)?;
     }
@@ -176,16 +209,37 @@ pub fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
 
 fn np_dtype(typestr: &str) -> Option<DType> {
     match typestr {
+        "<f2" | "=f2" => Some(DType::F16),
         "<f4" | "=f4" => Some(DType::F32),
         "<f8" | "=f8" => Some(DType::F64),
+        "|i1" => Some(DType::I8),
+        "|u1" => Some(DType::U8),
+        "<i2" | "=i2" => Some(DType::I16),
+        "<i4" | "=i4" => Some(DType::I32),
         "<i8" | "=i8" => Some(DType::I64),
         "|b1" => Some(DType::Bool),
         _ => None,
     }
 }
 
+/// NumPy's type string of a dtype; None for bfloat16, which NumPy lacks.
+pub fn np_typestr(d: DType) -> Option<&'static str> {
+    Some(match d {
+        DType::F16 => "<f2",
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::I8 => "|i1",
+        DType::U8 => "|u1",
+        DType::I16 => "<i2",
+        DType::I32 => "<i4",
+        DType::I64 => "<i8",
+        DType::Bool => "|b1",
+        DType::BF16 => return None,
+    })
+}
+
 /// Wraps a NumPy array's memory without copying (`from_numpy`). With `convert`, array
-/// types ferric does not have (int32, uint8, float16, ...) are first converted by NumPy
+/// types ferric does not have (uint16, uint32, uint64, float128, ...) are first converted by NumPy
 /// to the nearest ferric dtype (a copy); without it they raise TypeError like PyTorch.
 pub fn from_numpy_any(arr: &Bound<'_, PyAny>, convert: bool) -> PyResult<Tensor> {
     let mut arr = arr.clone();
@@ -210,7 +264,7 @@ pub fn from_numpy_any(arr: &Bound<'_, PyAny>, convert: bool) -> PyResult<Tensor>
         if !convert {
             let name: String = arr.getattr("dtype")?.getattr("name")?.extract()?;
             return Err(PyTypeError::new_err(format!(
-                "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, int64, and bool."
+                "can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
             )));
         }
         let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
@@ -283,12 +337,13 @@ pub fn from_numpy_any(arr: &Bound<'_, PyAny>, convert: bool) -> PyResult<Tensor>
 pub fn array_interface<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let item = t.dtype().size_of();
-    let typestr = match t.dtype() {
-        DType::F32 => "<f4",
-        DType::F64 => "<f8",
-        DType::I64 => "<i8",
-        DType::Bool => "|b1",
-    };
+    // PyTorch's message (`Tensor.numpy()` of a bfloat16 tensor)
+    let typestr = np_typestr(t.dtype()).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "Got unsupported ScalarType {}",
+            t.dtype().torch_name()
+        ))
+    })?;
     let ptr = t.storage.as_ptr() as usize + t.layout.offset * item;
     d.set_item("shape", PyTuple::new(py, t.shape())?)?;
     d.set_item("typestr", typestr)?;

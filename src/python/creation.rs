@@ -23,15 +23,26 @@ impl PyTensor {
     #[pyo3(signature = (*args))]
     fn py_new(args: &Bound<'_, PyTuple>) -> PyResult<Self> {
         if args.is_empty() {
-            return Ok(PyTensor::new(Tensor::zeros("Tensor", &[0], DType::F32)?));
+            return Ok(PyTensor::new(Tensor::zeros(
+                "Tensor",
+                &[0],
+                crate::dtype::default_float(),
+            )?));
         }
         let first = args.get_item(0)?;
         if args.len() == 1 && !first.is_instance_of::<pyo3::types::PyInt>() {
-            return Ok(PyTensor::new(tensor_from_data(&first, Some(DType::F32))?));
+            return Ok(PyTensor::new(tensor_from_data(
+                &first,
+                Some(crate::dtype::default_float()),
+            )?));
         }
         let sizes = size_args(args)?;
         let dims = crate::shape::to_dims("Tensor", &sizes)?;
-        Ok(PyTensor::new(Tensor::zeros("Tensor", &dims, DType::F32)?))
+        Ok(PyTensor::new(Tensor::zeros(
+            "Tensor",
+            &dims,
+            crate::dtype::default_float(),
+        )?))
     }
 }
 
@@ -174,7 +185,11 @@ fn zeros(
     let _ = layout;
     let tg = target("zeros", dtype, out)?;
     let dims = to_dims("zeros", &size_args(size)?)?;
-    let t = Tensor::zeros("zeros", &dims, tg.dtype.unwrap_or(DType::F32))?;
+    let t = Tensor::zeros(
+        "zeros",
+        &dims,
+        tg.dtype.unwrap_or_else(crate::dtype::default_float),
+    )?;
     tg.finish(py, t, requires_grad, device)
 }
 
@@ -196,7 +211,7 @@ fn ones(
         "ones",
         &dims,
         Scalar::Int(1),
-        tg.dtype.unwrap_or(DType::F32),
+        tg.dtype.unwrap_or_else(crate::dtype::default_float),
     )?;
     tg.finish(py, t, requires_grad, device)
 }
@@ -223,7 +238,12 @@ fn empty(
     let dims = to_dims("empty", &size_args(size)?)?;
     let f = memory_format_arg("empty", memory_format, MemoryFormat::Contiguous)?;
     let order = f.order(&crate::layout::Layout::contiguous(&dims))?;
-    let t = Tensor::zeros("empty", &dims, tg.dtype.unwrap_or(DType::F32))?.in_order(&order);
+    let t = Tensor::zeros(
+        "empty",
+        &dims,
+        tg.dtype.unwrap_or_else(crate::dtype::default_float),
+    )?
+    .in_order(&order);
     tg.finish(py, t, requires_grad, device)
 }
 
@@ -417,9 +437,11 @@ fn arange(
         _ => Scalar::Int(1),
     };
     let all_int = [s, e, st].iter().all(|v| !matches!(v, Scalar::Float(_)));
-    let d = tg
-        .dtype
-        .unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let d = tg.dtype.unwrap_or(if all_int {
+        DType::I64
+    } else {
+        crate::dtype::default_float()
+    });
     let t = if all_int && d == DType::I64 {
         let (a, b, c) = (s.to_i64(), e.to_i64(), st.to_i64());
         if c == 0 {
@@ -517,7 +539,7 @@ fn linspace(
         number("linspace", start)?.to_f64(),
         number("linspace", end)?.to_f64(),
     );
-    let d = tg.dtype.unwrap_or(DType::F32);
+    let d = tg.dtype.unwrap_or_else(crate::dtype::default_float);
     let n = steps as usize;
     let t = if d == DType::I64 {
         Tensor::from_vec(
@@ -550,7 +572,7 @@ fn logspace(
         number("logspace", start)?.to_f64(),
         number("logspace", end)?.to_f64(),
     );
-    let d = opt_dtype(dtype)?.unwrap_or(DType::F32);
+    let d = opt_dtype(dtype)?.unwrap_or_else(crate::dtype::default_float);
     let v = linspace_values("logspace", a, b, steps as usize, |e| base.powf(e))?;
     finish(
         py,
@@ -586,7 +608,7 @@ fn eye(
         }
     }
     let dims = to_dims("eye", &[n, m])?;
-    let d = tg.dtype.unwrap_or(DType::F32);
+    let d = tg.dtype.unwrap_or_else(crate::dtype::default_float);
     let t = Tensor::zeros("eye", &dims, d)?;
     let diag = t.with_layout(crate::layout::Layout {
         shape: [n.min(m) as usize].as_slice().into(),

@@ -31,21 +31,13 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     let mut values: Vec<Scalar> = Vec::new();
     let mut seen = Seen::default();
     collect(obj, 0, &mut shape, &mut values, &mut seen)?;
-    // ints beyond int64 were collected as floats; they count as ints for the inference
-    let mut big = seen.big_ints;
-    let inferred = values.iter().fold(seen.np_dtype, |acc, s| {
-        let d = match s {
-            Scalar::Float(_) if big > 0 => {
-                big -= 1;
-                DType::I64
-            }
-            Scalar::Float(_) => DType::F32,
-            Scalar::Int(_) => DType::I64,
-            Scalar::Bool(_) => DType::Bool,
-        };
-        Some(acc.map_or(d, |a| a.max(d)))
-    });
-    let d = dtype.unwrap_or(inferred.unwrap_or(DType::F32));
+    let d = dtype.unwrap_or(seen.inferred.unwrap_or_else(crate::dtype::default_float));
+    if d.category() == crate::dtype::Category::Int && d != DType::I64 {
+        // PyTorch's check of Python numbers stored in a narrow integer dtype
+        if values.iter().any(|&s| crate::dtype::scalar_overflows(s, d)) {
+            return Err(crate::tensor::overflow_error(d.name()).into());
+        }
+    }
     if seen.big_ints > 0 && !d.is_float() {
         // PyTorch's message for an int beyond int64 in integer tensor data
         return Err(PyValueError::new_err("Overflow when unpacking long long"));
@@ -66,13 +58,21 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
 /// before the recursion could exhaust the stack.
 const MAX_NESTING: usize = 64;
 
-/// What `collect` learns besides the values: the dtypes of NumPy scalars met, and how
+/// What `collect` learns besides the values: the promoted dtype of the elements (a
+/// Python float counts as the default dtype, an int as int64, a NumPy scalar or a
+/// one-element tensor as its own dtype, as in PyTorch's `infer_scalar_type`), and how
 /// many Python ints beyond int64 were collected (as floats: fine for a floating-point
 /// result, an overflow error for an integer one, as in PyTorch).
 #[derive(Default)]
 struct Seen {
-    np_dtype: Option<DType>,
+    inferred: Option<DType>,
     big_ints: usize,
+}
+
+impl Seen {
+    fn add(&mut self, d: DType) {
+        self.inferred = Some(self.inferred.map_or(d, |p| p.promote(d)));
+    }
 }
 
 fn collect(
@@ -82,12 +82,11 @@ fn collect(
     out: &mut Vec<Scalar>,
     seen: &mut Seen,
 ) -> PyResult<()> {
-    // NumPy scalars inside lists also contribute their own dtype (as in PyTorch)
+    // NumPy scalars contribute their own dtype (as in PyTorch)
+    let mut typed = None;
     if is_numpy_scalar(obj) {
         let name: String = obj.getattr("dtype")?.getattr("name")?.extract()?;
-        if let Some(d) = DType::ALL.iter().find(|d| d.name() == name) {
-            seen.np_dtype = Some(seen.np_dtype.map_or(*d, |p| p.max(*d)));
-        }
+        typed = DType::ALL.iter().find(|d| d.name() == name).copied();
     }
     let big = obj.is_instance_of::<PyInt>() && scalar_arg(obj).is_none();
     let scalar = if big {
@@ -106,11 +105,19 @@ fn collect(
         if depth > shape.len() {
             return Err(PyValueError::new_err("ragged nested sequence"));
         }
+        // ints beyond int64 were collected as floats; they count as ints here
+        seen.add(typed.unwrap_or(match s {
+            _ if big => DType::I64,
+            Scalar::Float(_) => crate::dtype::default_float(),
+            Scalar::Int(_) => DType::I64,
+            Scalar::Bool(_) => DType::Bool,
+        }));
         out.push(s);
         return Ok(());
     }
     if let Some(t) = as_tensor_ref(obj) {
         if t.numel() == 1 && depth >= shape.len() {
+            seen.add(t.dtype());
             out.push(t.item()?);
             return Ok(());
         }

@@ -173,7 +173,13 @@ unsafe extern "C" fn versioned_capsule_destructor(cap: *mut ffi::PyObject) {
 fn dl_dtype(d: DType) -> DLDataType {
     let (code, bits) = match d {
         DType::Bool => (KDL_BOOL, 8),
+        DType::U8 => (KDL_UINT, 8),
+        DType::I8 => (KDL_INT, 8),
+        DType::I16 => (KDL_INT, 16),
+        DType::I32 => (KDL_INT, 32),
         DType::I64 => (KDL_INT, 64),
+        DType::F16 => (KDL_FLOAT, 16),
+        DType::BF16 => (KDL_BFLOAT, 16),
         DType::F32 => (KDL_FLOAT, 32),
         DType::F64 => (KDL_FLOAT, 64),
     };
@@ -431,13 +437,19 @@ fn dtype_name(t: DLDataType) -> String {
 
 fn from_dl_dtype(t: DLDataType) -> PyResult<DType> {
     match (t.code, t.bits, t.lanes) {
+        (KDL_FLOAT, 16, 1) => Ok(DType::F16),
+        (KDL_BFLOAT, 16, 1) => Ok(DType::BF16),
         (KDL_FLOAT, 32, 1) => Ok(DType::F32),
         (KDL_FLOAT, 64, 1) => Ok(DType::F64),
+        (KDL_UINT, 8, 1) => Ok(DType::U8),
+        (KDL_INT, 8, 1) => Ok(DType::I8),
+        (KDL_INT, 16, 1) => Ok(DType::I16),
+        (KDL_INT, 32, 1) => Ok(DType::I32),
         (KDL_INT, 64, 1) => Ok(DType::I64),
         (KDL_BOOL, 8, 1) => Ok(DType::Bool),
         _ => Err(PyTypeError::new_err(format!(
-            "from_dlpack: unsupported DLPack dtype {}; ferric supports float32, float64, \
-             int64 and bool",
+            "from_dlpack: unsupported DLPack dtype {}; ferric supports float16, bfloat16, \
+             float32, float64, uint8, int8, int16, int32, int64 and bool",
             dtype_name(t)
         ))),
     }

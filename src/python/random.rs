@@ -217,7 +217,7 @@ fn rand(
     let t = Tensor::zeros(
         "rand",
         &sizes(args, size)?,
-        opt_dtype(dtype)?.unwrap_or(DType::F32),
+        opt_dtype(dtype)?.unwrap_or_else(crate::dtype::default_float),
     )?;
     rnd::uniform_(&t, 0.0, 1.0, &g)?;
     finish(py, t, requires_grad, device)
@@ -242,7 +242,7 @@ fn randn(
     let t = Tensor::zeros(
         "randn",
         &sizes(args, size)?,
-        opt_dtype(dtype)?.unwrap_or(DType::F32),
+        opt_dtype(dtype)?.unwrap_or_else(crate::dtype::default_float),
     )?;
     rnd::normal_(&t, 0.0, 1.0, &g)?;
     finish(py, t, requires_grad, device)
@@ -383,7 +383,11 @@ fn normal(
     let t = match (&m, &s, size) {
         (NormalArg::S(m), NormalArg::S(s), Some(size)) => {
             let dims = to_dims("", &int_list(size, "size")?)?;
-            let t = Tensor::zeros("normal", &dims, opt_dtype(dtype)?.unwrap_or(DType::F32))?;
+            let t = Tensor::zeros(
+                "normal",
+                &dims,
+                opt_dtype(dtype)?.unwrap_or_else(crate::dtype::default_float),
+            )?;
             rnd::normal_(&t, m.to_f64(), s.to_f64(), &g)?;
             t
         }

@@ -245,12 +245,16 @@ pub fn to_pylist<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>
         Ok(list.into_any())
     }
     match t.dtype() {
-        DType::F32 | DType::F64 => build(py, t.shape(), &t.to_vec::<f64>()?, &|py, v| {
-            Ok(v.into_pyobject(py)?.into_any())
-        }),
-        DType::I64 => build(py, t.shape(), &t.to_vec::<i64>()?, &|py, v| {
-            Ok(v.into_pyobject(py)?.into_any())
-        }),
+        DType::F16 | DType::BF16 | DType::F32 | DType::F64 => {
+            build(py, t.shape(), &t.to_vec::<f64>()?, &|py, v| {
+                Ok(v.into_pyobject(py)?.into_any())
+            })
+        }
+        DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
+            build(py, t.shape(), &t.to_vec::<i64>()?, &|py, v| {
+                Ok(v.into_pyobject(py)?.into_any())
+            })
+        }
         DType::Bool => build(py, t.shape(), &t.to_vec::<bool>()?, &|py, v| {
             Ok(pyo3::types::PyBool::new(py, v).to_owned().into_any())
         }),
@@ -459,6 +463,42 @@ impl PyTensor {
     }
     fn bool(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         cast_to(slf, DType::Bool)
+    }
+    #[pyo3(signature = (memory_format=None))]
+    fn int(slf: Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = memory_format; // the result keeps the input's memory order
+        cast_to(slf, DType::I32)
+    }
+    #[pyo3(signature = (memory_format=None))]
+    fn short(
+        slf: Bound<'_, Self>,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = memory_format; // the result keeps the input's memory order
+        cast_to(slf, DType::I16)
+    }
+    #[pyo3(signature = (memory_format=None))]
+    fn char(slf: Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = memory_format; // the result keeps the input's memory order
+        cast_to(slf, DType::I8)
+    }
+    #[pyo3(signature = (memory_format=None))]
+    fn byte(slf: Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = memory_format; // the result keeps the input's memory order
+        cast_to(slf, DType::U8)
+    }
+    #[pyo3(signature = (memory_format=None))]
+    fn half(slf: Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = memory_format; // the result keeps the input's memory order
+        cast_to(slf, DType::F16)
+    }
+    #[pyo3(signature = (memory_format=None))]
+    fn bfloat16(
+        slf: Bound<'_, Self>,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = memory_format; // the result keeps the input's memory order
+        cast_to(slf, DType::BF16)
     }
     fn type_as(slf: Bound<'_, Self>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
         let d = other.t.dtype();

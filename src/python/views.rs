@@ -97,11 +97,14 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
         return Ok(IndexItem::Int(obj.extract()?));
     }
     if let Some(t) = as_tensor_ref(obj) {
-        if t.ndim() == 0 && t.dtype() == DType::I64 {
+        if t.ndim() == 0 && matches!(t.dtype(), DType::I64 | DType::I32) {
             return Ok(IndexItem::Int(t.item()?.to_i64()));
         }
         return match t.dtype() {
             DType::I64 | DType::Bool => Ok(IndexItem::Tensor(t)),
+            // int32 indices are positions; uint8 ones are a (legacy) mask, as in PyTorch
+            DType::I32 => Ok(IndexItem::Tensor(t.to_dtype(DType::I64)?)),
+            DType::U8 => Ok(IndexItem::Tensor(t.to_dtype(DType::Bool)?)),
             _ => Err(PyIndexError::new_err(
                 "tensors used as indices must be long, int, byte or bool tensors",
             )),
@@ -111,6 +114,8 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
         let t = crate::python::data::tensor_from_data(obj, None)?;
         return match t.dtype() {
             DType::I64 | DType::Bool => Ok(IndexItem::Tensor(t)),
+            DType::I32 => Ok(IndexItem::Tensor(t.to_dtype(DType::I64)?)),
+            DType::U8 => Ok(IndexItem::Tensor(t.to_dtype(DType::Bool)?)),
             _ if t.numel() == 0 => Ok(IndexItem::Tensor(t.to_dtype(DType::I64)?)),
             _ => Err(PyIndexError::new_err(
                 "tensors used as indices must be long, int, byte or bool tensors",

@@ -25,8 +25,8 @@ Every file written here is a plain safetensors file (written with the
 
 ``ferric.load`` of a file without ferric metadata (e.g. written by
 ``safetensors.torch.save_file``) returns a ``dict`` of name -> tensor in file order.
-ferric's dtypes are float32, float64, int64 and bool: float16/bfloat16 tensors load as
-float32 and smaller integer types as int64 (both exact). Views are saved as copies.
+Every ferric dtype is stored as itself (bfloat16 as safetensors' ``BF16``); the unsigned
+types ferric lacks (uint16, uint32, uint64) load as int64. Views are saved as copies.
 """
 
 from __future__ import annotations
@@ -55,9 +55,9 @@ _PICKLE_KEY = "ferric.pickle"
 _FORMAT_VERSION = "1"
 
 # little-endian layouts of the safetensors dtypes ferric can represent exactly
-_NATIVE = {"F64": "<f8", "F32": "<f4", "I64": "<i8", "BOOL": "|b1"}
-_WIDEN = {"F16": "<f2", "I32": "<i4", "I16": "<i2", "I8": "|i1", "U8": "|u1",
-          "U16": "<u2", "U32": "<u4", "U64": "<u8"}
+_NATIVE = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4",
+           "I16": "<i2", "I8": "|i1", "U8": "|u1", "BOOL": "|b1"}
+_WIDEN = {"U16": "<u2", "U32": "<u4", "U64": "<u8"}
 
 
 # mapping types the JSON structure can describe (Counter: MultiStepLR's milestones)
@@ -77,6 +77,8 @@ class _Encoder:
 
     def __init__(self) -> None:
         self.arrays: dict[str, np.ndarray] = {}
+        # keys whose array holds bfloat16 bit patterns (NumPy has no bfloat16)
+        self.bfloat16: set[str] = set()
         self._by_id: dict[int, str] = {}
 
     def add_tensor(self, t: Tensor, name: str, dedupe: bool = True) -> str:
@@ -86,7 +88,12 @@ class _Encoder:
         while key in self.arrays:
             n += 1
             key = f"{name}#{n}"
-        arr = t.detach().numpy()
+        if t.dtype == _core.bfloat16:
+            # the upper half of each (exactly widened) float32
+            arr = (t.detach().float().numpy().view(np.uint32) >> 16).astype("<u2")
+            self.bfloat16.add(key)
+        else:
+            arr = t.detach().numpy()
         # (not np.ascontiguousarray: it turns 0-d arrays into 1-d ones)
         self.arrays[key] = arr if arr.flags.c_contiguous else arr.copy(order="C")
         self._by_id[id(t)] = key
@@ -172,7 +179,13 @@ def _serialize(obj, pickle_module, pickle_protocol) -> bytes:
             )
             pickler.dump(obj)
             metadata[_PICKLE_KEY] = base64.b64encode(buf.getvalue()).decode("ascii")
-    return safetensors.numpy.save(enc.arrays, metadata=metadata)
+    specs = {
+        k: safetensors.numpy.TensorSpec(
+            dtype="bfloat16" if k in enc.bfloat16 else a.dtype.name, shape=a.shape,
+            data_ptr=a.ctypes.data, data_len=a.nbytes)
+        for k, a in enc.arrays.items()
+    }
+    return bytes(safetensors.serialize(specs, metadata=metadata))
 
 
 def save_safetensors(obj, f, pickle_module=pickle,
@@ -240,7 +253,7 @@ def _to_numpy(dtype: str, shape, raw, name: str, where: str) -> np.ndarray:
                 f"ferric.load: tensor {name!r} in {where} holds uint64 values beyond the "
                 "int64 range"
             )
-        arr = arr.astype(np.float32 if dtype == "F16" else np.int64)
+        arr = arr.astype(np.int64)
     elif dtype == "BF16":
         # bfloat16 is the upper half of a float32
         arr = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
@@ -387,6 +400,8 @@ def load_safetensors(f, map_location=None, pickle_module=None, *,
     for name in sorted(entries, key=offset):
         e = entries[name]
         t = _core.from_numpy(_to_numpy(e["dtype"], e["shape"], e["data"], name, where))
+        if e["dtype"] == "BF16":
+            t = t.to(_core.bfloat16)  # exact: the values were widened to float32
         tensors[name] = restore(t, "cpu")
 
     decoder = _Decoder(tensors, weights_only, where)

@@ -9,6 +9,7 @@ use crate::error::{fmt_shape, Error, Result};
 pub use crate::kernels::conv::pool::AvgRule;
 use crate::kernels::conv::pool::{self as kern, Planes};
 use crate::kernels::conv::{Axis, Image};
+use crate::ops::compute;
 use crate::shape::Dims;
 use crate::tensor::Tensor;
 
@@ -330,6 +331,10 @@ fn unsupported(kernel: &str, d: DType) -> Error {
 
 /// `max_pool2d_with_indices` forward: (values, int64 indices into each H*W plane).
 pub fn max_pool2d(x: &Tensor, g: &PoolGeom) -> Result<(Tensor, Tensor)> {
+    if !x.dtype().is_compute() {
+        let (v, i) = max_pool2d(&compute::input(x)?, g)?;
+        return Ok((compute::output(x.dtype(), v)?, i));
+    }
     let shape = g.out_shape();
     let out = Tensor::zeros("max_pool2d", &shape, x.dtype())?;
     let idx = Tensor::zeros("max_pool2d", &shape, DType::I64)?;
@@ -357,7 +362,7 @@ pub fn max_pool2d(x: &Tensor, g: &PoolGeom) -> Result<(Tensor, Tensor)> {
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
         DType::I64 => run!(i64),
-        DType::Bool => return Err(unsupported("max_pool2d", DType::Bool)),
+        d => return Err(unsupported("max_pool2d", d)),
     }
     Ok((out, idx))
 }
@@ -402,6 +407,9 @@ pub fn max_pool_backward(gy: &Tensor, idx: &Tensor, in_shape: &[usize]) -> Resul
 
 /// `avg_pool2d` forward.
 pub fn avg_pool2d(x: &Tensor, g: &PoolGeom, rule: AvgRule) -> Result<Tensor> {
+    if !x.dtype().is_compute() {
+        return compute::unary(x, |c| avg_pool2d(c, g, rule));
+    }
     let out = Tensor::zeros("avg_pool2d", &g.out_shape(), x.dtype())?;
     if out.numel() == 0 {
         return Ok(out);
@@ -419,7 +427,7 @@ pub fn avg_pool2d(x: &Tensor, g: &PoolGeom, rule: AvgRule) -> Result<Tensor> {
         DType::F32 => run!(f32),
         DType::F64 => run!(f64),
         DType::I64 => run!(i64),
-        DType::Bool => return Err(unsupported("avg_pool2d", DType::Bool)),
+        d => return Err(unsupported("avg_pool2d", d)),
     }
     Ok(out)
 }

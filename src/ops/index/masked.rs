@@ -13,12 +13,7 @@ use crate::tensor::Tensor;
 
 /// The dtype names PyTorch's mask messages print (`long int`, `float`, ...).
 fn c_type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::I64 => "long int",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
+    d.cpp_name()
 }
 
 /// `mask` broadcast to `self`'s shape for an in-place op, with its own storage if it
@@ -54,6 +49,7 @@ impl Tensor {
                 ),
             ));
         }
+        crate::tensor::check_fill(value, self.dtype())?;
         // one value into aliased elements is well defined (PyTorch allows it)
         self.check_storage_writable("masked_fill_")?;
         let mask = inplace_mask("masked_fill_", self, mask)?;

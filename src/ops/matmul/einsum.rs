@@ -538,5 +538,10 @@ pub(crate) fn sum_keepdim(t: &Tensor, dims: &[usize]) -> Result<Tensor> {
             };
             Tensor::from_vec(r, &out_shape)
         }
+        // sums in the compute dtype (int64 for narrow integers, float32 for half types)
+        d => crate::ops::compute::output(
+            d.compute(),
+            sum_keepdim(&crate::ops::compute::input(t)?, dims)?,
+        ),
     }
 }

@@ -9,18 +9,13 @@ use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
 
 /// PyTorch's legacy tensor-type name in the embedding dtype message.
-fn legacy_name(d: DType) -> &'static str {
-    match d {
-        DType::F32 => "torch.FloatTensor",
-        DType::F64 => "torch.DoubleTensor",
-        DType::Bool => "torch.BoolTensor",
-        DType::I64 => "torch.LongTensor",
-    }
+fn legacy_name(d: DType) -> String {
+    format!("torch.{}", d.tensor_type_name())
 }
 
 /// Checks the embedding arguments; returns the indices as a flat vector.
 fn check(weight: &Tensor, indices: &Tensor) -> Result<Vec<i64>> {
-    if indices.dtype() != DType::I64 {
+    if !matches!(indices.dtype(), DType::I64 | DType::I32) {
         return Err(Error::runtime(
             "",
             format!(
@@ -73,6 +68,11 @@ pub fn embedding_backward(
     padding_idx: Option<usize>,
     scale_grad_by_freq: bool,
 ) -> Result<Tensor> {
+    if !g.dtype().is_compute() {
+        let c = crate::ops::compute::input(g)?;
+        let r = embedding_backward(&c, indices, num_weights, padding_idx, scale_grad_by_freq)?;
+        return crate::ops::compute::output(g.dtype(), r);
+    }
     let idx = indices.to_vec::<i64>()?;
     let g = g.dense()?;
     let d = g.shape().last().copied().unwrap_or(1);
@@ -135,6 +135,10 @@ pub fn dropout_noise(shape: &[usize], p: f64, dtype: DType) -> Result<Tensor> {
     }
     if p >= 1.0 {
         return Tensor::zeros("dropout", &[], dtype);
+    }
+    if !dtype.is_compute() {
+        // PyTorch computes the scale in float and rounds it once
+        return dropout_noise(shape, p, dtype.compute())?.to_dtype(dtype);
     }
     let keep = 1.0 - p;
     let n = crate::shape::checked_numel("dropout", shape)?;

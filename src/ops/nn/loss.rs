@@ -6,6 +6,7 @@
 use super::{same_dtype, Reduction};
 use crate::dtype::{DType, Element};
 use crate::error::{fmt_shape, Error, Result};
+use crate::ops::compute;
 use crate::shape::Dims;
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
@@ -180,6 +181,12 @@ pub fn nll_forward(
     reduction: Reduction,
     ignore_index: i64,
 ) -> Result<(Tensor, f64)> {
+    if !input.dtype().is_compute() {
+        let wc = weight.map(compute::input).transpose()?;
+        let c = compute::input(input)?;
+        let (l, tw) = nll_forward(&c, target, wc.as_ref(), plan, reduction, ignore_index)?;
+        return Ok((compute::output(input.dtype(), l)?, tw));
+    }
     let x = input.dense()?;
     let tgt = target.dense()?;
     crate::with_float_dtype!(
@@ -233,6 +240,22 @@ pub fn nll_backward(
     shape: &[usize],
     dtype: DType,
 ) -> Result<Tensor> {
+    if !dtype.is_compute() {
+        let wc = weight.map(compute::input).transpose()?;
+        let (c, gc) = (dtype.compute(), compute::input(g)?);
+        let r = nll_backward(
+            &gc,
+            target,
+            wc.as_ref(),
+            plan,
+            reduction,
+            ignore_index,
+            total_weight,
+            shape,
+            c,
+        )?;
+        return compute::output(dtype, r);
+    }
     let g = g.to_dtype(dtype)?.dense()?;
     let tgt = target.dense()?;
     crate::with_float_dtype!(

@@ -10,6 +10,7 @@ use super::rows_per_task;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::reduce::fast::{dispatch, lane_sum, FastFloat};
+use crate::ops::compute;
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
 use crate::threads;
@@ -66,6 +67,13 @@ pub fn layer_norm_forward(
     b: Option<&Tensor>,
     eps: f64,
 ) -> Result<(Tensor, Tensor, Tensor)> {
+    if !x.dtype().is_compute() {
+        // half types normalise in float32; mean and rstd stay float32, as in PyTorch
+        let (w, b) = (opt_input(w)?, opt_input(b)?);
+        let c = compute::input(x)?;
+        let (y, mean, rstd) = layer_norm_forward(&c, m, k, w.as_ref(), b.as_ref(), eps)?;
+        return Ok((compute::output(x.dtype(), y)?, mean, rstd));
+    }
     let op = "layer_norm";
     let x = x.dense()?;
     crate::with_float_dtype!(
@@ -194,6 +202,13 @@ pub fn layer_norm_backward(
     k: usize,
     need: [bool; 3],
 ) -> Result<[Option<Tensor>; 3]> {
+    if !x.dtype().is_compute() {
+        let w16 = w.map(|w| w.dtype());
+        let wc = opt_input(w)?;
+        let (gc, xc) = (compute::input(g)?, compute::input(x)?);
+        let r = layer_norm_backward(&gc, &xc, mean, rstd, wc.as_ref(), k, need)?;
+        return back_to(r, [Some(x.dtype()), w16, w16]);
+    }
     let op = "layer_norm_backward";
     let (g, x) = (g.to_dtype(x.dtype())?.dense()?, x.dense()?);
     let (mean, rstd) = (mean.dense()?, rstd.dense()?);
@@ -416,6 +431,30 @@ pub fn batch_norm_forward(
     momentum: f64,
     eps: f64,
 ) -> Result<(Tensor, BnSaved)> {
+    if !x.dtype().is_compute() {
+        let (w, b) = (opt_input(w)?, opt_input(b)?);
+        let c = compute::input(x)?;
+        let (y, saved) = match running {
+            Some((rm, rv)) if !rm.dtype().is_compute() => {
+                // running statistics of a half type: updated in float32, written back
+                let (m32, v32) = (compute::input(rm)?, compute::input(rv)?);
+                let r = batch_norm_forward(
+                    &c,
+                    w.as_ref(),
+                    b.as_ref(),
+                    Some((&m32, &v32)),
+                    training,
+                    momentum,
+                    eps,
+                )?;
+                rm.copy_from(&m32)?;
+                rv.copy_from(&v32)?;
+                r
+            }
+            _ => batch_norm_forward(&c, w.as_ref(), b.as_ref(), running, training, momentum, eps)?,
+        };
+        return Ok((compute::output(x.dtype(), y)?, saved));
+    }
     let x = x.dense()?;
     let nc = Nc::of(x.shape());
     crate::with_float_dtype!(
@@ -479,6 +518,13 @@ pub fn batch_norm_backward(
     training: bool,
     need: [bool; 3],
 ) -> Result<[Option<Tensor>; 3]> {
+    if !x.dtype().is_compute() {
+        let w16 = w.map(|w| w.dtype());
+        let wc = opt_input(w)?;
+        let (gc, xc) = (compute::input(g)?, compute::input(x)?);
+        let r = batch_norm_backward(&gc, &xc, wc.as_ref(), saved, training, need)?;
+        return back_to(r, [Some(x.dtype()), w16, w16]);
+    }
     let (g, x) = (g.to_dtype(x.dtype())?.dense()?, x.dense()?);
     let nc = Nc::of(x.shape());
     crate::with_float_dtype!(
@@ -533,4 +579,21 @@ pub fn batch_norm_backward(
             x.dtype()
         ))
     )
+}
+
+/// An optional parameter in its compute dtype.
+fn opt_input(t: Option<&Tensor>) -> Result<Option<Tensor>> {
+    t.map(compute::input).transpose()
+}
+
+/// Gradients computed in float32 converted back to their operands' dtypes.
+fn back_to(r: [Option<Tensor>; 3], dts: [Option<DType>; 3]) -> Result<[Option<Tensor>; 3]> {
+    let mut out: [Option<Tensor>; 3] = [None, None, None];
+    for ((o, g), d) in out.iter_mut().zip(r).zip(dts) {
+        *o = match (g, d) {
+            (Some(g), Some(d)) => Some(compute::output(d, g)?),
+            (g, _) => g,
+        };
+    }
+    Ok(out)
 }

@@ -43,7 +43,7 @@ def _addindent(s, num_spaces):
 
 
 def _is_float_dtype(d) -> bool:
-    return d in (_core.float32, _core.float64)
+    return d.is_floating_point
 
 
 class Module:
@@ -510,6 +510,14 @@ class Module:
     def double(self):
         """Casts floating-point parameters and buffers to float64; returns ``self``."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        """Casts floating-point parameters and buffers to float16."""
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self):
+        """Casts floating-point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def type(self, dst_type):
         """Casts all parameters and buffers to ``dst_type``; returns ``self``."""
