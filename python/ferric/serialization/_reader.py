@@ -95,7 +95,11 @@ class Context:
             raise RuntimeError(
                 f"ferric.load: {self.where} holds uint64 values beyond the int64 range"
             ) from None
-        base = self.restore(_core.from_numpy(arr), storage.location)
+        t = _core.from_numpy(arr)
+        native = row.ferric_dtype()
+        if native is not None and t.dtype != native:
+            t = t.to(native)  # bfloat16: NumPy holds it widened to float32, exact back
+        base = self.restore(t, storage.location)
         if not isinstance(base, _core.Tensor) or base.dim() != 1 or \
                 base.shape[0] != arr.shape[0]:
             raise RuntimeError(
@@ -267,6 +271,9 @@ def load_legacy(fh, where: str, map_location, weights_only: bool, pickle_load_ar
             raise RuntimeError(f"ferric.load: {where} is truncated in storage {key}")
     for _storage, row, raw, _arr, base in ctx.pending:
         values = row.decode(raw)
+        if base.dtype == _core.bfloat16:  # no NumPy view: copy through float32
+            base.detach().copy_(_core.from_numpy(values))
+            continue
         target = base.detach().numpy()
         if not np.shares_memory(target, raw):
             target[...] = values

@@ -150,6 +150,10 @@ def storage_bytes(anchor, lo: int, hi: int) -> memoryview:
     Every element of the range lies inside the storage (tensors of the group start at
     or after lo and end at or before hi), so the window reads only the storage's memory.
     """
+    if anchor.dtype == _core.bfloat16:
+        # no NumPy bfloat16: widen the window to float32 (exact) and keep the upper halves
+        win = anchor.detach().as_strided((hi - lo,), (1,)).float().numpy()
+        return memoryview((win.view("<u4") >> 16).astype("<u2")).cast("B")
     arr = anchor.detach().numpy()
     item = arr.itemsize
     flat = np.lib.stride_tricks.as_strided(arr, shape=(hi - lo,), strides=(item,))
