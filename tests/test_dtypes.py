@@ -57,6 +57,13 @@ KNOWN: dict[str, str] = {
     "dtype=torch.bfloat16": "as floor division",
     "rounding_mode='floor'))(torch.tensor([0.1, -2.5, 3.0, 1000.0, -0.3333, 3e+38], "
     "dtype=torch.bfloat16": "as floor division",
+    "dtype=torch.float16) - 0.1": "float16 minus a Python number: PyTorch rounds the number "
+                                  "to float16 first (0.1 -> 0.09998); ferric subtracts it in "
+                                  "float32, a 1-ulp difference near zero",
+    "dtype=torch.float16) - torch.tensor(0.1)": "as float16 minus a Python number (a 0-d "
+                                                "tensor operand)",
+    "gelu(a))(torch.tensor([0.1, -2.5, 3.0, 1000.0, -0.3333, 3e+38], dtype=torch.bfloat16":
+        "bfloat16 gelu of 3e38: PyTorch's kernel overflows to inf, ferric returns the input",
 }
 
 

@@ -1,6 +1,6 @@
 """The shape/index utilities and composed arithmetic (``meshgrid`` ... ``quantile``)
 replayed against PyTorch 2.13's results: values, dtypes, shapes, gradients and the
-exception type and message of each bad call (``tests/fixtures/shapeops``: ``cases.py``
+exception type and message of each bad call (``tests/fixtures/shapeops``: ``shapeops_cases.py``
 holds the expressions, ``gen_shapeops.py`` recorded them)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ferric.autograd import gradcheck
 
 HERE = Path(__file__).parent / "fixtures" / "shapeops"
 sys.path.insert(0, str(HERE))
-from cases import CASES, PRELUDE  # noqa: E402
+from shapeops_cases import CASES, PRELUDE  # noqa: E402
 
 RECORDED = json.loads((HERE / "shapeops.json").read_text())["cases"]
 NS = {"torch": ferric}

@@ -1,6 +1,7 @@
 """``ferric.utils.tensorboard.SummaryWriter`` writes what PyTorch's writes.
 
-The cases of ``tests/fixtures/tensorboard/cases.py`` are logged with ferric's writer, the
+The cases of ``tests/fixtures/tensorboard/tensorboard_cases.py`` are logged with ferric's
+writer, the
 event files read back with tensorboard's event-file reader, and compared with what
 PyTorch 2.13's writer wrote for the same inputs (``pytorch_events.json``, made by
 ``generate.py`` there): scalar values and steps, histogram buckets, decoded image pixels
@@ -28,7 +29,7 @@ from ferric.utils.tensorboard._graph import node_op  # noqa: E402
 HERE = os.path.join(os.path.dirname(__file__), "fixtures", "tensorboard")
 sys.path.insert(0, HERE)
 
-import cases  # noqa: E402
+import tensorboard_cases as cases  # noqa: E402
 
 with open(os.path.join(HERE, "pytorch_events.json")) as f:
     TORCH = json.load(f)
