@@ -95,10 +95,6 @@ DELIBERATELY_ABSENT = [
      "(as `torch.compile(backend=\"eager\")`)"),
     ("Exotic dtypes", "float8, float4, sub-byte integers and bit types",
      "GPU-oriented storage formats"),
-    ("Distributed training", "`torch.distributed`, `nn.parallel`",
-     "absent until issue 19 (data parallel on MPI) lands"),
-    ("ONNX export and TensorBoard", "`torch.onnx`, `torch.utils.tensorboard`",
-     "absent until issue 21 lands"),
     ("Model hub and packaging", "`torch.hub`, `torch.package`",
      "downloads and archives of PyTorch code; out of scope"),
 ]
