@@ -360,8 +360,15 @@ impl Tensor {
             ));
         }
         if self.dtype() == DType::Bool && matches!(mode, PadMode::Reflect | PadMode::Replicate) {
-            let kind = if mode == PadMode::Reflect { "reflection" } else { "replication" };
-            return Err(Error::dtype_not_implemented(&format!("{kind}_pad{np}d"), DType::Bool));
+            let kind = if mode == PadMode::Reflect {
+                "reflection"
+            } else {
+                "replication"
+            };
+            return Err(Error::dtype_not_implemented(
+                &format!("{kind}_pad{np}d"),
+                DType::Bool,
+            ));
         }
         let mut gathers = Vec::with_capacity(np);
         for k in 0..np {

@@ -9,7 +9,10 @@ use smallvec::SmallVec;
 /// PyTorch's movedim message for a repeated dim (other errors pass through).
 fn repeated_dim(e: Error, which: &str, dims: &[i64]) -> Error {
     if e.msg.contains("appears multiple times") {
-        Error::runtime("movedim", format!("movedim: repeated dim in `{which}` ({dims:?})"))
+        Error::runtime(
+            "movedim",
+            format!("movedim: repeated dim in `{which}` ({dims:?})"),
+        )
     } else {
         e
     }
@@ -351,10 +354,9 @@ impl Tensor {
                 format!("movedim: Invalid source or destination dims: source ({src:?} dims) should contain the same number of dims as destination ({dst:?} dims)"),
             ));
         }
-        let s = normalize_dims("movedim", src, nd)
-            .map_err(|e| repeated_dim(e, "source", src))?;
-        let t = normalize_dims("movedim", dst, nd)
-            .map_err(|e| repeated_dim(e, "destination", dst))?;
+        let s = normalize_dims("movedim", src, nd).map_err(|e| repeated_dim(e, "source", src))?;
+        let t =
+            normalize_dims("movedim", dst, nd).map_err(|e| repeated_dim(e, "destination", dst))?;
         let mut order: Vec<Option<usize>> = vec![None; nd];
         for (&a, &b) in s.iter().zip(t.iter()) {
             order[b] = Some(a);

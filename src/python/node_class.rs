@@ -16,7 +16,9 @@ pub fn class_for<'py>(
     name: &str,
     base: Bound<'py, PyType>,
 ) -> PyResult<Bound<'py, PyType>> {
-    let cache = CLASSES.get_or_init(py, || PyDict::new(py).unbind()).bind(py);
+    let cache = CLASSES
+        .get_or_init(py, || PyDict::new(py).unbind())
+        .bind(py);
     if let Some(cls) = cache.get_item(name)? {
         return Ok(cls.cast_into::<PyType>()?);
     }

@@ -145,7 +145,11 @@ fn check_index_count<'py>(
     let mut count = 0usize;
     for k in items {
         if let Some(t) = as_tensor_ref(&k) {
-            count += if t.dtype() == DType::Bool { t.ndim() } else { 1 };
+            count += if t.dtype() == DType::Bool {
+                t.ndim()
+            } else {
+                1
+            };
         } else if !(k.is_none() || k.is_instance_of::<PyEllipsis>() || k.is_instance_of::<PyBool>())
         {
             count += 1;

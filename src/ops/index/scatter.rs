@@ -74,7 +74,11 @@ fn strides_without(t: &Tensor, dim: usize) -> Strides {
 fn check_index_dtype(op: &str, index: &Tensor) -> Result<()> {
     if index.dtype() != DType::I64 {
         // PyTorch names the family (scatter_add_ reports "scatter()")
-        let family = if op.starts_with("gather") { "gather" } else { "scatter" };
+        let family = if op.starts_with("gather") {
+            "gather"
+        } else {
+            "scatter"
+        };
         return Err(Error::runtime(
             op,
             format!("{family}(): Expected dtype int32/int64 for index"),
@@ -219,7 +223,10 @@ impl Tensor {
                 fmt_shape(self.shape())
             );
             if let Some(s) = src_t {
-                msg += &format!(" and to be no larger size than src {}", fmt_shape(s.shape()));
+                msg += &format!(
+                    " and to be no larger size than src {}",
+                    fmt_shape(s.shape())
+                );
             }
             return Err(Error::runtime(op, msg));
         }

@@ -173,12 +173,20 @@ impl Tensor {
         let lead = sizes.len() - nd;
         if let Some(i) = sizes.iter().position(|&r| r < 0) {
             // PyTorch reports the size of the result it could not make
-            let s = if i < lead { 1 } else { self.shape()[i - lead] as i64 };
+            let s = if i < lead {
+                1
+            } else {
+                self.shape()[i - lead] as i64
+            };
             let out: Vec<i64> = sizes
                 .iter()
                 .enumerate()
                 .map(|(j, &r)| {
-                    let s = if j < lead { 1 } else { self.shape()[j - lead] as i64 };
+                    let s = if j < lead {
+                        1
+                    } else {
+                        self.shape()[j - lead] as i64
+                    };
                     r.saturating_mul(s)
                 })
                 .collect();
