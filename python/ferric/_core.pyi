@@ -1537,6 +1537,3 @@ def _linalg_eigvalsh(a: Tensor, uplo: str) -> Tensor: ...
 def _linalg_solve_triangular(
     a: Tensor, b: Tensor, upper: _bool, left: _bool, unitriangular: _bool
 ) -> Tensor: ...
-
-# (last in the module: `int` would shadow the builtin in the annotations above)
-int: dtype
