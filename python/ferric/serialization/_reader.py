@@ -187,25 +187,33 @@ def load_zip(fh, where: str, map_location, weights_only: bool, use_mmap: bool, p
         raise RuntimeError(f"PytorchStreamReader failed reading zip archive: {where} is not a "
                            f"complete zip archive ({e})") from None
     with zf:
-        prefix = _prefix(zf, where)
-        big = False
-        if f"{prefix}byteorder" in zf.namelist():
-            order = zf.read(f"{prefix}byteorder")
-            if order not in (b"little", b"big"):
-                raise ValueError("Unknown endianness type: " + order.decode("latin1"))
-            big = order == b"big"
-        mm = None
-        if use_mmap:
-            with open(path, "rb") as raw_fh:
-                size = os.fstat(raw_fh.fileno()).st_size
-                mm = _mmap.mmap(raw_fh.fileno(), size, access=_mmap.ACCESS_COPY) if size else None
-        ctx = ZipContext(where, map_location, zf, prefix, mm, big)
+        # a damaged entry header or record surfaces from zipfile at any read: PyTorch's
+        # reader reports it as a RuntimeError
         try:
-            data = zf.read(f"{prefix}data.pkl")
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
-            raise RuntimeError(f"ferric.load: {where}: cannot read data.pkl ({e})") from None
-        unpickler = _unpickler.Unpickler(io.BytesIO(data), ctx, weights_only, **pickle_load_args)
-        return unpickler.load()
+            prefix = _prefix(zf, where)
+            big = False
+            if f"{prefix}byteorder" in zf.namelist():
+                order = zf.read(f"{prefix}byteorder")
+                if order not in (b"little", b"big"):
+                    raise ValueError("Unknown endianness type: " + order.decode("latin1"))
+                big = order == b"big"
+            mm = None
+            if use_mmap:
+                with open(path, "rb") as raw_fh:
+                    size = os.fstat(raw_fh.fileno()).st_size
+                    mm = _mmap.mmap(raw_fh.fileno(), size,
+                                    access=_mmap.ACCESS_COPY) if size else None
+            ctx = ZipContext(where, map_location, zf, prefix, mm, big)
+            try:
+                data = zf.read(f"{prefix}data.pkl")
+            except (zipfile.BadZipFile, OSError, EOFError) as e:
+                raise RuntimeError(f"ferric.load: {where}: cannot read data.pkl ({e})") from None
+            unpickler = _unpickler.Unpickler(io.BytesIO(data), ctx, weights_only,
+                                             **pickle_load_args)
+            return unpickler.load()
+        except zipfile.BadZipFile as e:
+            raise RuntimeError(f"PytorchStreamReader failed reading zip archive: {where} ({e})"
+                               ) from None
 
 
 class LegacyContext(Context):
