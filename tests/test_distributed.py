@@ -45,13 +45,15 @@ def _assert_group(results, prefix, at_least):
         assert not bad, f"rank {rank}:\n" + "\n".join(f"{k}: {v}" for k, v in bad.items())
 
 
-# (check-name prefix, how many checks at least: dtypes x layouts x ops)
+# (check-name prefix, how many checks at least: 10 dtypes x layouts x ops)
 COLLECTIVE_GROUPS = [
-    ("all_reduce", 4 * 5 * 5), ("broadcast", 4 * 5), ("reduce", 4 * 5),
-    ("all_gather", 4 * 5), ("gather", 4 * 5), ("scatter", 4 * 5), ("reduce_scatter", 4 * 5),
-    ("all_gather_into_tensor", 4), ("reduce_scatter_tensor", 4), ("all_to_all", 4),
-    ("all_to_all_single", 4), ("send_recv", 4), ("zero_copy_in_place", 1), ("async_op", 1),
+    ("all_reduce", 10 * 5 * 5), ("broadcast", 10 * 5), ("reduce", 10 * 5),
+    ("all_gather", 10 * 5), ("gather", 10 * 5), ("scatter", 10 * 5),
+    ("reduce_scatter", 10 * 5), ("all_gather_into_tensor", 10), ("reduce_scatter_tensor", 10),
+    ("all_to_all", 10), ("all_to_all_single", 10), ("send_recv", 10),
+    ("zero_copy_in_place", 1), ("async_op", 1),
     ("object_collectives", 1), ("new_group", 1), ("bad_input", 1), ("barrier", 1),
+    ("iallreduce_algorithm", 1),
 ]
 
 
@@ -65,6 +67,8 @@ def test_collectives_match_single_process_reference(collectives, prefix, at_leas
 DDP_CHECKS = [
     "ddp_equals_single_process", "ddp_sync_batchnorm_equals_single_process",
     "ddp_many_small_buckets_float64", "ddp_gradient_as_bucket_view",
+    "ddp_progress_thread", "ddp_progress_from_hooks", "ddp_float16_gradients",
+    "ddp_bfloat16_gradients",
     "ddp_buckets_reverse_order", "ddp_buckets_start_during_backward",
     "ddp_no_sync_accumulation", "ddp_find_unused_parameters",
     "ddp_unused_without_flag_raises", "ddp_module_and_state_dict_prefix", "ddp_bad_input",

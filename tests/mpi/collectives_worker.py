@@ -6,14 +6,16 @@ transposed, stepped, empty and 0-d tensors; then the object collectives, groups,
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
 import numpy as np
-from common import Checks, assert_equal, dist, fdtype, ferric, init, values
+from common import HALF, Checks, assert_equal, dist, fdtype, ferric, init, npy, rounded, values
 from layouts import layout
 
-DTYPES = ("float32", "float64", "int64", "bool")
+DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+          "uint8", "bool")
 KINDS = ("contiguous", "transposed", "stepped", "empty", "0-d")
 SHAPE = (3, 4)
 OPS = {"SUM": (dist.ReduceOp.SUM, lambda a: np.sum(a, axis=0)),
@@ -31,7 +33,7 @@ BOOL_REF = {"SUM": np.any, "MAX": np.any, "BOR": np.any, "PRODUCT": np.all, "MIN
 def ops_for(dtype):
     if dtype == "bool":
         return [k for k in OPS if k in BOOL_REF]
-    if dtype == "int64":
+    if dtype.startswith(("int", "uint")):
         return [k for k in OPS if k != "AVG"]
     return ["SUM", "PRODUCT", "MIN", "MAX", "AVG"]
 
@@ -39,6 +41,8 @@ def ops_for(dtype):
 def reference(opname, dtype, stack):
     if dtype == "bool":
         return BOOL_REF[opname](stack, axis=0)
+    if dtype in HALF:  # reduced in float32, rounded once (see ferric.distributed)
+        return rounded(OPS[opname][1](stack.astype(np.float32)), dtype)
     out = OPS[opname][1](stack)
     return out.astype(stack.dtype)
 
@@ -69,13 +73,13 @@ def main(out):
                     t, _ = inputs("ar" + opname, dtype, kind)
                     dist.all_reduce(t, op=OPS[opname][0])
                     want = reference(opname, dtype, all_values("ar" + opname, dtype, kind))
-                    assert_equal(t.numpy(), want, dtype, f"all_reduce {opname}")
+                    assert_equal(npy(t), want, dtype, f"all_reduce {opname}")
                 checks.run(f"all_reduce-{opname}-{dtype}-{kind}", all_reduce)
 
             def broadcast(dtype=dtype, kind=kind):
                 t, _ = inputs("bc", dtype, kind)
                 dist.broadcast(t, src=world - 1)
-                assert_equal(t.numpy(), inputs("bc", dtype, kind, world - 1)[1], dtype,
+                assert_equal(npy(t), inputs("bc", dtype, kind, world - 1)[1], dtype,
                              "broadcast")
             checks.run(f"broadcast-{dtype}-{kind}", broadcast)
 
@@ -84,7 +88,7 @@ def main(out):
                 dist.reduce(t, dst=world - 1, op=dist.ReduceOp.MAX)
                 want = (reference("MAX", dtype, all_values("rd", dtype, kind))
                         if rank == world - 1 else mine)
-                assert_equal(t.numpy(), want, dtype, "reduce")
+                assert_equal(npy(t), want, dtype, "reduce")
             checks.run(f"reduce-{dtype}-{kind}", reduce)
 
             def all_gather(dtype=dtype, kind=kind):
@@ -93,7 +97,7 @@ def main(out):
                         for _ in others]
                 dist.all_gather(outs, t)
                 for r, o in enumerate(outs):
-                    assert_equal(o.numpy(), inputs("ag", dtype, kind, r)[1], dtype,
+                    assert_equal(npy(o), inputs("ag", dtype, kind, r)[1], dtype,
                                  f"all_gather[{r}]")
             checks.run(f"all_gather-{dtype}-{kind}", all_gather)
 
@@ -106,7 +110,7 @@ def main(out):
                 dist.gather(t, outs, dst=0)
                 if rank == 0:
                     for r, o in enumerate(outs):
-                        assert_equal(o.numpy(), inputs("ga", dtype, kind, r)[1], dtype,
+                        assert_equal(npy(o), inputs("ga", dtype, kind, r)[1], dtype,
                                      f"gather[{r}]")
             checks.run(f"gather-{dtype}-{kind}", gather)
 
@@ -118,7 +122,7 @@ def main(out):
                 if rank == src:
                     pieces = [inputs(("sc", j), dtype, kind)[0] for j in others]
                 dist.scatter(t, pieces, src=src)
-                assert_equal(t.numpy(), inputs(("sc", rank), dtype, kind, src)[1], dtype,
+                assert_equal(npy(t), inputs(("sc", rank), dtype, kind, src)[1], dtype,
                              "scatter")
             checks.run(f"scatter-{dtype}-{kind}", scatter)
 
@@ -128,7 +132,7 @@ def main(out):
                 pieces = [inputs(("rs", j), dtype, kind)[0] for j in others]
                 dist.reduce_scatter(t, pieces, op=dist.ReduceOp.SUM)
                 stack = np.stack([inputs(("rs", rank), dtype, kind, r)[1] for r in others])
-                assert_equal(t.numpy(), reference("SUM", dtype, stack), dtype,
+                assert_equal(npy(t), reference("SUM", dtype, stack), dtype,
                              "reduce_scatter")
             checks.run(f"reduce_scatter-{dtype}-{kind}", reduce_scatter)
 
@@ -137,30 +141,31 @@ def main(out):
             want = np.stack([inputs("agt", dtype, "transposed", r)[1] for r in others])
             cat = ferric.zeros(world * SHAPE[0], SHAPE[1], dtype=fdtype(dtype))
             dist.all_gather_into_tensor(cat, t)
-            assert_equal(cat.numpy(), want.reshape(-1, SHAPE[1]), dtype, "concatenated")
+            assert_equal(npy(cat), want.reshape(-1, SHAPE[1]), dtype, "concatenated")
             stacked = ferric.zeros(SHAPE[1], SHAPE[0], world, dtype=fdtype(dtype)).permute(
                 2, 1, 0)  # non-contiguous output
             dist.all_gather_into_tensor(stacked, t)
-            assert_equal(stacked.numpy(), want.reshape(world, *SHAPE), dtype, "stacked")
+            assert_equal(npy(stacked), want.reshape(world, *SHAPE), dtype, "stacked")
         checks.run(f"all_gather_into_tensor-{dtype}", gather_into)
 
         def reduce_scatter_tensor(dtype=dtype):
             big = [values(("rst", dtype, r), (world * 2, 3), dtype) for r in others]
             out = ferric.zeros(2, 3, dtype=fdtype(dtype))
-            dist.reduce_scatter_tensor(out, ferric.tensor(big[rank]), op=dist.ReduceOp.MAX)
+            dist.reduce_scatter_tensor(out, ferric.tensor(big[rank], dtype=fdtype(dtype)),
+                                       op=dist.ReduceOp.MAX)
             want = reference("MAX", dtype, np.stack(big))[2 * rank: 2 * rank + 2]
-            assert_equal(out.numpy(), want, dtype, "reduce_scatter_tensor")
+            assert_equal(npy(out), want, dtype, "reduce_scatter_tensor")
         checks.run(f"reduce_scatter_tensor-{dtype}", reduce_scatter_tensor)
 
         def all_to_all(dtype=dtype):
             # rank r sends r + j + 1 elements to rank j: pieces of different sizes
             def piece(r, j):
                 return values(("a2a", dtype, r, j), (r + j + 1,), dtype)
-            ins = [ferric.tensor(piece(rank, j)) for j in others]
+            ins = [ferric.tensor(piece(rank, j), dtype=fdtype(dtype)) for j in others]
             outs = [ferric.zeros(r + rank + 1, dtype=fdtype(dtype)) for r in others]
             dist.all_to_all(outs, ins)
             for r, o in enumerate(outs):
-                assert_equal(o.numpy(), piece(r, rank), dtype, f"all_to_all[{r}]")
+                assert_equal(npy(o), piece(r, rank), dtype, f"all_to_all[{r}]")
         checks.run(f"all_to_all-{dtype}", all_to_all)
 
         def all_to_all_single(dtype=dtype):
@@ -168,10 +173,11 @@ def main(out):
             data = [values(("a2s", dtype, r), (sum(splits[r]), 2), dtype) for r in others]
             recv_rows = [splits[r][rank] for r in others]
             out = ferric.zeros(sum(recv_rows), 2, dtype=fdtype(dtype))
-            dist.all_to_all_single(out, ferric.tensor(data[rank]), recv_rows, splits[rank])
+            dist.all_to_all_single(out, ferric.tensor(data[rank], dtype=fdtype(dtype)),
+                                   recv_rows, splits[rank])
             want = np.concatenate([data[r][sum(splits[r][:rank]): sum(splits[r][:rank + 1])]
                                    for r in others])
-            assert_equal(out.numpy(), want, dtype, "all_to_all_single")
+            assert_equal(npy(out), want, dtype, "all_to_all_single")
         checks.run(f"all_to_all_single-{dtype}", all_to_all_single)
 
         def point_to_point(dtype=dtype):
@@ -183,7 +189,7 @@ def main(out):
                 t = tensor_of(np.zeros(SHAPE, dtype=bool if dtype == "bool" else None),
                               "transposed", dtype)[0]
                 assert dist.recv(t, tag=3) == 0
-                assert_equal(t.numpy(), inputs("p2p", dtype, "stepped", 0)[1], dtype, "recv")
+                assert_equal(npy(t), inputs("p2p", dtype, "stepped", 0)[1], dtype, "recv")
             # both directions at once with the non-blocking forms
             peer = 1 - rank if rank < 2 else None
             if peer is not None:
@@ -193,7 +199,7 @@ def main(out):
                                                 dist.P2POp(dist.irecv, got, peer)])
                 for w in works:
                     w.wait()
-                assert_equal(got.numpy(), inputs("ip2p", dtype, "contiguous", peer)[1], dtype,
+                assert_equal(npy(got), inputs("ip2p", dtype, "contiguous", peer)[1], dtype,
                              "irecv")
         checks.run(f"send_recv-{dtype}", point_to_point)
 
@@ -203,10 +209,10 @@ def main(out):
         ptr = t.data_ptr()
         dist.all_reduce(t)
         assert t.data_ptr() == ptr
-        assert_equal(alias.numpy(), np.full(20, world, np.float32), "float32", "alias")
+        assert_equal(npy(alias), np.full(20, world, np.float32), "float32", "alias")
         p = ferric.nn.Parameter(ferric.ones(3))  # requires grad: still reducible in place
         dist.all_reduce(p)
-        assert_equal(p.detach().numpy(), np.full(3, world, np.float32), "float32", "param")
+        assert_equal(npy(p.detach()), np.full(3, world, np.float32), "float32", "param")
     checks.run("zero_copy_in_place", zero_copy)
 
     def async_work():
@@ -216,7 +222,7 @@ def main(out):
         assert work.wait() is True
         assert work.is_completed() and work.is_success() and work.exception() is None
         assert work.result()[0] is t
-        assert_equal(t.numpy(), np.full(1000, world * (world + 1) / 2), "float64", "async")
+        assert_equal(npy(t), np.full(1000, world * (world + 1) / 2), "float64", "async")
         works = [dist.broadcast(ferric.tensor([float(rank)]), src=0, async_op=True)
                  for _ in range(3)] + [dist.barrier(async_op=True)]
         for w in works:
@@ -268,7 +274,7 @@ def main(out):
 
     def bad_input():
         t = ferric.tensor([1.0, 2.0, 3.0])
-        before = t.numpy().copy()
+        before = npy(t).copy()
         cases = [
             (lambda: dist.init_process_group("mpi"), ValueError,
              "trying to initialize the default process group twice!"),
@@ -295,10 +301,16 @@ def main(out):
                 assert text in str(e), (text, str(e))
             else:
                 raise AssertionError(f"no {exc.__name__} for {text!r}")
-            np.testing.assert_array_equal(t.numpy(), before)
+            np.testing.assert_array_equal(npy(t), before)
     checks.run("bad_input", bad_input)
 
     checks.run("barrier", dist.barrier)
+
+    def allreduce_algorithm():
+        # ferric's default for Open MPI's non-blocking all-reduce (docs/distributed.md)
+        got = os.environ.get("OMPI_MCA_coll_libnbc_iallreduce_algorithm")
+        assert got == "3", got
+    checks.run("iallreduce_algorithm", allreduce_algorithm)
     checks.dump()
     dist.destroy_process_group()
     assert not dist.is_initialized()

@@ -53,17 +53,34 @@ def rng_for(*key) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
-NP_DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64,
-             "bool": np.bool_}
+# bfloat16 has no NumPy dtype: its values are float32 arrays holding bfloat16 numbers
+NP_DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.float16,
+             "bfloat16": np.float32, "int64": np.int64, "int32": np.int32,
+             "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_}
+HALF = ("float16", "bfloat16")
+
+
+def rounded(arr: np.ndarray, dtype: str) -> np.ndarray:
+    """``arr`` rounded to ``dtype`` (a float32 array for bfloat16)."""
+    if dtype == "bfloat16":
+        return ferric.tensor(np.asarray(arr, np.float32)).to(ferric.bfloat16).float().numpy()
+    return np.asarray(arr).astype(NP_DTYPES[dtype])
 
 
 def values(key, shape, dtype: str) -> np.ndarray:
     g = rng_for(*key)
     if dtype == "bool":
         return g.random(shape) < 0.5
-    if dtype == "int64":
-        return g.integers(-4, 5, size=shape).astype(np.int64)
-    return g.standard_normal(shape).astype(NP_DTYPES[dtype])
+    if dtype == "uint8":
+        return g.integers(0, 9, size=shape).astype(np.uint8)
+    if dtype.startswith("int"):
+        return g.integers(-4, 5, size=shape).astype(NP_DTYPES[dtype])
+    return rounded(g.standard_normal(shape).astype(np.float32), dtype)
+
+
+def npy(t) -> np.ndarray:
+    """A tensor's values as NumPy (bfloat16 as float32)."""
+    return (t.float() if t.dtype == ferric.bfloat16 else t).numpy()
 
 
 def fdtype(name: str):

@@ -13,6 +13,7 @@ from common import Checks, dist, ferric, init, values
 
 from ferric import nn
 from ferric.nn.parallel import DistributedDataParallel as DDP
+from ferric.nn.parallel import distributed as ddp_module
 
 B = 8  # the global batch
 
@@ -84,6 +85,47 @@ def main(out):
                              bucket_cap_mb=0.0002))
     checks.run("ddp_gradient_as_bucket_view",
                lambda: train(3, bn=True, gradient_as_bucket_view=True))
+
+    def with_progress(thread):
+        # both ways of advancing the started reductions during backward (a polling
+        # thread when the node has a spare core, the gradient hooks otherwise) give
+        # the single-process result, with several buckets in flight at once
+        def check():
+            real = ddp_module._backend.has_spare_core
+            ddp_module._backend.has_spare_core = lambda comm: thread
+            try:
+                ddp = train(4, bn=False, bucket_cap_mb=0.0002)
+            finally:
+                ddp_module._backend.has_spare_core = real
+            assert ddp._poll_thread is thread and len(ddp._buckets) > 2
+        return check
+    def half_gradients(dtype):
+        # float16/bfloat16 gradients are averaged in float32 and rounded once: every
+        # rank replays every rank's local backward and checks that rounding exactly
+        def check():
+            ddp = DDP(make_model(rank, bn=False, dtype=dtype), bucket_cap_mb=0.0002)
+            x, y = batch(0)
+            x, y = x.to(dtype), y.to(dtype)
+            out = ddp(shard(x, rank, world))
+            nn.functional.mse_loss(out, shard(y, rank, world)).backward()
+            locals_ = []
+            for r in range(world):
+                ref = make_model(0, bn=False, dtype=dtype)
+                nn.functional.mse_loss(ref(shard(x, r, world)), shard(y, r, world)).backward()
+                locals_.append([q.grad.float() for q in ref.parameters()])
+            for i, p in enumerate(ddp.module.parameters()):
+                assert p.grad.dtype == dtype, p.grad.dtype
+                total = locals_[0][i] * (1.0 / world)
+                for r in range(1, world):
+                    total = total + locals_[r][i] * (1.0 / world)
+                want = total.to(dtype).float().numpy()
+                np.testing.assert_array_equal(p.grad.float().numpy(), want,
+                                              err_msg=f"grad {i}")
+        return check
+    checks.run("ddp_float16_gradients", half_gradients(ferric.float16))
+    checks.run("ddp_bfloat16_gradients", half_gradients(ferric.bfloat16))
+    checks.run("ddp_progress_thread", with_progress(True))
+    checks.run("ddp_progress_from_hooks", with_progress(False))
 
     def buckets_in_reverse_order():
         ddp = DDP(make_model(0, bn=False), bucket_cap_mb=0.0002)

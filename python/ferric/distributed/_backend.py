@@ -45,6 +45,12 @@ def mpi():
     """The ``mpi4py.MPI`` module, imported (and MPI initialised) on first use."""
     global _MPI
     if _MPI is None:
+        # Open MPI's non-blocking all-reduce (libnbc) otherwise picks recursive doubling
+        # or a binomial tree, which move the whole buffer at each step: Rabenseifner's
+        # reduce-scatter + all-gather took 6.3 MB from 5.9 ms to 1.9 ms between two
+        # processes here (docs/distributed.md). Read at MPI_Init; a user's setting wins,
+        # and other MPI libraries ignore the variable.
+        os.environ.setdefault("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "3")
         try:
             from mpi4py import MPI
         except ImportError as e:  # pragma: no cover - depends on the install
@@ -96,13 +102,32 @@ ReduceOp.__module__ = "ferric.distributed"
 ReduceOp.RedOpType.__qualname__ = "RedOpType"
 
 
+#: ferric dtypes that MPI cannot reduce as they are: bfloat16 has no NumPy (or MPI)
+#: type at all and always travels as float32; float16 is moved as its 16 bits but
+#: reduced in float32 (MPI has no half-precision arithmetic). float32 holds both
+#: exactly, and a sum rounded once to the narrow type is what PyTorch's two-rank sum gives.
+_WIDENED = {"bfloat16": "always", "float16": "reduce"}
+
+
+def buffer_dtype(dtype, reduce: bool = False) -> np.dtype:
+    """The NumPy dtype of the MPI buffer that carries tensors of ferric ``dtype``."""
+    how = _WIDENED.get(str(dtype).rsplit(".", 1)[-1])
+    if how == "always" or (how == "reduce" and reduce):
+        return np.dtype(np.float32)
+    return as_array(_core.empty(0, dtype=dtype)).dtype
+
+
 def mpi_type(dtype):
-    """The MPI datatype of a ferric dtype (all ferric dtypes have one)."""
+    """The MPI datatype of a buffer of NumPy ``dtype`` (a ferric dtype means its
+    buffer dtype, ``buffer_dtype``); float16 moves as raw 16-bit words."""
     MPI = mpi()
-    table = {_core.float32: MPI.FLOAT, _core.float64: MPI.DOUBLE,
-             _core.int64: MPI.INT64_T, _core.bool: MPI.C_BOOL}
+    if isinstance(dtype, _core.dtype):
+        dtype = buffer_dtype(dtype)
+    table = {"float32": MPI.FLOAT, "float64": MPI.DOUBLE, "float16": MPI.UINT16_T,
+             "int64": MPI.INT64_T, "int32": MPI.INT32_T, "int16": MPI.INT16_T,
+             "int8": MPI.INT8_T, "uint8": MPI.UINT8_T, "bool": MPI.C_BOOL}
     try:
-        return table[dtype]
+        return table[np.dtype(dtype).name]
     except KeyError:
         raise TypeError(f"ferric.distributed: no MPI datatype for {dtype}") from None
 
@@ -124,7 +149,7 @@ def mpi_op(op, dtype, opname):
         if op in logical:
             return logical[op]
     elif op in (R.BAND, R.BOR, R.BXOR):
-        if dtype != _core.int64:
+        if dtype.is_floating_point:
             raise RuntimeError(f"{opname}: Cannot use ReduceOp.{op.name} with non-integral "
                                f"dtype {dtype}")
         return {R.BAND: MPI.BAND, R.BOR: MPI.BOR, R.BXOR: MPI.BXOR}[op]
@@ -280,14 +305,37 @@ def _seconds(timeout) -> float:
 
 
 def as_array(t) -> np.ndarray:
-    """A NumPy view of the tensor's own memory (no copy), whatever its strides."""
+    """A NumPy view of the tensor's own memory (no copy), whatever its strides; only for
+    dtypes NumPy has (not bfloat16: see ``values``)."""
     return np.asarray(t.detach())
 
 
-def staged(t):
-    """``(view, buf)``: ``view`` is the tensor's memory as an array and ``buf`` the
-    contiguous buffer MPI reads and writes: ``view`` itself when the tensor is
-    contiguous (zero copy), else a contiguous copy that ``write_back`` returns."""
+def values(t, reduce: bool = False) -> np.ndarray:
+    """The tensor's elements as an array of ``buffer_dtype``: a view of its memory when
+    that is the tensor's own dtype, else a new float32 array."""
+    if buffer_dtype(t.dtype, reduce) == np.float32 and t.dtype != _core.float32:
+        return np.asarray(t.detach().to(_core.float32))
+    return as_array(t)
+
+
+def assign(t, arr) -> None:
+    """Writes ``arr`` (the tensor's shape or its number of elements) into the tensor's
+    own memory, rounding to its dtype where the buffer was wider."""
+    arr = np.asarray(arr).reshape(tuple(t.shape))
+    if arr.dtype == np.float32 and t.dtype != _core.float32:
+        t.detach().copy_(_core.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape)))
+    else:
+        np.copyto(as_array(t), arr)
+
+
+def staged(t, reduce: bool = False):
+    """``(view, buf)``: ``buf`` is the contiguous buffer MPI reads and writes and
+    ``view`` where its contents belong: the tensor's memory as an array, ``buf`` itself
+    when the tensor is contiguous (zero copy), else a contiguous copy; for the widened
+    dtypes (``buffer_dtype``) ``view`` is the tensor and ``buf`` a float32 copy.
+    ``write_back`` puts ``buf`` into ``view``."""
+    if buffer_dtype(t.dtype, reduce) == np.float32 and t.dtype != _core.float32:
+        return t, np.ascontiguousarray(values(t, reduce))
     view = as_array(t)
     if view.size == 0:
         # an empty tensor may have no memory at all (a NULL pointer, which MPI refuses):
@@ -299,10 +347,33 @@ def staged(t):
 
 
 def write_back(view, buf) -> None:
-    """Copies a staging buffer into a non-contiguous tensor's memory (no-op when the
-    buffer is the memory itself)."""
-    if buf is not view:
+    """Copies a staging buffer into the tensor's memory (no-op when the buffer is the
+    memory itself)."""
+    if isinstance(view, _core.Tensor):
+        assign(view, buf)
+    elif buf is not view:
         np.copyto(view, buf)
+
+
+def has_spare_core(comm) -> bool:
+    """Whether this node has a core beyond what its processes' kernel threads use (the
+    processes of ``comm`` that share this node's memory, times ferric's thread count):
+    only then can a polling thread advance communication without slowing computation."""
+    MPI = mpi()
+    local = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    try:
+        procs = local.Get_size()
+    finally:
+        local.Free()
+    threads = max(_core.get_num_threads(), 1)
+    total = os.cpu_count() or 1
+    try:
+        mine = len(os.sched_getaffinity(0))
+    except AttributeError:  # no sched_getaffinity on this platform
+        mine = total
+    if mine < total:  # bound by the launcher: these cores are this process's own
+        return mine > threads
+    return total > procs * threads
 
 
 class Progress:

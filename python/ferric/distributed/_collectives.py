@@ -5,7 +5,9 @@ MPI operation on the tensors' own memory and returns a ``Work``; with
 ``async_op=False`` it waits at once. A contiguous tensor is its own MPI buffer (zero
 copy); a non-contiguous one goes through a contiguous staging copy that is written back
 when the operation completes. List arguments (``all_gather``'s outputs, ``scatter``'s
-inputs) are packed into one contiguous buffer, since MPI wants one.
+inputs) are packed into one contiguous buffer, since MPI wants one. bfloat16 tensors
+travel as float32 (no NumPy or MPI type), float16 ones are reduced in float32 (MPI has
+no half-precision sum) and rounded back once.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from ._backend import (
     DistBackendError,
     ReduceOp,
     Work,
-    as_array,
+    assign,
+    buffer_dtype,
     is_avg,
     mpi,
     mpi_op,
     mpi_type,
     staged,
+    values,
     write_back,
 )
 from ._group import ProcessGroup, _resolve
@@ -134,8 +138,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if pg is None:
         return None
     mop = mpi_op(op, tensor.dtype, "all_reduce")
-    view, buf = staged(tensor)
-    typ = mpi_type(tensor.dtype)
+    view, buf = staged(tensor, reduce=True)
+    typ = mpi_type(buf.dtype)
     n = pg.size()
 
     def finish():
@@ -169,7 +173,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
         return None
     root = _root(pg, "broadcast", src, group_src)
     view, buf = staged(tensor)
-    typ = mpi_type(tensor.dtype)
+    typ = mpi_type(buf.dtype)
     return _start(pg, "broadcast", lambda: [pg._comm.Ibcast([buf, typ], root)],
                   lambda: write_back(view, buf), async_op=async_op, keep=(tensor,),
                   result=(tensor,))
@@ -192,8 +196,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     root = _root(pg, "reduce", dst, group_dst)
     mop = mpi_op(op, tensor.dtype, "reduce")
-    view, buf = staged(tensor)
-    typ = mpi_type(tensor.dtype)
+    view, buf = staged(tensor, reduce=True)
+    typ = mpi_type(buf.dtype)
     me = pg.rank()
     MPI = mpi()
 
@@ -215,19 +219,15 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 def _copy_out(block, outs) -> None:
     """Writes row ``i`` of a received block into ``outs[i]`` (any strides)."""
     for i, o in enumerate(outs):
-        np.copyto(as_array(o), block[i].reshape(tuple(o.shape)))
+        assign(o, block[i])
 
 
-def _pack(ts, dtype, count: int) -> np.ndarray:
+def _pack(ts, dtype, count: int, reduce: bool = False) -> np.ndarray:
     """The tensors' elements, one after another, in one new contiguous array."""
-    out = np.empty((len(ts), count), dtype=_np_dtype(dtype))
+    out = np.empty((len(ts), count), dtype=buffer_dtype(dtype, reduce))
     for i, t in enumerate(ts):
-        out[i] = as_array(t).reshape(-1)
+        out[i] = values(t, reduce).reshape(-1)
     return out
-
-
-def _np_dtype(dtype):
-    return as_array(_core.empty(0, dtype=dtype)).dtype
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -256,7 +256,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     _same("all_gather", tensor, tensor_list, "the output tensor list")
     _, send = staged(tensor)
     recv = np.empty((n, tensor.numel()), dtype=send.dtype)
-    typ = mpi_type(tensor.dtype)
+    typ = mpi_type(send.dtype)
     return _start(pg, "all_gather",
                   lambda: [pg._comm.Iallgather([send, typ], [recv, typ])],
                   lambda: _copy_out(recv, tensor_list), async_op=async_op,
@@ -286,7 +286,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     _check_numel("all_gather_into_tensor", output_tensor, input_tensor, pg.size())
     _, send = staged(input_tensor)
     view, recv = staged(output_tensor)
-    typ = mpi_type(input_tensor.dtype)
+    typ = mpi_type(send.dtype)
     return _start(pg, "all_gather_into_tensor",
                   lambda: [pg._comm.Iallgather([send, typ], [recv, typ])],
                   lambda: write_back(view, recv), async_op=async_op,
@@ -312,7 +312,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     _length("reduce_scatter", input_list, n, "input tensor list")
     _same("reduce_scatter", output, input_list, "the input tensor list")
     mop = mpi_op(op, output.dtype, "reduce_scatter")
-    send = _pack(input_list, output.dtype, output.numel())
+    send = _pack(input_list, output.dtype, output.numel(), reduce=True)
     return _reduce_scatter_block(pg, "reduce_scatter", output, send, op, mop, async_op)
 
 
@@ -326,13 +326,13 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         return None
     _check_numel("reduce_scatter_tensor", input, output, pg.size())
     mop = mpi_op(op, output.dtype, "reduce_scatter_tensor")
-    _, send = staged(input)
+    _, send = staged(input, reduce=True)
     return _reduce_scatter_block(pg, "reduce_scatter_tensor", output, send, op, mop, async_op)
 
 
 def _reduce_scatter_block(pg, opname, output, send, op, mop, async_op):
-    view, recv = staged(output)
-    typ = mpi_type(output.dtype)
+    view, recv = staged(output, reduce=True)
+    typ = mpi_type(recv.dtype)
 
     def finish():
         if is_avg(op):
@@ -371,7 +371,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
                          "ranks.")
     _, send = staged(tensor)
-    typ = mpi_type(tensor.dtype)
+    typ = mpi_type(send.dtype)
     recv = np.empty((n, tensor.numel()), dtype=send.dtype) if me == root else None
     outs = list(gather_list) if me == root else []
     return _start(pg, "gather",
@@ -409,7 +409,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     else:
         send = None
     view, recv = staged(tensor)
-    typ = mpi_type(tensor.dtype)
+    typ = mpi_type(recv.dtype)
     return _start(pg, "scatter",
                   lambda: [pg._comm.Iscatter([send, typ] if send is not None else None,
                                              [recv, typ], root)],
@@ -447,16 +447,16 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
                                    f"{what} list (expected {ref.dtype}, got {t.dtype})")
     scounts = [t.numel() for t in input_tensor_list]
     rcounts = [t.numel() for t in output_tensor_list]
-    dt = _np_dtype(ref.dtype)
-    send = np.concatenate([as_array(t).reshape(-1) for t in input_tensor_list]).astype(
+    dt = buffer_dtype(ref.dtype)
+    send = np.concatenate([values(t).reshape(-1) for t in input_tensor_list]).astype(
         dt, copy=False) if n else np.empty(0, dt)
     recv = np.empty(sum(rcounts), dtype=dt)
-    typ = mpi_type(ref.dtype)
+    typ = mpi_type(dt)
     sdis, rdis = _displacements(scounts), _displacements(rcounts)
 
     def finish():
         for o, off, c in zip(output_tensor_list, rdis, rcounts, strict=True):
-            np.copyto(as_array(o), recv[off:off + c].reshape(tuple(o.shape)))
+            assign(o, recv[off:off + c])
 
     return _start(pg, "all_to_all",
                   lambda: [pg._comm.Ialltoallv([send, (scounts, sdis), typ],
@@ -496,7 +496,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     rcounts = counts(output, output_split_sizes, "output")
     _, send = staged(input)
     view, recv = staged(output)
-    typ = mpi_type(input.dtype)
+    typ = mpi_type(send.dtype)
     sdis, rdis = _displacements(scounts), _displacements(rcounts)
     return _start(pg, "all_to_all_single",
                   lambda: [pg._comm.Ialltoallv([send, (scounts, sdis), typ],
@@ -524,7 +524,7 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
         return None
     peer = _peer(pg, "isend", dst, group_dst, "destination")
     _, buf = staged(tensor)
-    typ = mpi_type(tensor.dtype)
+    typ = mpi_type(buf.dtype)
     return _start(pg, "send", lambda: [pg._comm.Isend([buf, typ], peer, int(tag))],
                   async_op=True, keep=(tensor, buf))
 
@@ -540,7 +540,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     peer = MPI.ANY_SOURCE if src is None and group_src is None else _peer(
         pg, "irecv", src, group_src, "source")
     view, buf = staged(tensor)
-    typ = mpi_type(tensor.dtype)
+    typ = mpi_type(buf.dtype)
     status = MPI.Status()
     work = _start(pg, "recv", lambda: [pg._comm.Irecv([buf, typ], peer, int(tag))],
                   lambda: write_back(view, buf), async_op=True, keep=(tensor,),

@@ -11,10 +11,15 @@ How the gradients travel (as PyTorch's reducer does it):
   world size, into its slot of the bucket. When a bucket's last gradient has arrived,
   and every earlier bucket has been started (every rank must start collectives in the
   same order), the bucket's sum all-reduce starts as a non-blocking MPI call; backward
-  goes on computing the remaining gradients meanwhile, and a helper thread polls MPI so
-  the started reductions make progress during backward's kernels (which release the GIL).
-- When the last bucket is started, the hook waits for all of them and gives every
-  parameter its averaged gradient.
+  goes on computing the remaining gradients meanwhile. MPI moves a non-blocking reduction
+  forward only inside MPI calls: when the node has a core to spare beyond its processes'
+  kernel threads, a helper thread polls MPI so the started reductions progress during
+  backward's kernels (which release the GIL); when every core already computes, the
+  gradient hooks poll instead (a polling thread would only take time and the GIL from
+  the computation it is meant to overlap).
+- When the last bucket is started, the hook waits for all of them and writes the
+  averaged values into every parameter's ``.grad`` (in place, as PyTorch's reducer
+  does, so no new gradient memory is allocated per step).
 """
 
 from __future__ import annotations
@@ -50,7 +55,11 @@ class _Bucket:
 
     def allocate(self, shapes):
         total = sum(int(np.prod(s, dtype=np.int64)) for s in shapes)
-        self.flat = _core.zeros(total, dtype=self.dtype)
+        # float16/bfloat16 gradients are summed in a float32 bucket (MPI cannot add
+        # halves); the average is rounded to the parameter's dtype once, at the end
+        self.wide = _backend.buffer_dtype(self.dtype, reduce=True) == np.float32 \
+            and self.dtype != _core.float32
+        self.flat = _core.zeros(total, dtype=_core.float32 if self.wide else self.dtype)
         self.arr = _backend.as_array(self.flat)
         off = 0
         for s in shapes:
@@ -87,6 +96,14 @@ def _identity(t):
     """What identifies a leaf across wrappers: ``AccumulateGrad.variable`` is a new Python
     object for the same tensor, so ``is`` cannot be used; its memory and layout can."""
     return (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype)
+
+
+def _writable_like(grad, view) -> bool:
+    """Whether the averaged gradient can be written into ``grad`` itself: a dense
+    gradient of the parameter's shape and dtype that shares memory with nothing else
+    in the bucket."""
+    return (grad is not None and tuple(grad.shape) == view.shape and grad.is_contiguous()
+            and _backend.as_array(grad).dtype == view.dtype)
 
 
 def _tensors_in(obj, out):
@@ -190,6 +207,8 @@ class DistributedDataParallel(Module):
         self._expect_hooks = False
         self._started = False
         self._progress = None
+        self._inflight: list = []
+        self._poll_thread = _backend.has_spare_core(self._comm)
         self._local_used = np.zeros(len(self._params), dtype=np.int64)
         self._hooks = [p.register_post_accumulate_grad_hook(self._make_hook(i))
                        for i, p in enumerate(self._params)]
@@ -214,15 +233,15 @@ class DistributedDataParallel(Module):
         by_dtype: dict = {}
         for t in tensors:
             by_dtype.setdefault(t.dtype, []).append(t)
-        for dtype, ts in by_dtype.items():
-            views = [_backend.as_array(t) for t in ts]
+        for ts in by_dtype.values():
+            views = [_backend.values(t) for t in ts]
             flat = np.concatenate([v.reshape(-1) for v in views]) if views else None
-            req = self._comm.Ibcast([flat, _backend.mpi_type(dtype)], 0)
+            req = self._comm.Ibcast([flat, _backend.mpi_type(flat.dtype)], 0)
             _backend.wait_all([req], self._timeout, "DistributedDataParallel broadcast",
                               self.process_group.rank())
             off = 0
-            for v in views:
-                np.copyto(v, flat[off:off + v.size].reshape(v.shape))
+            for t, v in zip(ts, views, strict=True):
+                _backend.assign(t, flat[off:off + v.size])
                 off += v.size
 
     # --- the reducer ----------------------------------------------------------------
@@ -243,6 +262,7 @@ class DistributedDataParallel(Module):
             b.request = None
         self._ready = [False] * len(self._params)
         self._next_bucket = 0
+        self._inflight = []
         self._local_used[:] = 0
         self._expect_hooks = True
         if self.find_unused_parameters:
@@ -294,7 +314,7 @@ class DistributedDataParallel(Module):
         if grad is None:
             view.fill(0)
         else:
-            src = _backend.as_array(grad)
+            src = _backend.values(grad, reduce=True)
             if self._world == 1:
                 if src is not view:
                     np.copyto(view, src)
@@ -302,18 +322,23 @@ class DistributedDataParallel(Module):
                 np.multiply(src, view.dtype.type(1.0 / self._world), out=view)
         bucket.pending -= 1
         self._launch_ready_buckets()
+        if self._inflight and _backend.mpi().Request.Testall(self._inflight):
+            self._inflight = []  # all started reductions are done
 
     def _launch_ready_buckets(self):
         MPI = _backend.mpi()
         while (self._next_bucket < len(self._buckets)
                and self._buckets[self._next_bucket].pending == 0):
             b = self._buckets[self._next_bucket]
-            b.request = self._comm.Iallreduce(MPI.IN_PLACE, [b.arr, _backend.mpi_type(b.dtype)],
+            b.request = self._comm.Iallreduce(MPI.IN_PLACE, [b.arr, _backend.mpi_type(b.arr.dtype)],
                                               MPI.SUM)
             self._next_bucket += 1
             if self._next_bucket < len(self._buckets):
-                # more gradients to come: let a helper thread advance this reduction
-                # while backward computes them
+                # more gradients to come: advance this reduction while backward computes
+                # them, from a helper thread (a spare core) or from the next hooks
+                if not self._poll_thread:
+                    self._inflight.append(b.request)
+                    continue
                 if self._progress is None:
                     self._progress = _backend.Progress()
                 self._progress.add(b.request)
@@ -342,10 +367,15 @@ class DistributedDataParallel(Module):
                     continue  # unused on every rank: its grad stays as it was
                 b_idx, slot = self._where[i]
                 bucket = self._buckets[b_idx]
-                if self.gradient_as_bucket_view:
+                view = bucket.views[slot]
+                if bucket.wide:  # rounded to the parameter's dtype (no bucket views)
+                    p.grad = _core.from_numpy(view.copy()).to(p.dtype)
+                elif self.gradient_as_bucket_view:
                     p.grad = bucket.tviews[slot]
+                elif _writable_like(p.grad, view):
+                    np.copyto(_backend.as_array(p.grad), view)
                 else:
-                    p.grad = _core.from_numpy(bucket.views[slot].copy())
+                    p.grad = _core.from_numpy(view.copy())
 
     # --- Module API -----------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
