@@ -171,3 +171,47 @@ def test_ndarray_subclasses_are_arrays_everywhere():
     assert (ferric.ones(3, dtype=ferric.float64) + a).tolist() == [2.0, 3.0, 4.0]
     with pytest.raises(TypeError, match=r"expected np.ndarray \(got list\)"):
         ferric.from_numpy([1.0, 2.0])
+
+
+_ALIAS_SCRIPT = r"""
+import sys
+import ferric
+sys.modules["torch"] = ferric
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim.lr_scheduler as sched
+from torch.utils.data import DataLoader
+assert nn is ferric.nn and F is ferric.nn.functional, (nn, F)
+assert sched is ferric.optim.lr_scheduler and DataLoader is ferric.utils.data.DataLoader
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+    def forward(self, x):
+        return self.fc(x)
+compiled = torch.compile(Net())
+assert isinstance(compiled, ferric.nn.Module), type(compiled)
+assert list(compiled.state_dict()) == ["_orig_mod.fc.weight", "_orig_mod.fc.bias"]
+try:
+    import torch.no_such_module
+except ModuleNotFoundError as e:
+    assert e.name == "torch.no_such_module", e.name
+else:
+    raise AssertionError("imported a module that does not exist")
+print("ok")
+"""
+
+
+def test_sys_modules_alias_imports_ferrics_own_submodules(tmp_path):
+    # `sys.modules["torch"] = ferric` is how many run an unmodified PyTorch script on
+    # ferric; `import torch.nn` must then be ferric.nn itself, not a second copy of it
+    # (whose Module class would fail every isinstance check against ferric's)
+    import subprocess
+
+    script = tmp_path / "alias.py"
+    script.write_text(_ALIAS_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]

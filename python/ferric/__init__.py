@@ -171,6 +171,11 @@ __all__ += ["special"]
 # FERRIC_SIMD / FERRIC_NUM_THREADS values the kernels cannot use are ignored: say so once
 _warn_about_environment()
 
+# `sys.modules["torch"] = ferric`: `import torch.nn` then gives ferric.nn, not a copy
+from . import _aliasing  # noqa: E402
+
+_aliasing.install()
+
 __all__ += [
     "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
     "HalfTensor", "IntTensor", "LongTensor", "ShortTensor", "accelerator", "amp", "autocast",
