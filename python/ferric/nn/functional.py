@@ -24,6 +24,7 @@ from ..autograd.grad_mode import no_grad
 from . import _functional_attention, _nested_hook
 from ._functional_conv3d import (
     adaptive_avg_pool3d,
+    adaptive_max_pool3d,
     avg_pool3d,
     conv3d,
     conv_transpose3d,
@@ -94,7 +95,7 @@ __all__ += [
     "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle", "rrelu", "rrelu_",
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "upsample",
     "upsample_bilinear", "upsample_nearest", "adaptive_avg_pool3d", "avg_pool3d", "conv3d",
-    "conv_transpose3d", "max_pool3d",
+    "conv_transpose3d", "max_pool3d", "adaptive_max_pool3d",
 ]
 
 # nested query/key/value: per-item attention; multi_head_attention_forward refuses them

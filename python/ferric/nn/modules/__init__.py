@@ -105,6 +105,7 @@ from .pooling import (
     AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
@@ -152,5 +153,5 @@ __all__ = [
     "UpsamplingNearest2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
     "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyLinear",
     "LazyModuleMixin", "AdaptiveAvgPool3d", "AvgPool3d", "Conv3d", "ConvTranspose3d",
-    "MaxPool3d", "LazyConv3d", "LazyConvTranspose3d",
+    "MaxPool3d", "LazyConv3d", "LazyConvTranspose3d", "AdaptiveMaxPool3d",
 ]

@@ -268,4 +268,25 @@ class AdaptiveAvgPool3d(Module):
         return f"output_size={self.output_size}"
 
 
-__all__ += ["AdaptiveAvgPool3d", "AvgPool3d", "MaxPool3d"]
+class AdaptiveMaxPool3d(_AdaptivePool):
+    r"""3-D max pooling to a fixed output size
+    (:func:`ferric.nn.functional.adaptive_max_pool3d`).
+
+    Args:
+        output_size (int or tuple): the output :math:`(D, H, W)`; ``None`` keeps that
+            dimension.
+        return_indices (bool): also return the argmax positions (into the flattened
+            :math:`D \times H \times W` input of each channel). Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.AdaptiveMaxPool3d((1, None, 2))(ferric.arange(16.0).reshape(1, 2, 2, 4))
+        tensor([[[[ 9., 11.],
+                  [13., 15.]]]])
+    """
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d"]
