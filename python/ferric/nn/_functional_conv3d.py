@@ -18,7 +18,6 @@ import operator
 import numpy as np
 
 from .. import _core
-from .._shape_ops import _tname
 
 
 def _triple(v, name="argument"):
@@ -202,6 +201,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         >>> F.max_pool3d(ferric.arange(64.).reshape(1, 1, 4, 4, 4), 2).flatten()
         tensor([21., 23., 29., 31., 53., 55., 61., 63.])
     """
+    _pool_dims(input)
     x, unbatched = _batched(input, "max_pool3d")
     k, s, p, dl = _pool_args(kernel_size, stride, padding, dilation)
     for i in range(3):
@@ -236,7 +236,13 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             best_idx = _core.where(take, i, best_idx)
     if unbatched:
         best, best_idx = best.squeeze(0), best_idx.squeeze(0)
+    best = _core._named_node(best, "MaxPool3DWithIndicesBackward0")
     return (best, best_idx) if return_indices else best
+
+
+def _pool_dims(input):
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -249,8 +255,13 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         >>> F.avg_pool3d(ferric.arange(8.).reshape(1, 1, 2, 2, 2), 2).flatten()
         tensor([3.5000])
     """
+    _pool_dims(input)
     x, unbatched = _batched(input, "avg_pool3d")
     k, s, p, _ = _pool_args(kernel_size, stride, padding)
+    dhw = x.shape[2:]
+    if any(size < kk for size, kk in zip(dhw, k, strict=True)):
+        raise RuntimeError(f"input image (T: {dhw[0]} H: {dhw[1]} W: {dhw[2]}) smaller than "
+                           f"kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     for i in range(3):
         if p[i] > k[i] // 2:
             raise RuntimeError(
@@ -281,7 +292,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                                   strict=True)]
         div = counts[0][:, None, None] * counts[1][None, :, None] * counts[2][None, None, :]
         out = total / _core.tensor(div.tolist(), dtype=total.dtype)
-    return out.squeeze(0) if unbatched else out
+    return _core._named_node(out.squeeze(0) if unbatched else out, "AvgPool3DBackward0")
 
 
 def _window_counts(size, out, k, s, p, ceil_mode, count_include_pad):
@@ -313,7 +324,7 @@ def adaptive_avg_pool3d(input, output_size):
         flat = moved.reshape(1, -1, shape[-1])
         pooled = _core.adaptive_avg_pool1d(flat, [sizes[axis - 2]])
         x = pooled.reshape(shape[:-1] + [sizes[axis - 2]]).movedim(-1, axis)
-    return x.squeeze(0) if unbatched else x
+    return _core._named_node(x.squeeze(0) if unbatched else x, "AdaptiveAvgPool3DBackward0")
 
 
 def _adaptive_sizes(x, output_size):
@@ -362,7 +373,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {shape}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
-                                  f"'{_tname(input.dtype)}'")
+                                  f"'{_TORCH_NAMES.get(str(input.dtype), input.dtype)}'")
     x, unbatched = _batched(input, name)
     n, c, depth, h, w = x.shape
     od, oh, ow = sizes
@@ -376,6 +387,11 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         best, best_idx = best.squeeze(0), best_idx.squeeze(0)
     best = _core._named_node(best, "AdaptiveMaxPool3DBackward0")
     return (best, best_idx) if return_indices else best
+
+
+_TORCH_NAMES = {f"ferric.{k}": v for k, v in (
+    ("int64", "Long"), ("int32", "Int"), ("int16", "Short"), ("int8", "Char"),
+    ("uint8", "Byte"), ("bool", "Bool"))}
 
 
 def _adaptive_max_depth(x, sizes):

@@ -64,6 +64,7 @@ from ._functional_loss import (
     smooth_l1_loss,
     soft_margin_loss,
 )
+from ._functional_lp_pool import lp_pool1d, lp_pool2d, lp_pool3d
 from ._functional_margin_loss import (
     ctc_loss,
     multi_margin_loss,
@@ -95,7 +96,8 @@ __all__ += [
     "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle", "rrelu", "rrelu_",
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "upsample",
     "upsample_bilinear", "upsample_nearest", "adaptive_avg_pool3d", "avg_pool3d", "conv3d",
-    "conv_transpose3d", "max_pool3d", "adaptive_max_pool3d",
+    "conv_transpose3d", "max_pool3d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d",
+    "lp_pool3d",
 ]
 
 # nested query/key/value: per-item attention; multi_head_attention_forward refuses them

@@ -289,4 +289,80 @@ class AdaptiveMaxPool3d(_AdaptivePool):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
-__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d"]
+class _LPPoolNd(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    r"""1-D power-average pooling (:func:`ferric.nn.functional.lp_pool1d`): each output is
+    :math:`(\sum_{x \in \text{window}} x^p)^{1/p}`.
+
+    Args:
+        norm_type (float): the power ``p``.
+        kernel_size (int): the window length.
+        stride (int, optional): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): round the output length up. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LPPool1d(2, 2)(ferric.tensor([[3.0, 4.0]]))
+        tensor([[5.]])
+    """
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    r"""2-D power-average pooling (:func:`ferric.nn.functional.lp_pool2d`).
+
+    Args:
+        norm_type (float): the power ``p``.
+        kernel_size (int or tuple): the window ``(kH, kW)``.
+        stride (int or tuple, optional): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+
+    Example:
+        >>> from ferric import nn
+        >>> nn.LPPool2d(2, 3, stride=2)
+        LPPool2d(norm_type=2, kernel_size=3, stride=2, ceil_mode=False)
+    """
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    r"""3-D power-average pooling (:func:`ferric.nn.functional.lp_pool3d`).
+
+    Args:
+        norm_type (float): the power ``p``.
+        kernel_size (int or tuple): the window ``(kD, kH, kW)``.
+        stride (int or tuple, optional): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+
+    Example:
+        >>> from ferric import nn
+        >>> nn.LPPool3d(1.5, (3, 2, 2), stride=(2, 1, 2))
+        LPPool3d(norm_type=1.5, kernel_size=(3, 2, 2), stride=(2, 1, 2), ceil_mode=False)
+    """
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d", "LPPool1d",
+            "LPPool2d", "LPPool3d"]
