@@ -41,6 +41,12 @@ from ._functional_extra import (
     rrelu,
     rrelu_,
 )
+from ._functional_fractional import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from ._functional_interp import (
     interpolate,
     upsample,
@@ -97,7 +103,8 @@ __all__ += [
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "upsample",
     "upsample_bilinear", "upsample_nearest", "adaptive_avg_pool3d", "avg_pool3d", "conv3d",
     "conv_transpose3d", "max_pool3d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d",
-    "lp_pool3d",
+    "lp_pool3d", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 # nested query/key/value: per-item attention; multi_head_attention_forward refuses them

@@ -109,6 +109,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -157,5 +159,5 @@ __all__ = [
     "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyLinear",
     "LazyModuleMixin", "AdaptiveAvgPool3d", "AvgPool3d", "Conv3d", "ConvTranspose3d",
     "MaxPool3d", "LazyConv3d", "LazyConvTranspose3d", "AdaptiveMaxPool3d",
-    "LPPool1d", "LPPool2d", "LPPool3d",
+    "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
