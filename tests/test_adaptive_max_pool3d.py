@@ -29,7 +29,7 @@ def _env(**more):
 
 
 def _close(actual, expected, dtype, what):
-    rtol = 2e-6 if dtype == "float32" else 1e-12
+    rtol = {"float32": 2e-6, "float16": 2e-3, "bfloat16": 1e-2}.get(dtype, 1e-12)
     np.testing.assert_allclose(np.asarray(actual, dtype=np.float64),
                                np.asarray(expected, dtype=np.float64), rtol=rtol, atol=rtol,
                                err_msg=what)

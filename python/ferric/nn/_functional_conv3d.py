@@ -381,6 +381,10 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         # nothing to pool (no batch, no channels, or an empty output): an empty view
         best = x.reshape(n, c, depth * h * w).narrow(2, 0, 0).reshape(n, c, od, oh, ow)
         best_idx = _core.zeros(n, c, od, oh, ow, dtype=_core.int64)
+    elif x.dtype in (_core.float16, _core.bfloat16):
+        # the maximum is exact in float32 (and the casts pass gradients through)
+        best, best_idx = _adaptive_max_depth(x.float(), sizes)
+        best = best.to(x.dtype)
     else:
         best, best_idx = _adaptive_max_depth(x, sizes)
     if unbatched:

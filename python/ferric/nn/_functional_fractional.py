@@ -20,21 +20,40 @@ import numpy as np
 
 from .. import _core
 
-_NP = {"ferric.float32": np.float32, "ferric.float64": np.float64}
+
+def _round_bf16(a):
+    """float32 values rounded to the nearest bfloat16 (ties to even), kept as float32."""
+    bits = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+# per dtype: the NumPy type the kernel's arithmetic runs in, and the rounding to the
+# dtype after every operation (c10::Half / BFloat16 compute in float and round back)
+_ARITH = {
+    "ferric.float64": (np.float64, lambda a: a),
+    "ferric.float32": (np.float32, lambda a: a),
+    "ferric.float16": (np.float32, lambda a: np.asarray(a, np.float32).astype(np.float16)
+                       .astype(np.float32)),
+    "ferric.bfloat16": (np.float32, _round_bf16),
+}
 
 
 def _ntuple(v, n):
     return [v] * n if isinstance(v, int) else list(v)
 
 
-def _intervals(samples, n, o, k, dt):
-    """Window starts ``(B, C, o)`` for samples ``(B, C)`` (ATen's ``generate_intervals``)."""
+def _intervals(samples, n, o, k, dtype="ferric.float64"):
+    """Window starts ``(B, C, o)`` for samples ``(B, C)`` (ATen's ``generate_intervals``,
+    in the arithmetic of ``dtype``)."""
+    dt, rnd = _ARITH[dtype]
     starts = np.zeros(samples.shape + (o,), dtype=np.int64)
     if o > 1:
-        alpha = dt(n - k) / dt(o - 1)
+        alpha = rnd(np.asarray(dt(n - k) / dt(o - 1), dtype=dt))
         i = np.arange(o - 1).astype(dt)
-        u = samples[..., None]
-        starts[..., :-1] = ((i + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
+        u = rnd(samples.astype(dt))[..., None]
+        starts[..., :-1] = rnd(rnd(i + u) * alpha).astype(np.int64) - \
+            rnd(u * alpha).astype(np.int64)
     if o > 0:
         starts[..., -1] = n - k
     return starts
@@ -56,7 +75,11 @@ def _fractional(nd, input, kernel_size, output_size, output_ratio, return_indice
     samples = _random_samples
     if samples is None:
         n_batch = 1 if input.dim() == nd + 1 else input.size(0)
-        samples = _core.rand(n_batch, input.size(-nd - 1), nd, dtype=input.dtype)
+        # half-precision samples are drawn in float32 and rounded (PyTorch draws them in
+        # their own dtype: a rare sample can differ in its last bit)
+        draw = _core.float32 if input.dtype in (_core.float16, _core.bfloat16) else \
+            input.dtype
+        samples = _core.rand(n_batch, input.size(-nd - 1), nd, dtype=draw).to(input.dtype)
     pool, out = _ntuple(kernel_size, nd), _ntuple(output_size, nd)
     three = "" if nd == 2 else " three"
     if len(pool) != nd:
@@ -99,7 +122,7 @@ def _fractional(nd, input, kernel_size, output_size, output_ratio, return_indice
         if o < 0:
             shape = list(input.shape[:-nd]) + out
             raise RuntimeError(f"Trying to create tensor with negative dimension {o}: {shape}")
-    if input.dtype not in (_core.float32, _core.float64):
+    if str(input.dtype) not in _ARITH:
         raise NotImplementedError(f"\"{name}_out_frame\" not implemented for "
                                   f"'{str(input.dtype).split('.')[-1]}'")
     values, indices = _pool(x, samples, spatial, pool, out)
@@ -118,15 +141,16 @@ def _pool(x, samples, spatial, pool, out):
         if taps == 0 and values.numel():  # empty windows: ATen's initial -inf and -1
             values = _core.full([n, c, *out], -math.inf, dtype=x.dtype)
         return values, _core.full([n, c, *out], -1 if taps == 0 else 0, dtype=_core.int64)
-    dt = _NP[str(x.dtype)]
-    u = samples.detach()[:n].numpy().astype(dt)
+    u = samples.detach()[:n].float().numpy() if x.dtype in (_core.float16, _core.bfloat16) \
+        else samples.detach()[:n].numpy()
     # ATen's sample order: (w, h) in 2-d, (t, h, w) in 3-d
     dims_of_sample = (1, 0) if nd == 2 else (0, 1, 2)
     flat = np.zeros((n, c) + tuple(out), dtype=np.int64)
     stride = 1
     per_dim = []
     for d in reversed(range(nd)):
-        starts = _intervals(u[..., dims_of_sample[d]], spatial[d], out[d], pool[d], dt)
+        starts = _intervals(u[..., dims_of_sample[d]], spatial[d], out[d], pool[d],
+                            str(x.dtype))
         shape = [n, c] + [1] * nd
         shape[2 + d] = out[d]
         flat = flat + starts.reshape(shape) * stride
