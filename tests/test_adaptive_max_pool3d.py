@@ -176,3 +176,17 @@ def test_module_and_no_grad():
     with ferric.no_grad():
         assert F.adaptive_max_pool3d(x, 2).grad_fn is None
     assert F.adaptive_max_pool3d(x.detach(), 2).grad_fn is None
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_2d_pool_matches_float32(dtype):
+    # F.adaptive_max_pool2d pools half inputs in float32 (the Rust kernel's half path
+    # writes past its buffers); the maximum and its index are exact either way
+    x = ferric.tensor(np.random.default_rng(8).standard_normal((2, 3, 7, 9)),
+                      dtype=getattr(ferric, dtype), requires_grad=True)
+    out, idx = F.adaptive_max_pool2d(x, (3, 4), return_indices=True)
+    want, want_idx = F.adaptive_max_pool2d(x.detach().float(), (3, 4), return_indices=True)
+    assert out.dtype == x.dtype and type(out.grad_fn).__name__ == "AdaptiveMaxPool2DBackward0"
+    assert ferric.equal(out.float(), want) and ferric.equal(idx, want_idx)
+    out.sum().backward()
+    assert x.grad.sum().item() == 2 * 3 * 3 * 4

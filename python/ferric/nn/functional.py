@@ -1216,6 +1216,13 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         tensor([[[ 7.],
                  [15.]]])
     """
+    if isinstance(input, Tensor) and input.dtype in (_core.float16, _core.bfloat16):
+        # the Rust kernel writes past its half-precision buffers: pool in float32 (the
+        # maximum is exact) and cast back
+        out = _kernel("adaptive_max_pool2d")(input.float(), output_size, return_indices)
+        values, indices = out if return_indices else (out, None)
+        values = _core._named_node(values.to(input.dtype), "AdaptiveMaxPool2DBackward0")
+        return (values, indices) if return_indices else values
     return _kernel("adaptive_max_pool2d")(input, output_size, return_indices)
 
 
