@@ -195,7 +195,9 @@ NODE_XFAIL: dict[str, str] = {
     "ferric.einsum": "PyTorch's einsum ends in a view of a bmm (ViewBackward0); ferric's "
                      "last step is a squeeze (SqueezeBackward1)",
     **{f"Tensor.{n}_": "the composed in-place form writes its result with copy_ "
-                       "(CopyBackwards); PyTorch's kernel records the op's own node"
+                       "(CopyBackwards); PyTorch's kernel records the op's own node. "
+                       "Python cannot rebase a tensor's history onto another node: this "
+                       "needs a Rust hook (an in-place write that takes the result's node)"
        for n in ("addbmm", "addcdiv", "addcmul", "addmv", "addr", "lerp")},
     "Tensor.polygamma_": "PyTorch records in-place polygamma_ under its second derivative "
                          "entry (PolygammaBackward1); ferric uses PolygammaBackward0",
