@@ -58,10 +58,8 @@ SKIP = {
 
 # Known differences from PyTorch, as strict xfails with the reason: the test fails as
 # soon as one is fixed, so the entry must then be removed. (None today: the pow,
-# nan_to_num, floor_divide, rounded div and in-place logical drops were fixed.)
-_BINCOUNT = ("PyTorch keeps bincount's float weights in the graph under a NotImplemented "
-             "node whose backward raises; ferric's bincount detaches its result")
-XFAIL: dict[str, str] = {"ferric.bincount": _BINCOUNT, "Tensor.bincount": _BINCOUNT}
+# nan_to_num, floor_divide, rounded div, in-place logical and bincount drops were fixed.)
+XFAIL: dict[str, str] = {}
 
 # Conversions to dtypes ferric does not have yet raise a TypeError naming the dtype; they
 # are compared as soon as the dtype exists.
@@ -163,6 +161,25 @@ def test_unique_keeps_a_node_whose_backward_raises_as_in_pytorch(fn, message):
         assert not fn(x).requires_grad
 
 
+@pytest.mark.parametrize("weights", [
+    lambda: ferric.tensor([0.5, 0.25, 2.0], dtype=ferric.float64, requires_grad=True),
+    lambda: ferric.tensor([0.5, 0.25, 2.0], requires_grad=True),
+    lambda: ferric.tensor([0.5, 0.25, 2.0], dtype=ferric.float64, requires_grad=True) * 2,
+])
+def test_bincount_keeps_a_not_implemented_node_as_in_pytorch(weights):
+    w = weights()
+    out = ferric.bincount(ferric.tensor([0, 3, 0]), weights=w)
+    a, b, c = w.tolist()
+    assert out.tolist() == [a + c, 0.0, 0.0, b]
+    assert out.dtype == w.dtype
+    assert type(out.grad_fn).__name__ == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::bincount is not implemented"):
+        out.sum().backward()
+    with ferric.no_grad():
+        assert ferric.bincount(ferric.tensor([0, 3, 0]), weights=w).grad_fn is None
+    assert ferric.bincount(ferric.tensor([0, 3, 0]), weights=w.detach()).grad_fn is None
+
+
 # Backward nodes whose class name differs from PyTorch's, as strict xfails: case id ->
 # reason; an entry goes as soon as it is fixed.
 _INPLACE_HYPERBOLIC = ("PyTorch records the in-place inverse hyperbolic functions under "
@@ -178,16 +195,12 @@ NODE_XFAIL: dict[str, str] = {
     "ferric.einsum": "PyTorch's einsum ends in a view of a bmm (ViewBackward0); ferric's "
                      "last step is a squeeze (SqueezeBackward1)",
     **{f"Tensor.{n}_": "the composed in-place form writes its result with copy_ "
-                       "(CopyBackwards); PyTorch's kernel records the op's own node"
+                       "(CopyBackwards); PyTorch's kernel records the op's own node. "
+                       "Python cannot rebase a tensor's history onto another node: this "
+                       "needs a Rust hook (an in-place write that takes the result's node)"
        for n in ("addbmm", "addcdiv", "addcmul", "addmv", "addr", "lerp")},
     "Tensor.polygamma_": "PyTorch records in-place polygamma_ under its second derivative "
                          "entry (PolygammaBackward1); ferric uses PolygammaBackward0",
-    **{f"{w}.{n}": "PyTorch composes it too, ending in another op than ferric's "
-                   "composition (kron: UnsafeViewBackward0, quantile: SqueezeBackward4)"
-       for w in ("ferric", "Tensor") for n in ("kron", "quantile", "nanquantile")},
-    "ferric.combinations": "PyTorch composes it from a stack (StackBackward0); ferric's "
-                           "composition ends in another op",
-    **{f"{w}.bincount": _BINCOUNT for w in ("ferric", "Tensor")},
 }
 
 

@@ -84,6 +84,8 @@ GRADCHECK = [
     ("meshgrid", lambda a, b: ferric.meshgrid(a, b, indexing="xy")[0] * 2, (leaf(3), leaf(4))),
     ("cartesian_prod", lambda a, b: ferric.cartesian_prod(a, b), (leaf(3), leaf(2))),
     ("combinations", lambda a: ferric.combinations(a, 3), (leaf(5),)),
+    ("combinations_with_replacement",
+     lambda a: ferric.combinations(a, 2, with_replacement=True), (leaf(4),)),
     ("block_diag", lambda a, b: ferric.block_diag(a, b), (leaf(2, 3), leaf(1))),
     ("kron", lambda a, b: ferric.kron(a, b), (leaf(2, 3), leaf(3, 2))),
     ("diff", lambda a, p: ferric.diff(a, n=2, dim=0, prepend=p), (leaf(4, 3), leaf(1, 3))),

@@ -296,7 +296,23 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         return out.index_add(0, input, _core.ones(input.shape[0], dtype=_core.int64))
     wdt = weights.dtype if weights.dtype in (_core.float32, _core.float64) else _core.float64
     out = _core.zeros(n, dtype=wdt)
-    return out.index_add(0, input, weights.detach().to(wdt))
+    out = out.index_add(0, input, weights.detach().to(wdt))
+    if weights.requires_grad and _core.is_grad_enabled():
+        # PyTorch has no derivative for bincount: the result stays in the graph under a
+        # NotImplemented node whose backward raises
+        out = _not_implemented("bincount", out, weights)
+    return out
+
+
+def _not_implemented(aten: str, out: Tensor, *inputs: Tensor) -> Tensor:
+    """``out`` (computed outside the graph) as the result of PyTorch's ``NotImplemented``
+    node over ``inputs``: its backward raises ``RuntimeError: derivative for aten::<aten>
+    is not implemented``, as PyTorch's does."""
+    def backward(*grads):
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+
+    recorded = _core._record_function(aten, [out], list(inputs), [True], backward)[0]
+    return _core._named_node(recorded, "NotImplemented")
 
 
 # --- quantiles -----------------------------------------------------------------------
@@ -370,6 +386,7 @@ def _quantile(name: str, input: Tensor, q, dim, keepdim: bool, interpolation: st
     return out.squeeze(0) if scalar_q else out
 
 
+@_records("SqueezeBackward4")
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
     """The ``q``-th quantiles of ``input`` (over everything, or along ``dim``); a 1-d
@@ -390,6 +407,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
     return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
 
 
+@_records("SqueezeBackward4")
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """``quantile`` ignoring NaN values (a slice of only NaN gives NaN).

@@ -166,9 +166,11 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         return _core.empty(0, dtype=input.dtype)
     pick = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
-    idx = [i for c in pick(range(input.shape[0]), r) for i in c]
-    index = _core.tensor(idx, dtype=_core.int64)
-    return input.index_select(0, index).reshape(len(idx) // r, r)
+    combos = list(pick(range(input.shape[0]), r))
+    # one column per position, stacked as PyTorch does (its node is StackBackward0)
+    columns = [input.index_select(0, _core.tensor([c[k] for c in combos], dtype=_core.int64))
+               for k in range(r)]
+    return _core.stack(columns, 1)
 
 
 def _tri_indices(name: str, row: int, col: int, offset: int, dtype, upper: bool) -> Tensor:
@@ -254,6 +256,7 @@ def block_diag(*tensors) -> Tensor:
     return _core.cat(rows, 0)
 
 
+@_records("UnsafeViewBackward0")
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: block ``(i, j, ...)`` of the result is
     ``input[i, j, ...] * other`` (the shorter shape is padded with leading 1s).

@@ -13,6 +13,8 @@ differentiable ferric ops.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import _core
@@ -199,6 +201,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         >>> F.max_pool3d(ferric.arange(64.).reshape(1, 1, 4, 4, 4), 2).flatten()
         tensor([21., 23., 29., 31., 53., 55., 61., 63.])
     """
+    _pool_dims(input)
     x, unbatched = _batched(input, "max_pool3d")
     k, s, p, dl = _pool_args(kernel_size, stride, padding, dilation)
     for i in range(3):
@@ -233,7 +236,13 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             best_idx = _core.where(take, i, best_idx)
     if unbatched:
         best, best_idx = best.squeeze(0), best_idx.squeeze(0)
+    best = _core._named_node(best, "MaxPool3DWithIndicesBackward0")
     return (best, best_idx) if return_indices else best
+
+
+def _pool_dims(input):
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -246,8 +255,13 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         >>> F.avg_pool3d(ferric.arange(8.).reshape(1, 1, 2, 2, 2), 2).flatten()
         tensor([3.5000])
     """
+    _pool_dims(input)
     x, unbatched = _batched(input, "avg_pool3d")
     k, s, p, _ = _pool_args(kernel_size, stride, padding)
+    dhw = x.shape[2:]
+    if any(size < kk for size, kk in zip(dhw, k, strict=True)):
+        raise RuntimeError(f"input image (T: {dhw[0]} H: {dhw[1]} W: {dhw[2]}) smaller than "
+                           f"kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     for i in range(3):
         if p[i] > k[i] // 2:
             raise RuntimeError(
@@ -278,7 +292,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                                   strict=True)]
         div = counts[0][:, None, None] * counts[1][None, :, None] * counts[2][None, None, :]
         out = total / _core.tensor(div.tolist(), dtype=total.dtype)
-    return out.squeeze(0) if unbatched else out
+    return _core._named_node(out.squeeze(0) if unbatched else out, "AvgPool3DBackward0")
 
 
 def _window_counts(size, out, k, s, p, ceil_mode, count_include_pad):
@@ -310,7 +324,7 @@ def adaptive_avg_pool3d(input, output_size):
         flat = moved.reshape(1, -1, shape[-1])
         pooled = _core.adaptive_avg_pool1d(flat, [sizes[axis - 2]])
         x = pooled.reshape(shape[:-1] + [sizes[axis - 2]]).movedim(-1, axis)
-    return x.squeeze(0) if unbatched else x
+    return _core._named_node(x.squeeze(0) if unbatched else x, "AdaptiveAvgPool3DBackward0")
 
 
 def _adaptive_sizes(x, output_size):
@@ -318,3 +332,126 @@ def _adaptive_sizes(x, output_size):
     if len(sizes) != 3:
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
     return [x.shape[i + 2] if v is None else int(v) for i, v in enumerate(sizes)]
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    r"""3-d adaptive max pooling over ``(N, C, D, H, W)`` (or unbatched ``(C, D, H, W)``)
+    inputs: output cell ``(d, h, w)`` is the maximum of the box
+    ``[floor(d * D / oD), ceil((d + 1) * D / oD))`` x (the same for ``H`` and ``W``).
+    Each depth slice is pooled in 2-d, then the maximum is taken across the depth window
+    (the first maximum wins, a NaN wins over numbers, as in PyTorch).
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        output_size (int or tuple): the output ``(oD, oH, oW)``; an int means a cube, a
+            ``None`` entry keeps that input size.
+        return_indices (bool): also return the index of each maximum in the flattened
+            ``D * H * W`` volume of its channel (int64). Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.arange(24.0).reshape(1, 2, 3, 4)
+        >>> out, idx = F.adaptive_max_pool3d(x, (1, 1, 2), return_indices=True)
+        >>> out.flatten(), idx.flatten()
+        (tensor([21., 23.]), tensor([21, 23]))
+    """
+    name = "adaptive_max_pool3d"
+    sizes = _adaptive_max_sizes(input, output_size, name)
+    if len(sizes) != 3:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be 3")
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"{name}(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, "
+                f"but input has sizes {list(input.shape)} with dimension {i} being empty")
+    for s in sizes:
+        if s < 0:
+            shape = list(input.shape[:-3]) + sizes
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {shape}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                  f"'{_TORCH_NAMES.get(str(input.dtype), input.dtype)}'")
+    x, unbatched = _batched(input, name)
+    n, c, depth, h, w = x.shape
+    od, oh, ow = sizes
+    if x.numel() == 0 or od * oh * ow == 0:
+        # nothing to pool (no batch, no channels, or an empty output): an empty view
+        best = x.reshape(n, c, depth * h * w).narrow(2, 0, 0).reshape(n, c, od, oh, ow)
+        best_idx = _core.zeros(n, c, od, oh, ow, dtype=_core.int64)
+    elif x.dtype in (_core.float16, _core.bfloat16):
+        # the maximum is exact in float32 (and the casts pass gradients through)
+        best, best_idx = _adaptive_max_depth(x.float(), sizes)
+        best = best.to(x.dtype)
+    else:
+        best, best_idx = _adaptive_max_depth(x, sizes)
+    if unbatched:
+        best, best_idx = best.squeeze(0), best_idx.squeeze(0)
+    best = _core._named_node(best, "AdaptiveMaxPool3DBackward0")
+    return (best, best_idx) if return_indices else best
+
+
+_TORCH_NAMES = {f"ferric.{k}": v for k, v in (
+    ("int64", "Long"), ("int32", "Int"), ("int16", "Short"), ("int8", "Char"),
+    ("uint8", "Byte"), ("bool", "Bool"))}
+
+
+def _adaptive_max_depth(x, sizes):
+    # every depth slice pooled in 2-d (channels and depths as channels), with the flat
+    # H * W index of each maximum
+    n, c, depth, h, w = x.shape
+    od, oh, ow = sizes
+    y, idx2 = _core.adaptive_max_pool2d(x.reshape(n, c * depth, h, w), [oh, ow], True)
+    y = y.reshape(n, c, depth, oh, ow)
+    idx2 = idx2.reshape(n, c, depth, oh, ow)
+    # depth window of output d: [floor(d * D / oD), ceil((d + 1) * D / oD))
+    starts = (np.arange(od) * depth) // od
+    ends = -((-(np.arange(od) + 1) * depth) // od)
+    best = best_idx = None
+    for tap in range(int((ends - starts).max())):
+        dpos = starts + tap
+        ok = dpos < ends
+        sel = _core.tensor(np.minimum(dpos, depth - 1).tolist(), dtype=_core.int64)
+        okt = _core.tensor(ok.tolist(), dtype=_core.bool).reshape(1, 1, -1, 1, 1)
+        v = y.index_select(2, sel)
+        i = idx2.index_select(2, sel) + sel.reshape(1, 1, -1, 1, 1) * (h * w)
+        if best is None:  # the first tap is inside every window
+            best, best_idx = v, i
+        else:
+            # a greater value or a NaN replaces (so the first maximum and the last NaN
+            # win, as in ATen's kernel); taps past a window's end never do
+            take = ((v > best) | v.isnan()) & okt
+            best = _core.where(take, v, best)
+            best_idx = _core.where(take, i, best_idx)
+    return best, best_idx
+
+
+def _adaptive_max_sizes(input, output_size, name):
+    """``output_size`` as a list of ints: PyTorch's ``_list_with_default`` (``None`` keeps
+    the matching trailing input size), then its argument parser's type checks."""
+    if isinstance(output_size, bool):
+        raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, "
+                        "not bool")
+    if isinstance(output_size, int):
+        return [output_size] * 3
+    count = len(output_size)  # TypeError "object of type 'float' has no len()", as PyTorch
+    if count >= input.dim():
+        raise ValueError(f"Input dimension should be at least {count + 1}")
+    defaults = list(input.shape)[-count:] if count else []
+    sizes = [d if v is None else v for v, d in zip(output_size, defaults, strict=True)]
+    for pos, v in enumerate(sizes):
+        try:
+            if isinstance(v, float):
+                raise TypeError
+            sizes[pos] = operator.index(v)
+        except TypeError:
+            kind = type(v).__name__
+            if pos == 0:
+                raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple "
+                                f"of ints, but found element of type {kind} at pos 0") from None
+            raise TypeError(f"{name}(): argument 'output_size' failed to unpack the object at "
+                            f"pos 2 with error \"type must be tuple of ints,but got {kind}\"") \
+                from None
+    return sizes

@@ -24,6 +24,7 @@ from ..autograd.grad_mode import no_grad
 from . import _functional_attention, _nested_hook
 from ._functional_conv3d import (
     adaptive_avg_pool3d,
+    adaptive_max_pool3d,
     avg_pool3d,
     conv3d,
     conv_transpose3d,
@@ -39,6 +40,12 @@ from ._functional_extra import (
     pixel_unshuffle,
     rrelu,
     rrelu_,
+)
+from ._functional_fractional import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
 )
 from ._functional_interp import (
     interpolate,
@@ -63,6 +70,7 @@ from ._functional_loss import (
     smooth_l1_loss,
     soft_margin_loss,
 )
+from ._functional_lp_pool import lp_pool1d, lp_pool2d, lp_pool3d
 from ._functional_margin_loss import (
     ctc_loss,
     multi_margin_loss,
@@ -94,7 +102,9 @@ __all__ += [
     "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle", "rrelu", "rrelu_",
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "upsample",
     "upsample_bilinear", "upsample_nearest", "adaptive_avg_pool3d", "avg_pool3d", "conv3d",
-    "conv_transpose3d", "max_pool3d",
+    "conv_transpose3d", "max_pool3d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d",
+    "lp_pool3d", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 # nested query/key/value: per-item attention; multi_head_attention_forward refuses them
@@ -1206,6 +1216,13 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         tensor([[[ 7.],
                  [15.]]])
     """
+    if isinstance(input, Tensor) and input.dtype in (_core.float16, _core.bfloat16):
+        # the Rust kernel writes past its half-precision buffers: pool in float32 (the
+        # maximum is exact) and cast back
+        out = _kernel("adaptive_max_pool2d")(input.float(), output_size, return_indices)
+        values, indices = out if return_indices else (out, None)
+        values = _core._named_node(values.to(input.dtype), "AdaptiveMaxPool2DBackward0")
+        return (values, indices) if return_indices else values
     return _kernel("adaptive_max_pool2d")(input, output_size, return_indices)
 
 

@@ -268,4 +268,175 @@ class AdaptiveAvgPool3d(Module):
         return f"output_size={self.output_size}"
 
 
-__all__ += ["AdaptiveAvgPool3d", "AvgPool3d", "MaxPool3d"]
+class AdaptiveMaxPool3d(_AdaptivePool):
+    r"""3-D max pooling to a fixed output size
+    (:func:`ferric.nn.functional.adaptive_max_pool3d`).
+
+    Args:
+        output_size (int or tuple): the output :math:`(D, H, W)`; ``None`` keeps that
+            dimension.
+        return_indices (bool): also return the argmax positions (into the flattened
+            :math:`D \times H \times W` input of each channel). Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.AdaptiveMaxPool3d((1, None, 2))(ferric.arange(16.0).reshape(1, 2, 2, 4))
+        tensor([[[[ 9., 11.],
+                  [13., 15.]]]])
+    """
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    r"""1-D power-average pooling (:func:`ferric.nn.functional.lp_pool1d`): each output is
+    :math:`(\sum_{x \in \text{window}} x^p)^{1/p}`.
+
+    Args:
+        norm_type (float): the power ``p``.
+        kernel_size (int): the window length.
+        stride (int, optional): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): round the output length up. Default: ``False``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.LPPool1d(2, 2)(ferric.tensor([[3.0, 4.0]]))
+        tensor([[5.]])
+    """
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    r"""2-D power-average pooling (:func:`ferric.nn.functional.lp_pool2d`).
+
+    Args:
+        norm_type (float): the power ``p``.
+        kernel_size (int or tuple): the window ``(kH, kW)``.
+        stride (int or tuple, optional): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+
+    Example:
+        >>> from ferric import nn
+        >>> nn.LPPool2d(2, 3, stride=2)
+        LPPool2d(norm_type=2, kernel_size=3, stride=2, ceil_mode=False)
+    """
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    r"""3-D power-average pooling (:func:`ferric.nn.functional.lp_pool3d`).
+
+    Args:
+        norm_type (float): the power ``p``.
+        kernel_size (int or tuple): the window ``(kD, kH, kW)``.
+        stride (int or tuple, optional): the window step. Default: ``kernel_size``.
+        ceil_mode (bool): round the output size up. Default: ``False``.
+
+    Example:
+        >>> from ferric import nn
+        >>> nn.LPPool3d(1.5, (3, 2, 2), stride=(2, 1, 2))
+        LPPool3d(norm_type=1.5, kernel_size=(3, 2, 2), stride=(2, 1, 2), ceil_mode=False)
+    """
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class _FractionalMaxPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        nd = self._nd
+        name = type(self).__name__
+        if nd == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _ntuple(kernel_size, nd)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, nd) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, nd) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a "
+                             "pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        fn = F.fractional_max_pool2d if self._nd == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                  self.return_indices, _random_samples=self._random_samples)
+
+
+def _ntuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    r"""2-D fractional max pooling (:func:`ferric.nn.functional.fractional_max_pool2d`):
+    windows of ``kernel_size`` at pseudo-random positions, drawn for every call (or fixed
+    by ``_random_samples``).
+
+    Args:
+        kernel_size (int or tuple): the window.
+        output_size (int or tuple, optional): the output ``(oH, oW)``.
+        output_ratio (float or tuple, optional): the output size as a fraction of the
+            input's, in ``(0, 1)``.
+        return_indices (bool): also return the flat index of each maximum.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5))(ferric.ones(1, 2, 8, 8)).shape
+        ferric.Size([1, 2, 4, 4])
+    """
+    _nd = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    r"""3-D fractional max pooling (:func:`ferric.nn.functional.fractional_max_pool3d`).
+
+    Args:
+        kernel_size (int or tuple): the window (every size positive).
+        output_size (int or tuple, optional): the output ``(oT, oH, oW)``.
+        output_ratio (float or tuple, optional): the output size as a fraction of the
+            input's, in ``(0, 1)``.
+        return_indices (bool): also return the flat index of each maximum.
+
+    Example:
+        >>> import ferric
+        >>> from ferric import nn
+        >>> nn.FractionalMaxPool3d(2, output_size=(2, 3, 3))(ferric.ones(2, 5, 6, 6)).shape
+        ferric.Size([2, 2, 3, 3])
+    """
+    _nd = 3
+
+
+__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d", "LPPool1d",
+            "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"]
