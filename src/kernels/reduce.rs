@@ -27,6 +27,7 @@
 
 pub mod accumulators;
 pub mod fast;
+pub mod moments;
 pub mod scan;
 pub mod softmax;
 

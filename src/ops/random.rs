@@ -127,10 +127,45 @@ fn is_negative_or_nan(x: f64) -> bool {
 }
 
 fn float_bounds(d: DType) -> (f64, f64) {
-    if d == DType::F32 {
-        (f32::MIN as f64, f32::MAX as f64)
-    } else {
-        (f64::MIN, f64::MAX)
+    match d {
+        DType::F32 => (f32::MIN as f64, f32::MAX as f64),
+        DType::F16 => (half::f16::MIN.to_f64(), half::f16::MAX.to_f64()),
+        DType::BF16 => (half::bf16::MIN.to_f64(), half::bf16::MAX.to_f64()),
+        _ => (f64::MIN, f64::MAX),
+    }
+}
+
+/// Mantissa digits of a floating dtype (`std::numeric_limits<T>::digits`).
+fn float_digits(d: DType) -> u32 {
+    match d {
+        DType::F16 => 11,
+        DType::BF16 => 8,
+        DType::F32 => 24,
+        _ => 53,
+    }
+}
+
+/// `static_cast<T>(v)` of an integer into floating dtype `d` and back (through float,
+/// as C++ converts into the half types).
+fn round_int_to(d: DType, v: i64) -> i64 {
+    match d {
+        DType::F16 => half::f16::from_f32(v as f32).to_f32() as i64,
+        DType::BF16 => half::bf16::from_f32(v as f32).to_f32() as i64,
+        DType::F32 => v as f32 as i64,
+        _ => v as f64 as i64,
+    }
+}
+
+/// Fills a floating tensor with draws computed in double precision, each rounded to the
+/// tensor's dtype as C++'s `static_cast<scalar_t>(double)` does (through float for the
+/// half types). `kernel` names the kernel in the error for other dtypes.
+fn fill_rounded(op: &str, kernel: &str, t: &Tensor, mut next: impl FnMut() -> f64) -> Result<()> {
+    match t.dtype() {
+        DType::F32 => fill_with(op, t, || next() as f32),
+        DType::F64 => fill_with(op, t, next),
+        DType::F16 => fill_with(op, t, || half::f16::from_f32(next() as f32)),
+        DType::BF16 => fill_with(op, t, || half::bf16::from_f32(next() as f32)),
+        d => Err(not_implemented(kernel, d)),
     }
 }
 
@@ -168,12 +203,32 @@ pub fn uniform_(t: &Tensor, from: f64, to: f64, g: &Generator) -> Result<()> {
     }
     t.check_writable("uniform_")?;
     let mut s = g.lock();
-    if d == DType::F32 {
-        let (f, range) = (from as f32, to as f32 - from as f32);
-        fill_with("uniform_", t, || s.unit_f32().mul_add(range, f))
-    } else {
-        let range = to - from;
-        fill_with("uniform_", t, || s.unit_f64().mul_add(range, from))
+    match d {
+        DType::F32 => {
+            let (f, range) = (from as f32, to as f32 - from as f32);
+            fill_with("uniform_", t, || s.unit_f32().mul_add(range, f))
+        }
+        DType::F16 | DType::BF16 => {
+            // PyTorch draws `digits` random bits of a 32-bit draw and scales them in
+            // float: `x * (to - from) + from` with the bounds (and their difference)
+            // rounded to the half type first
+            let bits = float_digits(d);
+            let round = |v: f32| match d {
+                DType::F16 => half::f16::from_f32(v).to_f32(),
+                _ => half::bf16::from_f32(v).to_f32(),
+            };
+            let (f, t_) = (round(from as f32), round(to as f32));
+            let range = round(t_ - f);
+            let scale = 1.0 / (1u32 << bits) as f32;
+            let mask = (1u32 << bits) - 1;
+            fill_rounded("uniform_", "uniform_kernel_cpu", t, || {
+                f64::from(((s.random() & mask) as f32 * scale).mul_add(range, f))
+            })
+        }
+        _ => {
+            let range = to - from;
+            fill_with("uniform_", t, || s.unit_f64().mul_add(range, from))
+        }
     }
 }
 
@@ -198,6 +253,12 @@ pub fn normal_(t: &Tensor, mean: f64, std: f64, g: &Generator) -> Result<()> {
     }
     t.check_writable("normal_")?;
     let mut s = g.lock();
+    if !d.is_compute() {
+        // float16/bfloat16: PyTorch's element-wise double draws, rounded (its block
+        // Box–Muller in half arithmetic for contiguous tensors of >= 16 elements is not
+        // reproduced: those samples are valid normals but not PyTorch's stream)
+        return fill_rounded("normal_", "normal_kernel_cpu", t, || s.normal_f64(mean, std));
+    }
     if n >= 16 && t.is_contiguous() {
         let off = t.layout.offset;
         if d == DType::F32 {
@@ -248,17 +309,13 @@ fn normal_fill_f64(data: &mut [f64], mean: f64, std: f64) {
 
 /// PyTorch's `update_from`/`update_to`: nudges integer bounds that a floating dtype
 /// cannot represent to the nearest representable value inside the range.
-fn adjust_bound(v: i64, digits: u32, upper: bool) -> i64 {
+fn adjust_bound(v: i64, d: DType, digits: u32, upper: bool) -> i64 {
     let step = if upper {
         v.wrapping_sub(1)
     } else {
         v.wrapping_add(1)
     };
-    let rounded = if digits == 24 {
-        step as f32 as i64
-    } else {
-        step as f64 as i64
-    };
+    let rounded = round_int_to(d, step);
     let outside = if upper { rounded >= v } else { rounded < v };
     if !outside {
         return v;
@@ -311,7 +368,7 @@ fn fill_ints(op: &str, t: &Tensor, mut next: impl FnMut() -> i64) -> Result<()> 
 /// where max is the dtype's largest value (2^mantissa for floats).
 pub fn random_from_to_(t: &Tensor, from: i64, to: Option<i64>, g: &Generator) -> Result<()> {
     let d = t.dtype();
-    let digits = if d == DType::F32 { 24 } else { 53 };
+    let digits = float_digits(d);
     let (from, range) = match to {
         Some(to) => {
             if from >= to {
@@ -321,8 +378,8 @@ pub fn random_from_to_(t: &Tensor, from: i64, to: Option<i64>, g: &Generator) ->
             }
             let (mut f, mut tt) = (from, to);
             if d.is_float() {
-                f = adjust_bound(f, digits, false);
-                tt = adjust_bound(tt, digits, true);
+                f = adjust_bound(f, d, digits, false);
+                tt = adjust_bound(tt, d, digits, true);
                 if f >= tt {
                     return Err(rt(format!(
                         "random_ expects 'from' casted to dtype to be less than 'to' casted to \
@@ -339,7 +396,7 @@ pub fn random_from_to_(t: &Tensor, from: i64, to: Option<i64>, g: &Generator) ->
                 DType::Bool => 1,
                 DType::I64 => i64::MAX,
                 _ => {
-                    f = adjust_bound(f, digits, false);
+                    f = adjust_bound(f, d, digits, false);
                     let to_inc = 1i64 << digits;
                     if f >= to_inc {
                         return Err(rt(format!(
@@ -484,30 +541,20 @@ pub fn exponential_(t: &Tensor, lambd: f64, g: &Generator) -> Result<()> {
     t.check_writable("exponential_")?;
     let mut s = g.lock();
     let scale = -1.0 / lambd;
-    if d == DType::F32 {
-        fill_with("exponential_", t, || {
-            (scale * (-s.unit_f64()).ln_1p()) as f32
-        })
-    } else {
-        fill_with("exponential_", t, || scale * (-s.unit_f64()).ln_1p())
-    }
+    fill_rounded("exponential_", "exponential_cpu", t, || {
+        scale * (-s.unit_f64()).ln_1p()
+    })
 }
 
 /// Fills a floating tensor with `f(draw)` values computed in double precision (the
 /// per-element serial kernels of `cauchy_`, `log_normal_` and friends).
-fn fill_float(op: &str, t: &Tensor, mut next: impl FnMut() -> f64) -> Result<()> {
+fn fill_float(op: &str, t: &Tensor, next: impl FnMut() -> f64) -> Result<()> {
     if t.numel() == 0 {
         return Ok(());
     }
     t.check_writable(op)?;
-    match t.dtype() {
-        DType::F32 => fill_with(op, t, || next() as f32),
-        DType::F64 => fill_with(op, t, next),
-        d => Err(not_implemented(
-            &format!("{}_cpu", op.trim_end_matches('_')),
-            d,
-        )),
-    }
+    let kernel = format!("{}_cpu", op.trim_end_matches('_'));
+    fill_rounded(op, &kernel, t, next)
 }
 
 /// `cauchy_(median, sigma)`: `median + sigma * tan(pi * (u - 0.5))`.

@@ -100,6 +100,10 @@ pub trait FastFloat: Float + Send + Sync + crate::kernels::simd::SimdFloat {
     /// The correctly rounded square root (a vector instruction).
     fn sqrt_(self) -> Self;
     fn from_usize(n: usize) -> Self;
+    /// `self * a + b` rounded once (an FMA instruction where the build has one).
+    fn mul_add_(self, a: Self, b: Self) -> Self;
+    /// Lanes of a 256-bit vector of this type (PyTorch's AVX2 `Vectorized<T>::size()`).
+    const LANES: usize;
 }
 
 impl FastFloat for f32 {
@@ -115,6 +119,11 @@ impl FastFloat for f32 {
     fn from_usize(n: usize) -> f32 {
         n as f32
     }
+    #[inline(always)]
+    fn mul_add_(self, a: f32, b: f32) -> f32 {
+        self.mul_add(a, b)
+    }
+    const LANES: usize = 8;
 }
 
 impl FastFloat for f64 {
@@ -130,6 +139,11 @@ impl FastFloat for f64 {
     fn from_usize(n: usize) -> f64 {
         n as f64
     }
+    #[inline(always)]
+    fn mul_add_(self, a: f64, b: f64) -> f64 {
+        self.mul_add(a, b)
+    }
+    const LANES: usize = 4;
 }
 
 /// `exp` for f32: `x = n ln2 + r` with |r| <= ln2/2 (ln2 split in two so `n ln2` is

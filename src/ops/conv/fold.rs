@@ -4,6 +4,7 @@
 use crate::dtype::DType;
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::conv::{self as kern, Axis, Cols, Image};
+use crate::ops::compute;
 use crate::tensor::Tensor;
 
 fn rt(msg: impl std::fmt::Display) -> Error {
@@ -280,6 +281,10 @@ fn float_only(kernel: &str, d: DType) -> Result<()> {
 /// `unfold`: the image (read through its strides) -> its columns (contiguous).
 pub fn unfold(x: &Tensor, g: &FoldGeom) -> Result<Tensor> {
     float_only("im2col_out_cpu", x.dtype())?;
+    if !x.dtype().is_compute() {
+        // float16/bfloat16 through float32: a copy, so exact
+        return compute::unary(x, |c| unfold(c, g));
+    }
     let out = Tensor::zeros("unfold", &g.cols_shape(), x.dtype())?;
     let (c, l) = (g.c, g.h.output * g.w.output);
     let rows = c * g.h.kernel * g.w.kernel;
@@ -306,10 +311,10 @@ pub fn unfold(x: &Tensor, g: &FoldGeom) -> Result<Tensor> {
             }
         }};
     }
-    if x.dtype() == DType::F32 {
-        run!(f32)
-    } else {
-        run!(f64)
+    match x.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        d => return Err(Error::dtype_not_implemented("im2col_out_cpu", d)),
     }
     Ok(out)
 }
@@ -317,6 +322,10 @@ pub fn unfold(x: &Tensor, g: &FoldGeom) -> Result<Tensor> {
 /// `fold`: columns -> the image they sum into (the adjoint of `unfold`).
 pub fn fold(x: &Tensor, g: &FoldGeom) -> Result<Tensor> {
     float_only("col2im_out_cpu", x.dtype())?;
+    if !x.dtype().is_compute() {
+        // float16/bfloat16 sum their overlaps in float32 and round once
+        return compute::unary(x, |c| fold(c, g));
+    }
     if x.shape() != g.cols_shape().as_slice() {
         return Err(rt("fold: internal error: columns do not fit the geometry"));
     }
@@ -338,10 +347,10 @@ pub fn fold(x: &Tensor, g: &FoldGeom) -> Result<Tensor> {
             }
         }};
     }
-    if x.dtype() == DType::F32 {
-        run!(f32)
-    } else {
-        run!(f64)
+    match x.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        d => return Err(Error::dtype_not_implemented("col2im_out_cpu", d)),
     }
     Ok(out)
 }

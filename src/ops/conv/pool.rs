@@ -478,6 +478,11 @@ pub fn adaptive_pool2d(x: &Tensor, g: &PoolGeom, max: bool) -> Result<(Tensor, O
     } else {
         "adaptive_avg_pool2d"
     };
+    if x.dtype().is_float() && !x.dtype().is_compute() {
+        // float16/bfloat16 pool in float32: exact for a maximum, one rounding for a mean
+        let (v, i) = adaptive_pool2d(&compute::input(x)?, g, max)?;
+        return Ok((compute::output(x.dtype(), v)?, i));
+    }
     let shape = g.out_shape();
     let out = Tensor::zeros(op, &shape, x.dtype())?;
     let idx = if max {
@@ -509,10 +514,10 @@ pub fn adaptive_pool2d(x: &Tensor, g: &PoolGeom, max: bool) -> Result<(Tensor, O
             }
         };
     }
-    if x.dtype() == DType::F32 {
-        run!(f32)
-    } else {
-        run!(f64)
+    match x.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        d => return Err(unsupported(op, d)),
     }
     Ok((out, idx))
 }

@@ -10,6 +10,7 @@ use super::rows_per_task;
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::reduce::fast::{dispatch, lane_sum, FastFloat};
+use crate::kernels::reduce::moments::row_moments;
 use crate::ops::compute;
 use crate::storage::try_zeroed_vec;
 use crate::tensor::Tensor;
@@ -33,24 +34,33 @@ dispatch! {
         k: usize,
         eps: T,
     ) {
-        let kt = T::from_usize(k);
+        // PyTorch's arithmetic, step for step: its row moments, then
+        // `y = fma((x - mean) * rstd, w, b)` (w = 1 and b = 0 when absent)
         let rows = x.chunks_exact(k).zip(y.chunks_exact_mut(k));
         for ((xr, yr), (m, r)) in rows.zip(mean.iter_mut().zip(rstd.iter_mut())) {
-            let mu = lane_sum(xr, |v| v) / kt;
-            let var = lane_sum(xr, |v| (v - mu) * (v - mu)) / kt;
+            let (mu, var) = row_moments(xr);
             let rs = T::ONE / (var + eps).sqrt_();
             (*m, *r) = (mu, rs);
-            for (o, &v) in yr.iter_mut().zip(xr) {
-                *o = (v - mu) * rs;
-            }
-            if let Some(w) = w {
-                for (o, &wv) in yr.iter_mut().zip(w) {
-                    *o = *o * wv;
+            match (w, b) {
+                (Some(w), Some(b)) => {
+                    for (((o, &v), &wv), &bv) in yr.iter_mut().zip(xr).zip(w).zip(b) {
+                        *o = ((v - mu) * rs).mul_add_(wv, bv);
+                    }
                 }
-            }
-            if let Some(b) = b {
-                for (o, &bv) in yr.iter_mut().zip(b) {
-                    *o = *o + bv;
+                (Some(w), None) => {
+                    for ((o, &v), &wv) in yr.iter_mut().zip(xr).zip(w) {
+                        *o = (v - mu) * rs * wv;
+                    }
+                }
+                (None, Some(b)) => {
+                    for ((o, &v), &bv) in yr.iter_mut().zip(xr).zip(b) {
+                        *o = (v - mu) * rs + bv;
+                    }
+                }
+                (None, None) => {
+                    for (o, &v) in yr.iter_mut().zip(xr) {
+                        *o = (v - mu) * rs;
+                    }
                 }
             }
         }
