@@ -132,16 +132,21 @@ KNOWN_CRASHES = {
     'bfloat16|x:backward(layer_norm)',
 }
 
+# Known crashes that do not show on every run (multinomial reads a half row as float64,
+# out of bounds: it aborts only when the stray read hits unmapped or freed memory), so
+# their xfail is not strict. Remove them together with their KNOWN_CRASHES entry.
+FLAKY = {c for c in KNOWN_CRASHES if "multinomial" in c}
+
 ALL_IDS = case_ids()
 
 
 @pytest.fixture(scope="module")
 def sweep():
     res = run_ids(ALL_IDS, fork=KNOWN_CRASHES)
-    # a known crash that looked fine once is re-run (forked) twice more before it counts
-    # as fixed: heap corruption does not always show
+    # a known crash that looked fine once is re-run (forked) five more times before it
+    # counts as fixed: heap corruption does not always show
     maybe_fixed = [c for c in KNOWN_CRASHES if not is_bad(res.get(c, "crash:missing"))]
-    for _ in range(2):
+    for _ in range(5):
         if maybe_fixed:
             again = run_ids(maybe_fixed, fork_all=True)
             res.update({c: r for c, r in again.items() if is_bad(r)})
@@ -167,8 +172,8 @@ def test_no_new_crashes(sweep):
 
 @pytest.mark.parametrize("case_id", [
     pytest.param(c, marks=pytest.mark.xfail(
-        strict=True, reason="known crash; XPASS means it is fixed: remove from "
-                            "KNOWN_CRASHES")) for c in sorted(KNOWN_CRASHES)])
+        strict=c not in FLAKY, reason="known crash; XPASS means it is fixed: remove from "
+                                      "KNOWN_CRASHES")) for c in sorted(KNOWN_CRASHES)])
 def test_known_crash(sweep, case_id):
     result = sweep[case_id]
     assert not is_bad(result), f"{case_id}: {result}"
