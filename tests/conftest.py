@@ -12,3 +12,9 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("ferric")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "crash_sweep: the narrow-dtype crash sweep "
+                   "(tests/test_narrow_dtype_crash_sweep.py; subprocesses, ~30-60 s)")
