@@ -39,7 +39,9 @@ fn main() -> Result<()> {
     let l = loss(&x, &w, &y)?;
     l.backward()?;
     // `grad()` is another handle of the stored gradient: read it with a copy
-    let grad = w.grad().ok_or_else(|| Error::runtime("example", "w has no gradient"))?;
+    let grad = w
+        .grad()
+        .ok_or_else(|| Error::runtime("example", "w has no gradient"))?;
     // the closed form: d/dw mean((Xw - y)^2) = 2/n X^T (Xw - y)
     let closed = design.t().dot(&(design.dot(&w0) - &ys)) * (2.0 / 8.0);
     println!("loss at w = [0, 0]: {:.6}", l.t.item()?.to_f64());
@@ -52,11 +54,16 @@ fn main() -> Result<()> {
         let w = Var::leaf(Tensor::from_ndarray(w_nd.clone()), true)?;
         let l = loss(&x, &w, &y)?;
         l.backward()?;
-        let g = w.grad().ok_or_else(|| Error::runtime("example", "w has no gradient"))?;
+        let g = w
+            .grad()
+            .ok_or_else(|| Error::runtime("example", "w has no gradient"))?;
         let g = g.to_ndarray::<f64>()?;
         w_nd.scaled_add(-0.4, &g);
         if step % 50 == 0 {
-            println!("step {step:3}: loss {:.6}  w = {w_nd:.4}", l.t.item()?.to_f64());
+            println!(
+                "step {step:3}: loss {:.6}  w = {w_nd:.4}",
+                l.t.item()?.to_f64()
+            );
         }
     }
     println!(

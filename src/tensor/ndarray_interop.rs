@@ -308,7 +308,9 @@ mod tests {
 
     /// Distinct-ish values of every dtype (bool alternates).
     fn values<T: Element>(n: usize) -> Vec<T> {
-        (0..n).map(|i| T::from_i64((i % 2 + 3 * i) as i64 % 120)).collect()
+        (0..n)
+            .map(|i| T::from_i64((i % 2 + 3 * i) as i64 % 120))
+            .collect()
     }
 
     fn array3<T: Element>() -> Array<T, Ix3> {
@@ -370,7 +372,10 @@ mod tests {
         let bv = b.as_ndarray::<T>().unwrap();
         assert_eq!(bv.strides(), &[0, 1]);
         let r = [T::from_i64(1), T::from_i64(0), T::from_i64(5)];
-        assert_eq!(bv, ArrayView::from(&r).broadcast((4, 3)).unwrap().into_dyn());
+        assert_eq!(
+            bv,
+            ArrayView::from(&r).broadcast((4, 3)).unwrap().into_dyn()
+        );
         // writing through aliased elements is refused
         let e = b.as_ndarray_mut::<T>().unwrap_err();
         assert_eq!(e.kind, ErrorKind::Runtime);
@@ -419,7 +424,10 @@ mod tests {
         let t = Tensor::from_ndarray(f);
         assert_eq!(t.storage.as_ptr() as *const f64, p);
         assert_eq!(t.strides(), &[1, 3]);
-        assert_eq!(t.to_vec::<f64>().unwrap(), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+        assert_eq!(
+            t.to_vec::<f64>().unwrap(),
+            vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
+        );
 
         // an owned array sliced in place: offset and steps kept, no copy
         let mut a = Array::from_shape_vec((4, 5), (0..20).collect::<Vec<i32>>()).unwrap();
@@ -452,7 +460,11 @@ mod tests {
         let mut t = Tensor::from_ndarray(array![1.0f32, 2.0]);
         let e = t.as_ndarray::<f64>().unwrap_err();
         assert_eq!(e.kind, ErrorKind::Type);
-        assert!(e.msg.contains("float32") && e.msg.contains("f64"), "{}", e.msg);
+        assert!(
+            e.msg.contains("float32") && e.msg.contains("f64"),
+            "{}",
+            e.msg
+        );
         assert_eq!(t.as_ndarray_mut::<i64>().unwrap_err().kind, ErrorKind::Type);
         assert_eq!(
             unsafe { t.as_ndarray_unchecked::<half::f16>() }
@@ -480,15 +492,17 @@ mod tests {
         let mut buf = vec![1i64, 2, 3];
         let ptr = buf.as_mut_ptr() as *mut u8;
         // SAFETY: `buf`'s heap block is moved into the owner, which keeps it alive.
-        let storage =
-            unsafe { Storage::from_external(ptr, 3, DType::I64, true, Box::new(buf)) };
+        let storage = unsafe { Storage::from_external(ptr, 3, DType::I64, true, Box::new(buf)) };
         let mut f = Tensor {
             storage: Arc::new(storage),
             layout: Layout::contiguous(&[3]),
         };
         let e = f.as_ndarray::<i64>().unwrap_err();
         assert!(e.msg.contains("owned by another library"), "{}", e.msg);
-        assert_eq!(f.to_ndarray::<i64>().unwrap(), array![1i64, 2, 3].into_dyn());
+        assert_eq!(
+            f.to_ndarray::<i64>().unwrap(),
+            array![1i64, 2, 3].into_dyn()
+        );
     }
 
     #[test]
