@@ -64,8 +64,12 @@ fn check_dtype<T: Element>(op: &str, t: &Tensor) -> Result<()> {
 
 /// ndarray's shape-with-strides for a ferric layout. Strides are passed as ndarray wants
 /// them (`isize` values in `usize` slots), so zero and negative strides keep their
-/// meaning.
+/// meaning. An empty layout gets ndarray's default strides (its strides name nothing).
 fn stride_shape(l: &Layout) -> ndarray::StrideShape<IxDyn> {
+    if l.shape.contains(&0) {
+        // no element to reach: ndarray's own strides, which it accepts for an empty slice
+        return IxDyn(&l.shape).into();
+    }
     let strides: Vec<usize> = l.strides.iter().map(|&s| s as usize).collect();
     IxDyn(&l.shape).strides(IxDyn(&strides))
 }
