@@ -229,7 +229,7 @@ fn accumulate_leaf(
 
 /// Runs the backward pass from `roots` (each with the gradient of that root).
 ///
-/// The steps, each a method of [`GraphTask`] below: seed the roots' gradients, count the
+/// The steps, each a method of `GraphTask` below: seed the roots' gradients, count the
 /// dependencies of every reachable node, resolve which gradients the caller asked for,
 /// then run ready nodes latest-created first until none is left. Running a node means:
 /// take the gradients it received, run its tensor hooks, hand requested gradients to the
