@@ -218,10 +218,10 @@ impl Tensor {
     ///
     /// ```
     /// use ferric::Tensor;
-    /// use ndarray::array;
+    /// use ndarray::{array, Axis};
     ///
     /// let mut t = Tensor::from_ndarray(array![[1i64, 2, 3], [4, 5, 6]]);
-    /// t.as_ndarray_mut::<i64>().unwrap().column_mut(1).fill(0);
+    /// t.as_ndarray_mut::<i64>().unwrap().index_axis_mut(Axis(1), 1).fill(0); // column 1
     /// assert_eq!(t.to_vec::<i64>().unwrap(), vec![1, 0, 3, 4, 0, 6]);
     /// ```
     pub fn as_ndarray_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
