@@ -20,3 +20,7 @@ mod python;
 pub use dtype::{DType, Scalar};
 pub use error::{Error, Result};
 pub use tensor::Tensor;
+
+/// The `ndarray` crate ferric's array interop is built on ([`Tensor::from_ndarray`],
+/// [`Tensor::as_ndarray`]), re-exported so callers use the same version.
+pub use ndarray;

@@ -396,6 +396,11 @@ impl Storage {
     pub fn writable(&self) -> bool {
         self.writable
     }
+    /// Memory owned by someone else (wrapped by [`Storage::from_external`], e.g. a NumPy
+    /// array), which its owner may read and write behind ferric's back.
+    pub fn is_foreign(&self) -> bool {
+        matches!(self._owner, Owner::External(_))
+    }
     /// Allocated under `inference_mode` (an inference tensor's memory).
     pub fn is_inference(&self) -> bool {
         self.inference

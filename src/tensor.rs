@@ -10,6 +10,8 @@ use crate::shape::checked_numel;
 use crate::storage::{try_output_vec, try_zeroed_vec, Storage};
 use std::sync::Arc;
 
+pub mod ndarray_interop;
+
 /// PyTorch's error for a value `dtype::scalar_overflows` rejects; `name` is the C++ type
 /// (`uint8_t`) for fills and the dtype name (`uint8`) for `tensor()` data.
 pub fn overflow_error(name: &str) -> Error {

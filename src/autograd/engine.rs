@@ -6,6 +6,7 @@
 //! Broadcast gradients are reduced to the input's shape here, once, for every op.
 
 use super::{pointwise as binary, views, BackwardFn, GradMode, Meta, Node, NodeKind, Var};
+use crate::dtype::Scalar;
 use crate::error::{fmt_shape, Error, Result};
 use crate::memory_order::Order;
 use crate::tensor::Tensor;
@@ -228,7 +229,7 @@ fn accumulate_leaf(
 
 /// Runs the backward pass from `roots` (each with the gradient of that root).
 ///
-/// The steps, each a method of [`GraphTask`] below: seed the roots' gradients, count the
+/// The steps, each a method of `GraphTask` below: seed the roots' gradients, count the
 /// dependencies of every reachable node, resolve which gradients the caller asked for,
 /// then run ready nodes latest-created first until none is left. Running a node means:
 /// take the gradients it received, run its tensor hooks, hand requested gradients to the
@@ -253,6 +254,71 @@ pub fn run(
         task.run_node(k)?;
     }
     Ok(task.results)
+}
+
+impl Var {
+    /// `loss.backward()` from Rust: runs the engine from this one-element result with a
+    /// gradient of one, accumulating into the `.grad` of the leaves it depends on, and
+    /// frees the graph (PyTorch's defaults: no `retain_graph`, no `create_graph`).
+    /// [`run`] is the general form (several roots, other seeds, `autograd.grad`).
+    ///
+    /// # Errors
+    /// PyTorch's messages for a result that does not require grad or has more than one
+    /// element, and the engine's errors (a graph already freed, a saved tensor modified
+    /// in place).
+    ///
+    /// ```
+    /// use ferric::autograd::{pointwise, reduce, Var};
+    /// use ferric::Tensor;
+    ///
+    /// let x = Var::leaf(Tensor::from_vec(vec![1.0f64, 2.0, 3.0], &[3])?, true)?;
+    /// let y = reduce::sum(&pointwise::mul(&x, &x)?, None, false, None)?; // sum(x^2)
+    /// y.backward()?;
+    /// assert_eq!(x.grad().unwrap().to_vec::<f64>()?, vec![2.0, 4.0, 6.0]);
+    /// # Ok::<(), ferric::Error>(())
+    /// ```
+    pub fn backward(&self) -> Result<()> {
+        if !self.requires_grad() {
+            return Err(Error::runtime(
+                "",
+                "element 0 of tensors does not require grad and does not have a grad_fn",
+            ));
+        }
+        if self.t.numel() != 1 {
+            return Err(Error::runtime(
+                "",
+                "grad can be implicitly created only for scalar outputs",
+            ));
+        }
+        let seed = Tensor::full("backward", self.t.shape(), Scalar::Int(1), self.t.dtype())?;
+        run(
+            &[(self.clone(), Var::plain(seed))],
+            false,
+            false,
+            Mode::Accumulate(None),
+        )?;
+        Ok(())
+    }
+
+    /// The gradient accumulated into this tensor by `backward` (PyTorch's `.grad`): a
+    /// handle sharing the stored gradient's memory, or `None` before any backward pass
+    /// reached it.
+    ///
+    /// ```
+    /// use ferric::autograd::{pointwise, Var};
+    /// use ferric::Tensor;
+    ///
+    /// let x = Var::leaf(Tensor::from_vec(vec![3.0f32], &[])?, true)?;
+    /// assert!(x.grad().is_none());
+    /// pointwise::mul_s(&x, 5.0)?.backward()?;
+    /// assert_eq!(x.grad().unwrap().to_vec::<f32>()?, vec![5.0]);
+    /// # Ok::<(), ferric::Error>(())
+    /// ```
+    pub fn grad(&self) -> Option<Tensor> {
+        let meta = self.meta.as_ref()?;
+        let g = meta.grad.borrow();
+        g.as_ref().map(|g| g.t.clone())
+    }
 }
 
 /// The state of one backward pass (PyTorch's `GraphTask`). Nodes are keyed by address.

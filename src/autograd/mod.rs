@@ -378,7 +378,7 @@ impl Drop for Node {
 /// saving are detected (PyTorch's "modified by an inplace operation" error).
 ///
 /// Shared (`Rc`) so that the node recorded next can list it weakly for introspection
-/// without extending its lifetime (see [`take_just_saved`]).
+/// without extending its lifetime (see `take_just_saved`).
 pub struct Saved(Rc<SavedData>);
 
 /// The contents of a [`Saved`].

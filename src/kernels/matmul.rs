@@ -12,7 +12,7 @@
 //!
 //! Threads: a batch of small products is split across ferric's pool by whole products
 //! (each runs serially, no synchronisation inside a product); a single large product is
-//! cut into panels of C, one serial `gemm` call per thread (see [`Panels`]). Code already
+//! cut into panels of C, one serial `gemm` call per thread (see `Panels`). Code already
 //! running on a pool worker (e.g. a convolution that split its batch) never splits again.
 //!
 //! C may be uninitialised memory (`gemm_batched_uninit`): every path stores each element

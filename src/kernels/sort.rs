@@ -409,7 +409,7 @@ fn topk_w<T: SortKey, I: Idx>(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pick {
     /// The element of rank `k` (0-based) by value; which of equal values is PyTorch's
-    /// choice (see [`pytorch_select`]).
+    /// choice (see `pytorch_select`).
     Kth(usize),
     /// The lower median, or the first NaN if the row has one.
     Median,

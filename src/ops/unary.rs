@@ -22,7 +22,7 @@ pub enum OnInt {
     Copy,
     /// this function, keeping the integer dtype
     Map(fn(i64) -> i64),
-    /// PyTorch's "\"<kernel>\" not implemented for 'Long'"
+    /// PyTorch's `"<kernel>" not implemented for 'Long'`
     Kernel(&'static str),
 }
 

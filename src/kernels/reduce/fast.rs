@@ -1,6 +1,6 @@
 //! SIMD-friendly building blocks for the hot reductions: a blocked float sum, a
 //! NaN-propagating max and a branch-free `exp`, each compiled for AVX-512, AVX2+FMA and
-//! the baseline and chosen at run time ([`dispatch!`]).
+//! the baseline and chosen at run time (`dispatch!`).
 //!
 //! The loops are plain Rust over arrays of independent accumulators, which LLVM turns
 //! into vector code for whichever feature set the enclosing function is compiled with.
