@@ -209,20 +209,18 @@ pub fn uniform_(t: &Tensor, from: f64, to: f64, g: &Generator) -> Result<()> {
             fill_with("uniform_", t, || s.unit_f32().mul_add(range, f))
         }
         DType::F16 | DType::BF16 => {
-            // PyTorch draws `digits` random bits of a 32-bit draw and scales them in
-            // float: `x * (to - from) + from` with the bounds (and their difference)
-            // rounded to the half type first
-            let bits = float_digits(d);
+            // PyTorch draws the float32 value (24 random bits, `x * (to - from) + from`
+            // fused) and rounds it to the half type; a value that rounds up to `to` is
+            // replaced by `from`, keeping the range half-open
+            let (f, range) = (from as f32, to as f32 - from as f32);
             let round = |v: f32| match d {
                 DType::F16 => half::f16::from_f32(v).to_f32(),
                 _ => half::bf16::from_f32(v).to_f32(),
             };
-            let (f, t_) = (round(from as f32), round(to as f32));
-            let range = round(t_ - f);
-            let scale = 1.0 / (1u32 << bits) as f32;
-            let mask = (1u32 << bits) - 1;
+            let (lo, hi) = (round(f), round(to as f32));
             fill_rounded("uniform_", "uniform_kernel_cpu", t, || {
-                f64::from(((s.random() & mask) as f32 * scale).mul_add(range, f))
+                let v = round(s.unit_f32().mul_add(range, f));
+                f64::from(if v == hi { lo } else { v })
             })
         }
         _ => {

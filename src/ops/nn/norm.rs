@@ -35,7 +35,8 @@ dispatch! {
         eps: T,
     ) {
         // PyTorch's arithmetic, step for step: its row moments, then
-        // `y = fma((x - mean) * rstd, w, b)` (w = 1 and b = 0 when absent)
+        // `y = fma((x - mean) * rstd, w, b)`, `(x - mean) * rstd * w`,
+        // `fma(x - mean, rstd, b)` or `(x - mean) * rstd` (tests/test_layer_norm_bits.py)
         let rows = x.chunks_exact(k).zip(y.chunks_exact_mut(k));
         for ((xr, yr), (m, r)) in rows.zip(mean.iter_mut().zip(rstd.iter_mut())) {
             let (mu, var) = row_moments(xr);
@@ -53,8 +54,10 @@ dispatch! {
                     }
                 }
                 (None, Some(b)) => {
+                    // PyTorch's compiled loop drops the `* 1` of the absent weight and
+                    // fuses what is left
                     for ((o, &v), &bv) in yr.iter_mut().zip(xr).zip(b) {
-                        *o = (v - mu) * rs + bv;
+                        *o = (v - mu).mul_add_(rs, bv);
                     }
                 }
                 (None, None) => {
