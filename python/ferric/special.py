@@ -16,13 +16,47 @@ import math
 
 from . import _core
 from ._core import Tensor
-from ._special_functions import __all__ as _more
+from ._special_functions import (
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    gammainc,
+    gammaincc,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+    spherical_bessel_j0,
+)
 
 __all__ = [
     "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
     "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax",
-    "xlog1py", "xlogy", "zeta", *_more,
+    "xlog1py", "xlogy", "zeta",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "gammainc",
+    "gammaincc", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+    "legendre_polynomial_p", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "spherical_bessel_j0",
 ]
 
 

@@ -302,7 +302,7 @@ const AIP0: f64 = -0.258_819_403_792_806_8;
 /// Taylor series: `a_{k+2} = (x0 a_k + a_{k-1}) / ((k+2)(k+1))`.
 fn airy_step(x0: f64, y: f64, yp: f64, h: f64) -> (f64, f64) {
     let (mut am1, mut a0, mut a1) = (0.0, y, yp);
-    let (mut val, mut der) = (y, yp);
+    let (mut val, mut der) = (y + yp * h, yp);
     let mut hp = h; // h^k for a_k (k = 1)
     let mut k = 0.0;
     loop {
