@@ -135,6 +135,11 @@ BINARY = [
     # zeta has no derivative in s (PyTorch raises): s is a constant here
     ("special_zeta", lambda a, b: ferric.special.zeta(ferric.full_like(a.detach(), 2.5), b)
      + 0 * a, (0.5, 2.0)),
+    # (the gradient in the shape `a` raises, as in PyTorch: tests/test_special_bessel.py)
+    ("igamma", lambda a, b: ferric.special.gammainc(ferric.full_like(a.detach(), 2.5), b)
+     + 0 * a, (0.5, 3.0)),
+    ("igammac", lambda a, b: ferric.special.gammaincc(ferric.full_like(a.detach(), 1.5), b)
+     + 0 * a, (0.5, 3.0)),
 ]
 
 

@@ -5,11 +5,9 @@ rounded once; PyTorch's backward formulas); the rest of the namespace are the al
 PyTorch keeps here (``expit`` is ``sigmoid``, ``gammaln`` is ``lgamma``, ...). Integer and
 bool inputs compute in float32, as in PyTorch.
 
-Not provided (ferric has no kernel for them yet): ``airy_ai``, ``bessel_j0/j1/y0/y1``,
-``modified_bessel_i0/i1/k0/k1``, ``scaled_modified_bessel_k0/k1``,
-``spherical_bessel_j0``, ``gammainc``/``gammaincc`` and the orthogonal polynomial
-families (``chebyshev_polynomial_*``, ``hermite_polynomial_*``, ``laguerre_polynomial_l``,
-``legendre_polynomial_p``).
+The Bessel-type functions (``bessel_j0``, ``modified_bessel_k1``, ``airy_ai``, ...),
+``gammainc``/``gammaincc`` and the orthogonal polynomials (``chebyshev_polynomial_t``,
+``hermite_polynomial_h``, ...) live in ``ferric._special_functions``.
 """
 
 from __future__ import annotations
@@ -18,12 +16,47 @@ import math
 
 from . import _core
 from ._core import Tensor
+from ._special_functions import (
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    gammainc,
+    gammaincc,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+    spherical_bessel_j0,
+)
 
 __all__ = [
     "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
     "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax",
     "xlog1py", "xlogy", "zeta",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "gammainc",
+    "gammaincc", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+    "legendre_polynomial_p", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "spherical_bessel_j0",
 ]
 
 

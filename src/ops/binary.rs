@@ -7,8 +7,8 @@
 use crate::dtype::{DType, Element, ResultType, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::simd::{self, Arg};
-use crate::kernels::special;
 use crate::kernels::strided::{self, Zip2, ZipFn, ZipInPlace};
+use crate::kernels::{bessel, poly, special};
 use crate::memory_order::Order;
 use crate::shape::broadcast_shapes;
 use crate::storage::try_output_vec;
@@ -173,6 +173,31 @@ fn plan(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
     plan_types(op, a, b).map(|(compute, out)| (compute.compute(), out))
 }
 
+impl BinaryOp {
+    /// The orthogonal polynomials of `torch.special` (`p(x, n)`).
+    pub const POLYNOMIALS: [BinaryOp; 12] = [
+        BinaryOp::SpecialChebyshevT,
+        BinaryOp::SpecialChebyshevU,
+        BinaryOp::SpecialChebyshevV,
+        BinaryOp::SpecialChebyshevW,
+        BinaryOp::SpecialShiftedChebyshevT,
+        BinaryOp::SpecialShiftedChebyshevU,
+        BinaryOp::SpecialShiftedChebyshevV,
+        BinaryOp::SpecialShiftedChebyshevW,
+        BinaryOp::SpecialHermiteH,
+        BinaryOp::SpecialHermiteHe,
+        BinaryOp::SpecialLaguerreL,
+        BinaryOp::SpecialLegendreP,
+    ];
+}
+
+/// The ops PyTorch only has float32 / float64 kernels for (the incomplete gamma
+/// functions and the orthogonal polynomials); integer and bool operands promote.
+fn no_half_kernel(op: BinaryOp) -> bool {
+    use BinaryOp::*;
+    matches!(op, Igamma | Igammac) || BinaryOp::POLYNOMIALS.contains(&op)
+}
+
 fn plan_types(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> {
     use BinaryOp::*;
     let common = result_type(a, b);
@@ -183,6 +208,20 @@ fn plan_types(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> 
     Ok(match op {
         Div | Atan2 | Xlogy | SpecialXlog1py | SpecialZeta => {
             (common.to_float(), common.to_float())
+        }
+        _ if no_half_kernel(op) => {
+            // PyTorch's kernels of these ops exist for float32 / float64 only (and the
+            // incomplete gamma functions do not promote integers)
+            let t = if matches!(op, Igamma | Igammac) {
+                common
+            } else {
+                common.to_float()
+            };
+            if t != DType::F32 && t != DType::F64 {
+                let kernel = op.name().trim_start_matches("special_");
+                return Err(Error::dtype_not_implemented(&format!("{kernel}_cpu"), t));
+            }
+            (t, t)
         }
         Eq | Ne | Lt | Le | Gt | Ge => (common, DType::Bool),
         LogicalAnd | LogicalOr | LogicalXor => (DType::Bool, DType::Bool),

@@ -253,6 +253,56 @@ macro_rules! unary_table {
             cost: 64, simd: [], float: |x| via64(x, special::i1e),
             ints: Float, bools: Float,
             grad: [|g, x| rules::i1e(g, x)], nested: true }
+        // Bessel-type functions PyTorch does not differentiate (outputs never require
+        // grad) and has no float16 / bfloat16 kernel for (`ops::unary::no_half_kernel`)
+        SpecialAiryAi { name: "special_airy_ai", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::airy_ai),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialBesselJ0 { name: "special_bessel_j0", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::j0),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialBesselJ1 { name: "special_bessel_j1", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::j1),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialBesselY0 { name: "special_bessel_y0", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::y0),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialBesselY1 { name: "special_bessel_y1", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::y1),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialModifiedBesselI0 { name: "special_modified_bessel_i0", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, special::i0),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialModifiedBesselI1 { name: "special_modified_bessel_i1", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, special::i1),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialModifiedBesselK0 { name: "special_modified_bessel_k0", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::k0),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialModifiedBesselK1 { name: "special_modified_bessel_k1", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::k1),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialScaledModifiedBesselK0 { name: "special_scaled_modified_bessel_k0", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::k0e),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialScaledModifiedBesselK1 { name: "special_scaled_modified_bessel_k1", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::k1e),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
+        SpecialSphericalBesselJ0 { name: "special_spherical_bessel_j0", methods: [], fn_inplace: false,
+            cost: 64, simd: [], float: |x| via64(x, bessel::spherical_j0),
+            ints: Float, bools: Float,
+            grad: [none], nested: false }
     ]
     // Predicates: bool results, no gradient, no in-place form. `test` is the float
     // test; `other` the answer for every integer or bool element. Nested: yes.
@@ -367,6 +417,80 @@ macro_rules! binary_table {
             cost: 64, simd: [], float: |a, b| via64(a, b, special::zeta),
             int: |a, _| a, bool: |a, _| a,
             grad: [custom], nested: true }
+        // `special.gammainc` / `gammaincc` (`igamma`, `igammac`): the gradient in `input`
+        // (the shape `a`) is not implemented, as in PyTorch
+        Igamma { name: "igamma", node: "IgammaBackward0", kind: Arith,
+            dunders: [], methods: [igamma / igamma_], other: Tensor,
+            cost: 64, simd: [], float: |a, b| via64(a, b, bessel::gammainc),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [custom], nested: false }
+        Igammac { name: "igammac", node: "IgammacBackward0", kind: Arith,
+            dunders: [], methods: [igammac / igammac_], other: Tensor,
+            cost: 64, simd: [], float: |a, b| via64(a, b, bessel::gammaincc),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [custom], nested: false }
+        // The orthogonal polynomials `p(x, n)` (no gradient in PyTorch), evaluated in the
+        // element type with PyTorch's algorithm (`kernels::poly`); called by name
+        SpecialChebyshevT { name: "special_chebyshev_polynomial_t", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::chebyshev_t(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialChebyshevU { name: "special_chebyshev_polynomial_u", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::chebyshev_u(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialChebyshevV { name: "special_chebyshev_polynomial_v", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::chebyshev_v(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialChebyshevW { name: "special_chebyshev_polynomial_w", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::chebyshev_w(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialShiftedChebyshevT { name: "special_shifted_chebyshev_polynomial_t", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::shifted_chebyshev_t(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialShiftedChebyshevU { name: "special_shifted_chebyshev_polynomial_u", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::shifted_chebyshev_u(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialShiftedChebyshevV { name: "special_shifted_chebyshev_polynomial_v", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::shifted_chebyshev_v(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialShiftedChebyshevW { name: "special_shifted_chebyshev_polynomial_w", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::shifted_chebyshev_w(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialHermiteH { name: "special_hermite_polynomial_h", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::hermite_h(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialHermiteHe { name: "special_hermite_polynomial_he", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::hermite_he(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialLaguerreL { name: "special_laguerre_polynomial_l", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::laguerre_l(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
+        SpecialLegendreP { name: "special_legendre_polynomial_p", node: "NotDifferentiable", kind: Arith,
+            dunders: [], methods: [], other: Number,
+            cost: 32, simd: [], float: |a, b| poly::legendre_p(a, b),
+            int: |a, _| a, bool: |a, _| a,
+            grad: [none], nested: false }
         Eq { name: "eq", node: "NotDifferentiable", kind: Compare,
             dunders: [], methods: [eq], other: Number,
             cost: 1, simd: [], float: |a, _| a, int: |a, _| a, bool: |a, _| a,

@@ -7,8 +7,8 @@
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::kernels::simd::{self, SimdFloat};
-use crate::kernels::special;
 use crate::kernels::strided::{self, Map1, MapFn};
+use crate::kernels::{bessel, special};
 use crate::memory_order::Order;
 use crate::shape::broadcast_shapes;
 use crate::storage::{try_output_vec, try_zeroed_vec};
@@ -304,11 +304,37 @@ pub fn map<S: Element, O: Element>(op: &str, x: &Tensor, f: impl Fn(S) -> O) -> 
     Tensor::from_vec_in(out, x.shape(), &order)
 }
 
+/// PyTorch's kernel name of the ops that have float32 / float64 kernels only (the
+/// Bessel-type functions of `torch.special`).
+fn no_half_kernel(op: UnaryOp) -> Option<&'static str> {
+    use UnaryOp::*;
+    Some(match op {
+        SpecialAiryAi => "airy_ai_cpu",
+        SpecialBesselJ0 => "bessel_j0_cpu",
+        SpecialBesselJ1 => "bessel_j1_cpu",
+        SpecialBesselY0 => "bessel_y0_cpu",
+        SpecialBesselY1 => "bessel_y1_cpu",
+        SpecialModifiedBesselI0 => "modified_bessel_i0_cpu",
+        SpecialModifiedBesselI1 => "modified_bessel_i1_cpu",
+        SpecialModifiedBesselK0 => "modified_bessel_k0_cpu",
+        SpecialModifiedBesselK1 => "modified_bessel_k1_cpu",
+        SpecialScaledModifiedBesselK0 => "scaled_modified_bessel_k0_cpu",
+        SpecialScaledModifiedBesselK1 => "scaled_modified_bessel_k1_cpu",
+        SpecialSphericalBesselJ0 => "spherical_bessel_j0_cpu",
+        _ => return None,
+    })
+}
+
 /// Applies a unary op with PyTorch's dtype rules: float math promotes integers and bool
 /// to float32; sign/abs/rounding keep integer dtypes; predicates return bool.
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     use UnaryOp::*;
     let dt = x.dtype();
+    if let Some(kernel) = no_half_kernel(op) {
+        if dt.is_float() && dt != DType::F32 && dt != DType::F64 {
+            return Err(Error::dtype_not_implemented(kernel, dt));
+        }
+    }
     if !dt.is_compute() {
         return crate::ops::compute::unary(x, |c| unary(op, c));
     }

@@ -124,7 +124,8 @@ fn _special_unary(
     wrap_var(py, vunary(op, &input.var()?)?)
 }
 
-/// `op(input, other)` for the binary rows `xlogy`, `special_xlog1py`, `special_zeta`:
+/// `op(input, other)` for the binary rows `xlogy`, `special_xlog1py`, `special_zeta` and
+/// the orthogonal polynomials:
 /// either operand may be a Python number, not both (PyTorch's overloads).
 #[pyfunction]
 fn _special_binary(
@@ -137,19 +138,25 @@ fn _special_binary(
         "xlogy" => BinaryOp::Xlogy,
         "special_xlog1py" => BinaryOp::SpecialXlog1py,
         "special_zeta" => BinaryOp::SpecialZeta,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "no binary op named '{name}'"
-            )))
-        }
+        _ => BinaryOp::POLYNOMIALS
+            .iter()
+            .copied()
+            .find(|op| op.name() == name)
+            .ok_or_else(|| PyValueError::new_err(format!("no binary op named '{name}'")))?,
     };
     let (a, b) = (need_varg(name, input)?, need_varg(name, other)?);
     if let (VArg::S(_), VArg::S(_)) = (&a, &b) {
+        // PyTorch's parameter names: (x, n) for the polynomials
+        let (x, n, s) = if BinaryOp::POLYNOMIALS.contains(&op) {
+            ("x", "n", "x")
+        } else {
+            ("input", "other", "self")
+        };
         return Err(PyTypeError::new_err(format!(
             "{name}() received an invalid combination of arguments - got ({}, {}), but \
-             expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * \
-             (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number \
-             other, *, Tensor out = None)\n",
+             expected one of:\n * (Tensor {x}, Tensor {n}, *, Tensor out = None)\n * \
+             (Number {s}, Tensor {n}, *, Tensor out = None)\n * (Tensor {x}, Number \
+             {n}, *, Tensor out = None)\n",
             type_name(input),
             type_name(other)
         )));

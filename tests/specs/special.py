@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from specs.common import ALL, DOMAINS, F32, F64, NUM, B, inplace_of, row, same, to_float
+from specs.common import ALL, DOMAINS, F32, F64, I64, NUM, B, inplace_of, row, same, to_float
 from specs.elementwise import binary, unary
 
 _FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "special" / "special.json")
@@ -182,3 +182,92 @@ def special_binary(name, ref, domains, differentiable=True):
 special_binary("xlogy", xlogy_ref, ("real", "positive"))
 special_binary("xlog1py", xlog1py_ref, ("real", "above_m1"))
 special_binary("zeta", lookup2("special_zeta"), (ZS, ZQ), differentiable=False)
+
+
+# --- Bessel-type functions, incomplete gamma, orthogonal polynomials ------------------
+# (tests/fixtures/special_bessel: SciPy's values, PyTorch's at the edges; the polynomials
+# against PyTorch's own float64 values, since ferric runs PyTorch's algorithm)
+
+_MORE = json.loads((Path(__file__).parents[1] / "fixtures" / "special_bessel"
+                    / "special_bessel.json").read_text())
+
+
+def _more_lookup(xs, ys):
+    table = {_key(x): y for x, y in zip(xs, ys, strict=True)}
+
+    def ref(a):
+        a = np.asarray(a, np.float64)
+        return np.array([table[_key(v)] for v in a.ravel()], np.float64).reshape(a.shape)
+    return ref
+
+
+def _more_lookup2(xs, ns, ys):
+    table = {(_key(x), _key(n)): y for x, n, y in zip(xs, ns, ys, strict=True)}
+
+    def ref(a, b):
+        a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+        return np.array([table[(_key(x), _key(n))] for x, n in zip(a.ravel(), b.ravel(),
+                                                                    strict=True)],
+                        np.float64).reshape(a.shape)
+    return ref
+
+
+BESSEL_REAL = grid_domain("special:bessel", _MORE["unary"]["bessel_j0"][0])
+# (a root of J0/J1/Y0/Y1 or Ai can fall between grid points: an absolute floor)
+BESSEL_TOL = {F32: (3e-6, 1e-6), F64: (1e-12, 1e-14)}
+for _name, (_xs, _ys) in _MORE["unary"].items():
+    row(f"special.{_name}", {f"special.{_name}": lambda F, x, n=_name: getattr(F.special, n)(x)},
+        _more_lookup(_xs, _ys), domains=(BESSEL_REAL,), dtypes=same(ALL), rule=to_float,
+        differentiable=False, tol=BESSEL_TOL)
+
+_P = _MORE["poly"]["chebyshev_polynomial_t"]
+POLY_X = grid_domain("special:poly_x", [v for v in sorted(set(_P["x"])) if abs(v) <= 1.25],
+                     ints=(-1, 2))
+POLY_N = grid_domain("special:poly_n", [v for v in sorted(set(_P["n"])) if math.isfinite(v)
+                                        and v <= 10 and float(np.float32(v)) == v],
+                     ints=(-2, 9))
+# float32 runs PyTorch's float32 algorithm; the reference is its float64 value
+POLY_TOL = {F32: (2e-5, 1e-4), F64: (1e-12, 1e-12)}
+
+
+def _poly_binary(name, ref):
+    form = {f"special.{name}": lambda F, x, n: getattr(F.special, name)(x, n)}
+    row(f"special.{name}", form, ref, shapes=((3, 4), (4,)), domains=(POLY_X, POLY_N),
+        dtypes=tuple((a, b) for a in ALL for b in ALL), rule=to_float,
+        differentiable=False, tol=POLY_TOL,
+        layouts=("contiguous", "transposed", "strided", "broadcast", "zero_size", "scalar"))
+    for scal, left in ((2, True), (0.5, False)):
+        call = ((lambda F, n, s=scal: getattr(F.special, name)(s, n)) if left else
+                (lambda F, x, s=scal: getattr(F.special, name)(x, s)))
+        sref = ((lambda a, s=scal: ref(np.asarray(float(s)), a)) if left else
+                (lambda a, s=scal: ref(a, np.asarray(float(s)))))
+        row(f"special.{name}({'s, n' if left else 'x, s'})", {f"special.{name}": call}, sref,
+            domains=(POLY_N if left else POLY_X,), dtypes=same(ALL), rule=to_float,
+            scalars=(scal,), differentiable=False, tol=POLY_TOL)
+
+
+for _name, _t in _MORE["poly"].items():
+    _poly_binary(_name, _more_lookup2(_t["x"], _t["n"], _t["torch64"]))
+
+
+def _gamma_bad(common, dtypes):
+    # PyTorch's igamma kernels do not promote integer or bool operands
+    if common in (I64, B):
+        return NotImplementedError, "not implemented for"
+    return None
+
+
+_GA = _MORE["gamma"]["gammainc"]
+GAMMA_A = grid_domain("special:gamma_a", sorted(set(_GA[0])), ints=(-1, 8))
+GAMMA_X = grid_domain("special:gamma_x", sorted(set(_GA[1])), ints=(-1, 8))
+for _name, _fn in (("gammainc", "igamma"), ("gammaincc", "igammac")):
+    _ref = _more_lookup2(*_MORE["gamma"][_name])
+    # (backward through `a` raises, as in PyTorch: the gradient in x is tested in
+    # tests/test_special_bessel.py)
+    binary(_fn, _ref, rule=to_float, domains=(GAMMA_A, GAMMA_X), bad=_gamma_bad,
+           differentiable=False, tol={F32: (1e-5, 1e-6), F64: (1e-12, 1e-14)})
+    row(f"special.{_name}", {f"special.{_name}":
+                             lambda F, a, x, n=_name: getattr(F.special, n)(a, x)},
+        _ref, shapes=((3, 4), (4,)), domains=(GAMMA_A, GAMMA_X),
+        dtypes=tuple((a, b) for a in (F32, F64) for b in (F32, F64)), rule=to_float,
+        differentiable=False, tol={F32: (1e-5, 1e-6), F64: (1e-12, 1e-14)})

@@ -376,6 +376,35 @@ fn binary_rule(
             };
             (ga, gb)
         }
+        Igamma | Igammac => {
+            if need.0 {
+                // PyTorch has no derivative in the shape parameter
+                return Err(crate::error::Error::not_implemented(
+                    "",
+                    format!(
+                        "the derivative for \'{}: input\' is not implemented.",
+                        op.name()
+                    ),
+                ));
+            }
+            let gb = if need.1 {
+                // d/dx P(a, x) = exp((a - 1) log x - x - lgamma(a)) = -d/dx Q(a, x)
+                let (a, b) = (to_var(&load(sa)?)?, to_var(&load(sb)?)?);
+                let am1 = binary(Sub, Arg::V(&a), Arg::S(Scalar::Float(1.0)))?;
+                let t = binary(Mul, Arg::V(&am1), Arg::V(&unary(UnaryOp::Log, &b)?))?;
+                let t = binary(Sub, Arg::V(&t), Arg::V(&b))?;
+                let t = binary(Sub, Arg::V(&t), Arg::V(&unary(UnaryOp::Lgamma, &a)?))?;
+                let d = binary(Mul, Arg::V(g), Arg::V(&unary(UnaryOp::Exp, &t)?))?;
+                Some(if op == Igammac {
+                    binary(Mul, Arg::V(&d), Arg::S(Scalar::Float(-1.0)))?
+                } else {
+                    d
+                })
+            } else {
+                None
+            };
+            (None, gb)
+        }
         SpecialZeta => {
             if need.0 {
                 // PyTorch has no derivative in the order s
