@@ -53,48 +53,165 @@ impl PyTensor {
         }
     }
 
+    /// matmul(other) -> Tensor
+    ///
+    /// See :func:`ferric.matmul`.
+    /// matmul(input, other) -> Tensor
+    ///
+    /// Matrix product with NumPy's rules: dot product for 1-D by 1-D, matrix-vector and matrix-matrix products, and batched products with the batch dimensions broadcast. The ``@`` operator.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     other (Tensor): the second operand.
+    ///
+    /// Example:
+    ///     >>> ferric.matmul(ferric.tensor([[1., 2.], [3., 4.]]), ferric.tensor([1., 1.]))
+    ///     tensor([3., 7.])
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("matmul", "other", 1, other)?;
         wrap_var(py, ag::matmul(&self.var()?, &o)?)
     }
 
+    /// mm(mat2) -> Tensor
+    ///
+    /// See :func:`ferric.mm`.
+    /// mm(input, mat2) -> Tensor
+    ///
+    /// Matrix product of a ``(n, m)`` and a ``(m, p)`` matrix. No broadcasting (see :func:`ferric.matmul`).
+    ///
+    /// Args:
+    ///     input (Tensor): the first matrix.
+    ///     mat2 (Tensor): the second matrix, ``(m, p)``.
+    ///
+    /// Example:
+    ///     >>> ferric.mm(ferric.tensor([[1., 2.]]), ferric.tensor([[3.], [4.]]))
+    ///     tensor([[11.]])
     fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("mm", "mat2", 1, mat2)?;
         wrap_var(py, ag::mm(&self.var()?, &o)?)
     }
 
+    /// bmm(mat2) -> Tensor
+    ///
+    /// See :func:`ferric.bmm`.
+    /// bmm(input, mat2) -> Tensor
+    ///
+    /// Batched matrix product of ``(b, n, m)`` and ``(b, m, p)`` tensors: ``(b, n, p)``. No broadcasting (see :func:`ferric.matmul`).
+    ///
+    /// Args:
+    ///     input (Tensor): the first batch of matrices.
+    ///     mat2 (Tensor): the second batch of matrices.
+    ///
+    /// Example:
+    ///     >>> ferric.bmm(ferric.ones(2, 1, 3), ferric.ones(2, 3, 1)).shape
+    ///     ferric.Size([2, 1, 1])
     fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("bmm", "mat2", 1, mat2)?;
         wrap_var(py, ag::bmm(&self.var()?, &o)?)
     }
 
+    /// mv(vec) -> Tensor
+    ///
+    /// See :func:`ferric.mv`.
+    /// mv(input, vec) -> Tensor
+    ///
+    /// Matrix-vector product of a ``(n, m)`` matrix and a ``(m,)`` vector.
+    ///
+    /// Args:
+    ///     input (Tensor): the matrix.
+    ///     vec (Tensor): the vector.
+    ///
+    /// Example:
+    ///     >>> ferric.mv(ferric.tensor([[1., 2.], [3., 4.]]), ferric.tensor([1., 1.]))
+    ///     tensor([3., 7.])
     fn mv(&self, py: Python<'_>, vec: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("mv", "vec", 1, vec)?;
         wrap_var(py, ag::mv(&self.var()?, &o)?)
     }
 
+    /// dot(tensor) -> Tensor
+    ///
+    /// See :func:`ferric.dot`.
+    /// dot(input, tensor) -> Tensor
+    ///
+    /// The dot product of two 1-D tensors of the same size and dtype, as a 0-d tensor.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     tensor (Tensor): the second vector.
+    ///
+    /// Example:
+    ///     >>> ferric.dot(ferric.tensor([1., 2.]), ferric.tensor([3., 4.]))
+    ///     tensor(11.)
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("dot", "tensor", 1, tensor)?;
         wrap_var(py, ag::dot(&self.var()?, &o)?)
     }
 
     /// `vdot` conjugates its first argument; for real dtypes it is `dot`.
+    /// vdot(other) -> Tensor
+    ///
+    /// See :func:`ferric.vdot`.
+    /// vdot(input, other) -> Tensor
+    ///
+    /// The dot product of two 1-D tensors (the first conjugated for complex inputs, which ferric does not have).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     other (Tensor): the second vector.
+    ///
+    /// Example:
+    ///     >>> ferric.vdot(ferric.tensor([1., 2.]), ferric.tensor([3., 4.]))
+    ///     tensor(11.)
     fn vdot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("vdot", "other", 1, other)?;
         wrap_var(py, ag::vdot(&self.var()?, &o)?)
     }
 
+    /// outer(vec2) -> Tensor
+    ///
+    /// See :func:`ferric.outer`.
+    /// outer(input, vec2) -> Tensor
+    ///
+    /// The outer product of two 1-D tensors: ``out[i, j] = input[i] * vec2[j]``.
+    ///
+    /// Args:
+    ///     input (Tensor): the first vector.
+    ///     vec2 (Tensor): the second vector.
+    ///
+    /// Example:
+    ///     >>> ferric.outer(ferric.tensor([1, 2]), ferric.tensor([3, 4]))
+    ///     tensor([[3, 4],
+    ///             [6, 8]])
     fn outer(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("outer", "vec2", 1, vec2)?;
         wrap_var(py, ag::outer(&self.var()?, &o)?)
     }
 
+    /// ger(vec2) -> Tensor
+    ///
+    /// See :func:`ferric.outer`.
+    /// ger(input, vec2) -> Tensor
+    ///
+    /// Alias for :func:`ferric.outer`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     vec2 (Tensor): the second vector.
+    ///
+    /// Example:
+    ///     >>> ferric.ger(ferric.tensor([1, 2]), ferric.tensor([3, 4]))
+    ///     tensor([[3, 4],
+    ///             [6, 8]])
     fn ger(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("ger", "vec2", 1, vec2)?;
         wrap_var(py, ag::outer(&self.var()?, &o)?)
     }
 
     #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
+    /// addmm(mat1, mat2, *, beta=1, alpha=1) -> Tensor
+    ///
+    /// See :func:`ferric.addmm`.
     fn addmm(
         &self,
         py: Python<'_>,
@@ -113,6 +230,9 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (batch1, batch2, *, beta=None, alpha=None))]
+    /// baddbmm(batch1, batch2, *, beta=1, alpha=1) -> Tensor
+    ///
+    /// See :func:`ferric.baddbmm`.
     fn baddbmm(
         &self,
         py: Python<'_>,
@@ -250,6 +370,21 @@ binary_functions! {
     fn_ger, "ger", "vec2", outer;
 }
 
+/// addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor
+///
+/// Returns ``beta * input + alpha * (mat1 @ mat2)``; ``input`` is broadcast to the product's shape.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     mat1 (Tensor): the first matrix, ``(n, m)``.
+///     mat2 (Tensor): the second matrix, ``(m, p)``.
+///     beta (Number): the multiplier for ``input``; default 1.
+///     alpha (Number): the multiplier for ``other``; default 1.
+///
+/// Example:
+///     >>> ferric.addmm(ferric.ones(2, 2), ferric.eye(2), ferric.full((2, 2), 3.0))
+///     tensor([[4., 4.],
+///             [4., 4.]])
 #[pyfunction(name = "addmm")]
 #[pyo3(signature = (input, mat1, mat2, *, beta=None, alpha=None))]
 fn fn_addmm(
@@ -270,6 +405,21 @@ fn fn_addmm(
     wrap_var(py, ag::addmm(&i, &m1, &m2, b, a)?)
 }
 
+/// baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
+///
+/// Returns ``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices; ``input`` is broadcast to the product's shape.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     batch1 (Tensor): the first batch of matrices, ``(b, n, m)``.
+///     batch2 (Tensor): the second batch of matrices, ``(b, m, p)``.
+///     beta (Number): the multiplier for ``input``; default 1.
+///     alpha (Number): the multiplier for ``other``; default 1.
+///
+/// Example:
+///     >>> ferric.baddbmm(ferric.zeros(1, 2, 2), ferric.ones(1, 2, 3), ferric.ones(1, 3, 2))
+///     tensor([[[3., 3.],
+///              [3., 3.]]])
 #[pyfunction(name = "baddbmm")]
 #[pyo3(signature = (input, batch1, batch2, *, beta=None, alpha=None))]
 fn fn_baddbmm(
