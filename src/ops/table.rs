@@ -25,7 +25,12 @@
 //!   and either the saved input `x` or the saved output `y` (which one the rule names
 //!   is what backward saves); `none` for ops without a gradient. Complex rules call a
 //!   named function in `autograd::pointwise::rules`;
-//! * `nested`: whether nested tensors apply it to their packed values.
+//! * `nested`: whether nested tensors apply it to their packed values;
+//! * `doc`: one sentence saying what the op computes, and `ex`: an example input and
+//!   the output ferric prints for it (`[]` for rows without methods). `python::arith`
+//!   builds the docstrings of the function, the method, the in-place `_` form and the
+//!   aliases from them (signature line, `doc`, `Args:`, `Example:`); the examples run as
+//!   doctests in `tests/test_docstrings.py`.
 
 /// Elementwise unary math (`ferric.exp`, `Tensor.tanh_`, ...) and predicates
 /// (`isnan`, ...); see the module docs.
@@ -359,7 +364,8 @@ macro_rules! unary_table {
             ex: [] }
     ]
     // Predicates: bool results, no gradient, no in-place form. `test` is the float
-    // test; `other` the answer for every integer or bool element. Nested: yes.
+    // test; `other` the answer for every integer or bool element; `doc` / `ex` as for
+    // the math rows. Nested: yes.
     predicates: [
         IsNan { name: isnan, test: |v| v.is_nan(), other: false,
             doc: "Returns a bool tensor that is True where ``input`` is NaN.",
@@ -403,7 +409,9 @@ pub(crate) use unary_table;
 ///   raises PyTorch's "derivative for aten::<name> is not implemented"; or `custom` for
 ///   the rules in
 ///   `autograd::pointwise` that need more (pow's node names, max/min ties);
-/// * `nested`: whether nested tensors apply it to their packed values.
+/// * `nested`: whether nested tensors apply it to their packed values;
+/// * `doc` / `ex`: the docstring's sentence and example (`[a, b, printed output]`, `[]`
+///   for rows without named methods), as for unary rows.
 macro_rules! binary_table {
     ($m:ident) => { $m! {
         Add { name: "add", node: "AddBackward0", kind: Arith,
