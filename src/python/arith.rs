@@ -471,8 +471,16 @@ macro_rules! binary_example {
         ""
     };
     ($call:expr, [$a:literal, $b:literal, $output:literal]) => {
-        concat!("\n\nExample:\n    >>> a = ferric.tensor(", $a, ")\n    >>> b = ferric.tensor(",
-            $b, ")\n    >>> ", $call, "\n    ", $output)
+        concat!(
+            "\n\nExample:\n    >>> a = ferric.tensor(",
+            $a,
+            ")\n    >>> b = ferric.tensor(",
+            $b,
+            ")\n    >>> ",
+            $call,
+            "\n    ",
+            $output
+        )
     };
 }
 
@@ -578,8 +586,14 @@ macro_rules! unary_example {
         ""
     };
     ($call:expr, [$input:literal, $output:literal]) => {
-        concat!("\n\nExample:\n    >>> x = ferric.tensor(", $input, ")\n    >>> ", $call,
-            "\n    ", $output)
+        concat!(
+            "\n\nExample:\n    >>> x = ferric.tensor(",
+            $input,
+            ")\n    >>> ",
+            $call,
+            "\n    ",
+            $output
+        )
     };
 }
 
@@ -786,7 +800,8 @@ impl PyTensor {
     #[pyo3(signature = (other, *, alpha=None))]
     /// add(input, other, *, alpha=1) -> Tensor
     ///
-    /// Adds ``other``, scaled by ``alpha``, to ``input``: ``input + alpha * other``, with broadcasting and type promotion. ``x.add(y)`` is the method form.
+    /// Adds ``other``, scaled by ``alpha``, to ``input``: ``input + alpha * other``, with
+    /// broadcasting and type promotion. ``x.add(y)`` is the method form.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -884,7 +899,9 @@ impl PyTensor {
     #[pyo3(signature = (other, *, rounding_mode=None))]
     /// div(input, other, *, rounding_mode=None) -> Tensor
     ///
-    /// Divides ``input`` by ``other`` elementwise: true division (integer inputs give a float result), or with ``rounding_mode`` ``'trunc'`` / ``'floor'`` the rounded quotient in the promoted dtype.
+    /// Divides ``input`` by ``other`` elementwise: true division (integer inputs give a float
+    /// result), or with ``rounding_mode`` ``'trunc'`` / ``'floor'`` the rounded quotient in the
+    /// promoted dtype.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -1130,11 +1147,13 @@ impl PyTensor {
     #[pyo3(signature = (decimals=0))]
     /// round(input, *, decimals=0) -> Tensor
     ///
-    /// Rounds each element to the nearest integer (or to ``decimals`` decimal places), halves to even.
+    /// Rounds each element to the nearest integer (or to ``decimals`` decimal places), halves to
+    /// even.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
-    ///     decimals (int): the number of decimal places to round to; negative rounds to the left of the point.
+    ///     decimals (int): the number of decimal places to round to; negative rounds to the left of
+    ///         the point.
     ///
     /// Example:
     ///     >>> ferric.round(ferric.tensor([0.5, 1.5, 2.567]))
@@ -1271,7 +1290,8 @@ impl PyTensor {
     #[pyo3(signature = (src, non_blocking=false))]
     /// copy_(src, non_blocking=False) -> Tensor
     ///
-    /// Copies the elements of ``src`` (broadcast, converted to this dtype) into the tensor and returns it.
+    /// Copies the elements of ``src`` (broadcast, converted to this dtype) into the tensor and
+    /// returns it.
     ///
     /// Args:
     ///     src (Tensor): the tensor to take the values from.
@@ -1479,7 +1499,8 @@ fn pow(
 #[pyo3(signature = (input, approximate="none"))]
 /// gelu(input, approximate='none') -> Tensor
 ///
-/// Gaussian error linear unit ``x * Phi(x)``, or its tanh approximation with ``approximate='tanh'``. See :class:`ferric.nn.GELU`.
+/// Gaussian error linear unit ``x * Phi(x)``, or its tanh approximation with
+/// ``approximate='tanh'``. See :class:`ferric.nn.GELU`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
@@ -1559,7 +1580,8 @@ fn logsigmoid(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTenso
 #[pyo3(signature = (input, beta=1.0, threshold=20.0))]
 /// softplus(input, beta=1.0, threshold=20.0) -> Tensor
 ///
-/// ``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``. See :class:`ferric.nn.Softplus`.
+/// ``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``. See
+/// :class:`ferric.nn.Softplus`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
@@ -1609,7 +1631,8 @@ fn leaky_relu(
 #[pyo3(signature = (input, alpha=1.0))]
 /// elu(input, alpha=1.0) -> Tensor
 ///
-/// Exponential linear unit: ``x`` for positive ``x``, ``alpha * (exp(x) - 1)`` otherwise. See :class:`ferric.nn.ELU`.
+/// Exponential linear unit: ``x`` for positive ``x``, ``alpha * (exp(x) - 1)`` otherwise. See
+/// :class:`ferric.nn.ELU`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
@@ -1637,7 +1660,8 @@ fn result_type(
 #[pyfunction]
 /// promote_types(type1, type2) -> dtype
 ///
-/// The smallest dtype both ``type1`` and ``type2`` convert to without losing range, by PyTorch's promotion rules.
+/// The smallest dtype both ``type1`` and ``type2`` convert to without losing range, by PyTorch's
+/// promotion rules.
 ///
 /// Args:
 ///     type1 (:class:`ferric.dtype`): the first dtype.

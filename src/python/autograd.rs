@@ -973,7 +973,8 @@ impl PyTensor {
 
     /// register_hook(hook) -> RemovableHandle
     ///
-    /// Registers ``hook(grad)``, called with this tensor's gradient during backward; a non-None return replaces the gradient. ``handle.remove()`` unregisters it.
+    /// Registers ``hook(grad)``, called with this tensor's gradient during backward; a non-None
+    /// return replaces the gradient. ``handle.remove()`` unregisters it.
     ///
     /// Args:
     ///     hook (callable): the function to call.
@@ -1074,11 +1075,14 @@ impl PyTensor {
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
     /// backward(gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None
     ///
-    /// Computes the gradient of this tensor with respect to the graph leaves and accumulates it into their ``.grad``. See :func:`ferric.autograd.backward`.
+    /// Computes the gradient of this tensor with respect to the graph leaves and accumulates it
+    /// into their ``.grad``. See :func:`ferric.autograd.backward`.
     ///
     /// Args:
-    ///     gradient (Tensor, optional): the gradient with respect to this tensor; may be omitted for a one-element tensor.
-    ///     retain_graph (bool, optional): keep the graph for another backward; default ``create_graph``.
+    ///     gradient (Tensor, optional): the gradient with respect to this tensor; may be omitted
+    ///         for a one-element tensor.
+    ///     retain_graph (bool, optional): keep the graph for another backward; default
+    ///         ``create_graph``.
     ///     create_graph (bool): record the backward pass itself, for higher-order gradients.
     ///     inputs (sequence of Tensors, optional): accumulate only into these leaves.
     ///
@@ -1134,7 +1138,8 @@ impl PyTensor {
 
     /// detach(input) -> Tensor
     ///
-    /// Returns a view of ``input`` that shares its memory but is cut off the autograd graph (``requires_grad=False``).
+    /// Returns a view of ``input`` that shares its memory but is cut off the autograd graph
+    /// (``requires_grad=False``).
     ///
     /// Args:
     ///     input (Tensor): the input tensor.

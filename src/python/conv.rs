@@ -149,13 +149,15 @@ fn conv_transpose_nd(
 #[allow(clippy::too_many_arguments)]
 /// conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
 ///
-/// 1-D convolution (cross-correlation) of a ``(N, C_in, L)`` or ``(C_in, L)`` input. ``padding`` may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv1d`.
+/// 1-D convolution (cross-correlation) of a ``(N, C_in, L)`` or ``(C_in, L)`` input. ``padding``
+/// may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv1d`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     weight (Tensor): the filters, ``(out_channels, in_channels / groups, *kernel)``.
 ///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
 ///     groups (int): the number of blocked connections from input to output channels.
@@ -183,13 +185,15 @@ fn conv1d(
 #[allow(clippy::too_many_arguments)]
 /// conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
 ///
-/// 2-D convolution (cross-correlation) of a ``(N, C_in, H, W)`` or ``(C_in, H, W)`` input. ``padding`` may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv2d`.
+/// 2-D convolution (cross-correlation) of a ``(N, C_in, H, W)`` or ``(C_in, H, W)`` input.
+/// ``padding`` may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv2d`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     weight (Tensor): the filters, ``(out_channels, in_channels / groups, *kernel)``.
 ///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
 ///     groups (int): the number of blocked connections from input to output channels.
@@ -218,13 +222,15 @@ fn conv2d(
 #[allow(clippy::too_many_arguments)]
 /// conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
 ///
-/// 1-D transposed convolution (the gradient of :func:`ferric.conv1d` with respect to its input). ``weight`` is ``(C_in, C_out / groups, k)``.
+/// 1-D transposed convolution (the gradient of :func:`ferric.conv1d` with respect to its input).
+/// ``weight`` is ``(C_in, C_out / groups, k)``.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     weight (Tensor): the filters, ``(in_channels, out_channels / groups, k)``.
 ///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     output_padding (int or tuple, optional): extra size added to one side of the output.
 ///     groups (int): the number of blocked connections from input to output channels.
@@ -270,7 +276,8 @@ fn conv_transpose1d(
 ///     input (Tensor): the input tensor.
 ///     weight (Tensor): the filters, ``(in_channels, out_channels / groups, kH, kW)``.
 ///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     output_padding (int or tuple, optional): extra size added to one side of the output.
 ///     groups (int): the number of blocked connections from input to output channels.
@@ -353,12 +360,14 @@ fn max_pool2d_impl(
 #[allow(clippy::too_many_arguments)]
 /// max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Tensor
 ///
-/// The maximum over sliding windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input. See :class:`ferric.nn.MaxPool2d`.
+/// The maximum over sliding windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input. See
+/// :class:`ferric.nn.MaxPool2d`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     kernel_size (int or tuple): the size of the pooling or sliding window.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
 ///     ceil_mode (bool): use ceil instead of floor to compute the output size.
@@ -400,7 +409,8 @@ fn max_pool2d(
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     kernel_size (int or tuple): the size of the pooling or sliding window.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
 ///     ceil_mode (bool): use ceil instead of floor to compute the output size.
@@ -437,12 +447,14 @@ fn max_pool2d_with_indices(
 #[allow(clippy::too_many_arguments)]
 /// max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Tensor
 ///
-/// The maximum over sliding windows of a ``(N, C, L)`` or ``(C, L)`` input. See :class:`ferric.nn.MaxPool1d`.
+/// The maximum over sliding windows of a ``(N, C, L)`` or ``(C, L)`` input. See
+/// :class:`ferric.nn.MaxPool1d`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     kernel_size (int or tuple): the size of the pooling or sliding window.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
 ///     ceil_mode (bool): use ceil instead of floor to compute the output size.
@@ -510,12 +522,14 @@ fn max_pool1d(
 #[allow(clippy::too_many_arguments)]
 /// avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None) -> Tensor
 ///
-/// Averages over sliding windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input. See :class:`ferric.nn.AvgPool2d`.
+/// Averages over sliding windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input. See
+/// :class:`ferric.nn.AvgPool2d`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     kernel_size (int or tuple): the size of the pooling or sliding window.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     ceil_mode (bool): use ceil instead of floor to compute the output size.
 ///     count_include_pad (bool): count the zero padding in the divisor.
@@ -552,12 +566,14 @@ fn avg_pool2d(
 #[pyo3(signature = (input, kernel_size, stride=None, padding=None, ceil_mode=false, count_include_pad=true))]
 /// avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True) -> Tensor
 ///
-/// Averages over sliding windows of a ``(N, C, L)`` or ``(C, L)`` input. See :class:`ferric.nn.AvgPool1d`.
+/// Averages over sliding windows of a ``(N, C, L)`` or ``(C, L)`` input. See
+/// :class:`ferric.nn.AvgPool1d`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     kernel_size (int or tuple): the size of the pooling or sliding window.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
 ///     ceil_mode (bool): use ceil instead of floor to compute the output size.
 ///     count_include_pad (bool): count the zero padding in the divisor.
@@ -635,7 +651,8 @@ fn adaptive_sizes(op: &str, obj: &Bound<'_, PyAny>, x: &Tensor, n: usize) -> PyR
 #[pyfunction]
 /// adaptive_avg_pool2d(input, output_size) -> Tensor
 ///
-/// Averages over windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input chosen so that the output has size ``output_size``. See :class:`ferric.nn.AdaptiveAvgPool2d`.
+/// Averages over windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input chosen so that the output has
+/// size ``output_size``. See :class:`ferric.nn.AdaptiveAvgPool2d`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
@@ -661,7 +678,8 @@ fn adaptive_avg_pool2d(
 #[pyo3(signature = (input, output_size, return_indices=false))]
 /// adaptive_max_pool2d(input, output_size, return_indices=False) -> Tensor
 ///
-/// The maximum over windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input chosen so that the output has size ``output_size``.
+/// The maximum over windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input chosen so that the output
+/// has size ``output_size``.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
@@ -689,7 +707,8 @@ fn adaptive_max_pool2d(
 #[pyfunction]
 /// adaptive_avg_pool1d(input, output_size) -> Tensor
 ///
-/// Averages over windows of a ``(N, C, L)`` or ``(C, L)`` input chosen so that the output has length ``output_size``. See :class:`ferric.nn.AdaptiveAvgPool1d`.
+/// Averages over windows of a ``(N, C, L)`` or ``(C, L)`` input chosen so that the output has
+/// length ``output_size``. See :class:`ferric.nn.AdaptiveAvgPool1d`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
@@ -738,14 +757,16 @@ fn adaptive_max_pool1d(
 #[pyo3(signature = (input, kernel_size, dilation=None, padding=None, stride=None))]
 /// unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
 ///
-/// Extracts sliding local blocks of a ``(N, C, H, W)`` input as the columns of a ``(N, C * prod(kernel_size), L)`` tensor (im2col).
+/// Extracts sliding local blocks of a ``(N, C, H, W)`` input as the columns of a ``(N, C *
+/// prod(kernel_size), L)`` tensor (im2col).
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     kernel_size (int or tuple): the size of the pooling or sliding window.
 ///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///
 /// Example:
 ///     >>> ferric.unfold(ferric.arange(9.).reshape(1, 1, 3, 3), 2).shape
@@ -774,7 +795,8 @@ fn unfold(
 #[pyo3(signature = (input, output_size, kernel_size, dilation=None, padding=None, stride=None))]
 /// fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
 ///
-/// Combines sliding local blocks (the columns of a ``(N, C * prod(kernel_size), L)`` input) into a ``(N, C, *output_size)`` tensor, summing overlaps; the inverse layout of :func:`ferric.unfold`.
+/// Combines sliding local blocks (the columns of a ``(N, C * prod(kernel_size), L)`` input) into a
+/// ``(N, C, *output_size)`` tensor, summing overlaps; the inverse layout of :func:`ferric.unfold`.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
@@ -782,7 +804,8 @@ fn unfold(
 ///     kernel_size (int or tuple): the size of the pooling or sliding window.
 ///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
 ///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for pooling, 1 otherwise.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
 ///
 /// Example:
 ///     >>> ferric.fold(ferric.ones(1, 4, 1), (2, 2), 2)

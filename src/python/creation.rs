@@ -121,7 +121,8 @@ fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
 #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false, pin_memory=false))]
 /// tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
 ///
-/// Builds a new tensor by copying ``data``; the dtype is inferred (bool, int64 or the default float dtype) unless given.
+/// Builds a new tensor by copying ``data``; the dtype is inferred (bool, int64 or the default float
+/// dtype) unless given.
 ///
 /// Args:
 ///     data (array_like): a number, (nested) list or tuple, NumPy array or tensor.
@@ -347,7 +348,8 @@ fn fill_scalar(v: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Scalar> {
 #[allow(clippy::too_many_arguments)]
 /// full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
 ///
-/// Returns a tensor of shape ``size`` filled with ``fill_value``; the dtype is inferred from the value (bool, int64 or the default float dtype) unless given.
+/// Returns a tensor of shape ``size`` filled with ``fill_value``; the dtype is inferred from the
+/// value (bool, int64 or the default float dtype) unless given.
 ///
 /// Args:
 ///     size (tuple of ints): the shape of the result.
@@ -438,7 +440,8 @@ fn zeros_like(
 #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
 /// empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
 ///
-/// Returns an uninitialised tensor shaped like ``input``. ferric hands out zero-filled memory (reading uninitialised memory is never useful); do not rely on it.
+/// Returns an uninitialised tensor shaped like ``input``. ferric hands out zero-filled memory
+/// (reading uninitialised memory is never useful); do not rely on it.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
@@ -509,7 +512,8 @@ fn ones_like(
 #[allow(clippy::too_many_arguments)]
 /// full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
 ///
-/// Returns a tensor shaped like ``input`` (and of its dtype unless given) filled with ``fill_value``.
+/// Returns a tensor shaped like ``input`` (and of its dtype unless given) filled with
+/// ``fill_value``.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.

@@ -135,7 +135,8 @@ fn operand_arg(op: &str, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<VArg> {
 impl PyTensor {
     /// index_select(input, dim, index) -> Tensor
     ///
-    /// Returns the entries of ``input`` at the positions ``index`` (a 1-D int tensor) along ``dim``, as a new tensor.
+    /// Returns the entries of ``input`` at the positions ``index`` (a 1-D int tensor) along
+    /// ``dim``, as a new tensor.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -158,7 +159,8 @@ impl PyTensor {
     #[pyo3(signature = (dim, index, *, sparse_grad=false))]
     /// gather(input, dim, index, *, sparse_grad=False) -> Tensor
     ///
-    /// Picks values along ``dim``: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dimensions); the result has ``index``'s shape.
+    /// Picks values along ``dim``: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and
+    /// likewise for other dimensions); the result has ``index``'s shape.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -184,7 +186,8 @@ impl PyTensor {
     #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
     /// scatter(input, dim, index, src=None, value=None, *, reduce=None) -> Tensor
     ///
-    /// Returns a copy of ``input`` with ``src`` (or the scalar ``value``) written at the positions ``index`` along ``dim``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
+    /// Returns a copy of ``input`` with ``src`` (or the scalar ``value``) written at the positions
+    /// ``index`` along ``dim``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -246,7 +249,8 @@ impl PyTensor {
 
     /// scatter_add(input, dim, index, src) -> Tensor
     ///
-    /// Like :func:`ferric.scatter`, but adds ``src`` at the positions (repeated indices accumulate).
+    /// Like :func:`ferric.scatter`, but adds ``src`` at the positions (repeated indices
+    /// accumulate).
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -301,7 +305,8 @@ impl PyTensor {
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
     /// index_add(input, dim, index, source, *, alpha=1) -> Tensor
     ///
-    /// Returns a copy of ``input`` with ``alpha * source`` added at the positions ``index`` along ``dim`` (repeated indices accumulate).
+    /// Returns a copy of ``input`` with ``alpha * source`` added at the positions ``index`` along
+    /// ``dim`` (repeated indices accumulate).
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -407,7 +412,8 @@ impl PyTensor {
     #[pyo3(signature = (indices, values, accumulate=false))]
     /// index_put(input, indices, values, accumulate=False) -> Tensor
     ///
-    /// Returns a copy of ``input`` with ``input[indices] = values`` (or ``+=`` with ``accumulate``, where repeated indices add up).
+    /// Returns a copy of ``input`` with ``input[indices] = values`` (or ``+=`` with ``accumulate``,
+    /// where repeated indices add up).
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -542,7 +548,8 @@ impl PyTensor {
 
     /// masked_scatter(input, mask, source) -> Tensor
     ///
-    /// Returns a copy of ``input`` with the elements where ``mask`` is True replaced, in order, by the leading elements of ``source``.
+    /// Returns a copy of ``input`` with the elements where ``mask`` is True replaced, in order, by
+    /// the leading elements of ``source``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -600,7 +607,8 @@ impl PyTensor {
     #[pyo3(signature = (*, as_tuple=false))]
     /// nonzero(input, *, as_tuple=False) -> LongTensor or tuple of LongTensors
     ///
-    /// The indices of the nonzero elements: one row per element, or with ``as_tuple`` one index tensor per dimension.
+    /// The indices of the nonzero elements: one row per element, or with ``as_tuple`` one index
+    /// tensor per dimension.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -619,7 +627,8 @@ impl PyTensor {
 
     /// argwhere(input) -> LongTensor
     ///
-    /// Returns the indices of the nonzero elements, one row per element: shape ``(nnz, input.dim())``.
+    /// Returns the indices of the nonzero elements, one row per element: shape ``(nnz,
+    /// input.dim())``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.

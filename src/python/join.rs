@@ -60,7 +60,8 @@ fn dims_or_args(
 #[pyo3(signature = (tensors, dim=None, *, axis=None))]
 /// cat(tensors, dim=0, *, axis=None) -> Tensor
 ///
-/// Concatenates ``tensors`` along the existing dimension ``dim``; they must match in every other dimension (1-D empty tensors are skipped). ``concat`` and ``concatenate`` are the same function.
+/// Concatenates ``tensors`` along the existing dimension ``dim``; they must match in every other
+/// dimension (1-D empty tensors are skipped). ``concat`` and ``concatenate`` are the same function.
 ///
 /// Args:
 ///     tensors (sequence of Tensors): the tensors to join.
@@ -135,7 +136,8 @@ fn hstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> 
 #[pyfunction]
 /// vstack(tensors) -> Tensor
 ///
-/// Stacks tensors vertically (along dimension 0), after making them at least 2-D. ``row_stack`` is the same function.
+/// Stacks tensors vertically (along dimension 0), after making them at least 2-D. ``row_stack`` is
+/// the same function.
 ///
 /// Args:
 ///     tensors (sequence of Tensors): the tensors to join.
@@ -289,7 +291,8 @@ impl PyTensor {
     #[pyo3(signature = (*sizes))]
     /// repeat(*sizes) -> Tensor
     ///
-    /// Tiles the tensor ``sizes[i]`` times along each dimension (``sizes`` may add leading dimensions).
+    /// Tiles the tensor ``sizes[i]`` times along each dimension (``sizes`` may add leading
+    /// dimensions).
     ///
     /// Args:
     ///     sizes (int...): the sizes, as separate ints or one sequence.
@@ -305,7 +308,8 @@ impl PyTensor {
     #[pyo3(signature = (*args, dims=None))]
     /// tile(input, dims) -> Tensor
     ///
-    /// Repeats ``input`` ``dims[i]`` times along each dimension; a short ``dims`` is padded with leading ones.
+    /// Repeats ``input`` ``dims[i]`` times along each dimension; a short ``dims`` is padded with
+    /// leading ones.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -359,7 +363,8 @@ impl PyTensor {
     #[pyo3(signature = (diagonal=0))]
     /// tril(input, diagonal=0) -> Tensor
     ///
-    /// The lower triangle of the matrices in ``input`` (on and below ``diagonal``), zeros elsewhere.
+    /// The lower triangle of the matrices in ``input`` (on and below ``diagonal``), zeros
+    /// elsewhere.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -376,7 +381,8 @@ impl PyTensor {
     #[pyo3(signature = (diagonal=0))]
     /// triu(input, diagonal=0) -> Tensor
     ///
-    /// The upper triangle of the matrices in ``input`` (on and above ``diagonal``), zeros elsewhere.
+    /// The upper triangle of the matrices in ``input`` (on and above ``diagonal``), zeros
+    /// elsewhere.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -422,7 +428,8 @@ impl PyTensor {
     #[pyo3(signature = (diagonal=0))]
     /// diag(input, diagonal=0) -> Tensor
     ///
-    /// For a 1-D ``input``, the square matrix with ``input`` on a diagonal; for a 2-D one, that diagonal as a 1-D tensor.
+    /// For a 1-D ``input``, the square matrix with ``input`` on a diagonal; for a 2-D one, that
+    /// diagonal as a 1-D tensor.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -438,7 +445,8 @@ impl PyTensor {
     #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
     /// diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor
     ///
-    /// Returns a view of a diagonal of the planes spanned by ``dim1`` and ``dim2``, as the last dimension.
+    /// Returns a view of a diagonal of the planes spanned by ``dim1`` and ``dim2``, as the last
+    /// dimension.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -461,7 +469,8 @@ impl PyTensor {
     #[pyo3(signature = (offset=0, dim1=-2, dim2=-1))]
     /// diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor
     ///
-    /// Places the last dimension of ``input`` on a diagonal of new planes spanned by ``dim1`` and ``dim2``.
+    /// Places the last dimension of ``input`` on a diagonal of new planes spanned by ``dim1`` and
+    /// ``dim2``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.

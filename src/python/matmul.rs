@@ -58,7 +58,9 @@ impl PyTensor {
     /// See :func:`ferric.matmul`.
     /// matmul(input, other) -> Tensor
     ///
-    /// Matrix product with NumPy's rules: dot product for 1-D by 1-D, matrix-vector and matrix-matrix products, and batched products with the batch dimensions broadcast. The ``@`` operator.
+    /// Matrix product with NumPy's rules: dot product for 1-D by 1-D, matrix-vector and
+    /// matrix-matrix products, and batched products with the batch dimensions broadcast. The ``@``
+    /// operator.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -77,7 +79,8 @@ impl PyTensor {
     /// See :func:`ferric.mm`.
     /// mm(input, mat2) -> Tensor
     ///
-    /// Matrix product of a ``(n, m)`` and a ``(m, p)`` matrix. No broadcasting (see :func:`ferric.matmul`).
+    /// Matrix product of a ``(n, m)`` and a ``(m, p)`` matrix. No broadcasting (see
+    /// :func:`ferric.matmul`).
     ///
     /// Args:
     ///     input (Tensor): the first matrix.
@@ -96,7 +99,8 @@ impl PyTensor {
     /// See :func:`ferric.bmm`.
     /// bmm(input, mat2) -> Tensor
     ///
-    /// Batched matrix product of ``(b, n, m)`` and ``(b, m, p)`` tensors: ``(b, n, p)``. No broadcasting (see :func:`ferric.matmul`).
+    /// Batched matrix product of ``(b, n, m)`` and ``(b, m, p)`` tensors: ``(b, n, p)``. No
+    /// broadcasting (see :func:`ferric.matmul`).
     ///
     /// Args:
     ///     input (Tensor): the first batch of matrices.
@@ -154,7 +158,8 @@ impl PyTensor {
     /// See :func:`ferric.vdot`.
     /// vdot(input, other) -> Tensor
     ///
-    /// The dot product of two 1-D tensors (the first conjugated for complex inputs, which ferric does not have).
+    /// The dot product of two 1-D tensors (the first conjugated for complex inputs, which ferric
+    /// does not have).
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -407,7 +412,8 @@ fn fn_addmm(
 
 /// baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
 ///
-/// Returns ``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices; ``input`` is broadcast to the product's shape.
+/// Returns ``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices; ``input`` is
+/// broadcast to the product's shape.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.

@@ -620,7 +620,8 @@ impl PyTensor {
     /// Args:
     ///     from (float): the lower bound.
     ///     to (float): the upper bound.
-    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
     ///
     /// Example:
     ///     >>> _ = ferric.manual_seed(0)
@@ -647,7 +648,8 @@ impl PyTensor {
     /// Args:
     ///     mean (float): the mean of the distribution.
     ///     std (float): the standard deviation of the distribution.
-    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
     ///
     /// Example:
     ///     >>> _ = ferric.manual_seed(0)
@@ -673,7 +675,8 @@ impl PyTensor {
     ///
     /// Args:
     ///     lambd (float): the rate.
-    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
     ///
     /// Example:
     ///     >>> _ = ferric.manual_seed(0)
@@ -699,7 +702,8 @@ impl PyTensor {
     /// Args:
     ///     median (float): the location.
     ///     sigma (float): the scale.
-    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
     ///
     /// Example:
     ///     >>> _ = ferric.manual_seed(0)
@@ -721,12 +725,14 @@ impl PyTensor {
     #[pyo3(signature = (mean=1.0, std=2.0, *, generator=None))]
     /// log_normal_(mean=1, std=2, *, generator=None) -> Tensor
     ///
-    /// Fills the tensor in place with samples whose logarithm is normal with the given ``mean`` and ``std``.
+    /// Fills the tensor in place with samples whose logarithm is normal with the given ``mean`` and
+    /// ``std``.
     ///
     /// Args:
     ///     mean (float): the mean of the underlying normal distribution.
     ///     std (float): the standard deviation of the underlying normal distribution.
-    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
     ///
     /// Example:
     ///     >>> _ = ferric.manual_seed(0)
@@ -748,11 +754,13 @@ impl PyTensor {
     #[pyo3(signature = (p, *, generator=None))]
     /// geometric_(p, *, generator=None) -> Tensor
     ///
-    /// Fills the tensor in place with samples from the geometric distribution: the number of Bernoulli(``p``) trials up to the first success.
+    /// Fills the tensor in place with samples from the geometric distribution: the number of
+    /// Bernoulli(``p``) trials up to the first success.
     ///
     /// Args:
     ///     p (float): the success probability.
-    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
     ///
     /// Example:
     ///     >>> _ = ferric.manual_seed(0)

@@ -288,7 +288,8 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=None, *, dtype=None))]
     /// prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor
     ///
-    /// The product of the elements (over ``dim``, or all); integer and bool inputs multiply in int64.
+    /// The product of the elements (over ``dim``, or all); integer and bool inputs multiply in
+    /// int64.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -317,7 +318,9 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=None, *, other=None))]
     /// max(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
     ///
-    /// Without ``dim``, the largest element as a 0-d tensor; with ``dim``, the named tuple ``(values, indices)`` of the maxima along it; ``max(input, other)`` is :func:`ferric.maximum`.
+    /// Without ``dim``, the largest element as a 0-d tensor; with ``dim``, the named tuple
+    /// ``(values, indices)`` of the maxima along it; ``max(input, other)`` is
+    /// :func:`ferric.maximum`.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -344,7 +347,9 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=None, *, other=None))]
     /// min(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
     ///
-    /// Without ``dim``, the smallest element as a 0-d tensor; with ``dim``, the named tuple ``(values, indices)`` of the minima along it; ``min(input, other)`` is :func:`ferric.minimum`.
+    /// Without ``dim``, the smallest element as a 0-d tensor; with ``dim``, the named tuple
+    /// ``(values, indices)`` of the minima along it; ``min(input, other)`` is
+    /// :func:`ferric.minimum`.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -369,7 +374,8 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false, *, axis=None))]
     /// amax(input, dim=(), keepdim=False) -> Tensor
     ///
-    /// Returns the maximum of ``input`` over the dimension(s) ``dim`` (all when empty). Unlike :func:`ferric.max` it returns no indices and spreads the gradient evenly over ties.
+    /// Returns the maximum of ``input`` over the dimension(s) ``dim`` (all when empty). Unlike
+    /// :func:`ferric.max` it returns no indices and spreads the gradient evenly over ties.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -405,7 +411,8 @@ impl PyTensor {
     #[pyo3(signature = (*, dim=None, keepdim=false))]
     /// aminmax(input, *, dim=None, keepdim=False) -> (Tensor min, Tensor max)
     ///
-    /// Returns the minimum and the maximum of ``input`` (over ``dim``, or all elements) as a named tuple ``(min, max)``.
+    /// Returns the minimum and the maximum of ``input`` (over ``dim``, or all elements) as a named
+    /// tuple ``(min, max)``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -425,7 +432,8 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false))]
     /// argmax(input, dim=None, keepdim=False) -> LongTensor
     ///
-    /// Returns the index of the maximum (the first one on ties) of the flattened ``input``, or along ``dim``.
+    /// Returns the index of the maximum (the first one on ties) of the flattened ``input``, or
+    /// along ``dim``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -442,7 +450,8 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false))]
     /// argmin(input, dim=None, keepdim=False) -> LongTensor
     ///
-    /// Returns the index of the minimum (the first one on ties) of the flattened ``input``, or along ``dim``.
+    /// Returns the index of the minimum (the first one on ties) of the flattened ``input``, or
+    /// along ``dim``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -459,12 +468,14 @@ impl PyTensor {
     // named `var_` in Rust: `PyTensor::var` is the autograd accessor
     /// var(input, dim=None, *, correction=1, keepdim=False) -> Tensor
     ///
-    /// The variance over ``dim`` (all elements by default), with ``correction`` degrees of freedom removed. ``unbiased=`` is accepted too.
+    /// The variance over ``dim`` (all elements by default), with ``correction`` degrees of freedom
+    /// removed. ``unbiased=`` is accepted too.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
     ///     dim (int or tuple of ints, optional): the dimension(s) to reduce.
-    ///     correction (int, optional): the difference between the sample size and the degrees of freedom; default 1 (Bessel's correction).
+    ///     correction (int, optional): the difference between the sample size and the degrees of
+    ///         freedom; default 1 (Bessel's correction).
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
     ///
     /// Example:
@@ -486,12 +497,14 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
     /// std(input, dim=None, *, correction=1, keepdim=False) -> Tensor
     ///
-    /// The standard deviation over ``dim`` (all elements by default), with ``correction`` degrees of freedom removed. ``unbiased=`` is accepted too.
+    /// The standard deviation over ``dim`` (all elements by default), with ``correction`` degrees
+    /// of freedom removed. ``unbiased=`` is accepted too.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
     ///     dim (int or tuple of ints, optional): the dimension(s) to reduce.
-    ///     correction (int, optional): the difference between the sample size and the degrees of freedom; default 1 (Bessel's correction).
+    ///     correction (int, optional): the difference between the sample size and the degrees of
+    ///         freedom; default 1 (Bessel's correction).
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
     ///
     /// Example:
@@ -537,7 +550,9 @@ impl PyTensor {
     #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
     /// norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor
     ///
-    /// The vector p-norm of ``input`` (flattened, or over ``dim``), or the Frobenius / nuclear matrix norm for ``p='fro'`` / ``'nuc'``. Prefer :func:`ferric.linalg.vector_norm` and :func:`ferric.linalg.matrix_norm`.
+    /// The vector p-norm of ``input`` (flattened, or over ``dim``), or the Frobenius / nuclear
+    /// matrix norm for ``p='fro'`` / ``'nuc'``. Prefer :func:`ferric.linalg.vector_norm` and
+    /// :func:`ferric.linalg.matrix_norm`.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -565,7 +580,8 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false))]
     /// all(input, dim=None, keepdim=False) -> Tensor
     ///
-    /// Tests whether all elements (along ``dim``, or of the whole tensor) are nonzero; returns a bool tensor (uint8 for uint8 input).
+    /// Tests whether all elements (along ``dim``, or of the whole tensor) are nonzero; returns a
+    /// bool tensor (uint8 for uint8 input).
     ///
     /// Args:
     ///     input (Tensor): the input tensor.

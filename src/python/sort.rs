@@ -139,7 +139,8 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=None))]
     /// median(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
     ///
-    /// The median (the lower of the two middle values for an even count); NaN if there is a NaN. With ``dim``, the named tuple ``(values, indices)``.
+    /// The median (the lower of the two middle values for an even count); NaN if there is a NaN.
+    /// With ``dim``, the named tuple ``(values, indices)``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -173,7 +174,8 @@ impl PyTensor {
     #[pyo3(signature = (sorted=true, return_inverse=false, return_counts=false, dim=None))]
     /// unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple
     ///
-    /// The unique elements of ``input`` (sorted), optionally with the inverse indices and the counts; with ``dim``, the unique slices along it.
+    /// The unique elements of ``input`` (sorted), optionally with the inverse indices and the
+    /// counts; with ``dim``, the unique slices along it.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.

@@ -40,7 +40,8 @@ impl PyTensor {
     }
     /// polygamma_(n) -> Tensor
     ///
-    /// Replaces each element ``x`` in place by the ``n``-th derivative of the digamma function at ``x``. See :func:`ferric.polygamma`.
+    /// Replaces each element ``x`` in place by the ``n``-th derivative of the digamma function at
+    /// ``x``. See :func:`ferric.polygamma`.
     ///
     /// Args:
     ///     n (int): the order of the derivative.
@@ -117,7 +118,8 @@ fn polygamma(py: Python<'_>, n: i64, input: PyRef<'_, PyTensor>) -> PyResult<Py<
 #[pyfunction]
 /// mvlgamma(input, p) -> Tensor
 ///
-/// The multivariate log-gamma function of dimension ``p``; every element must exceed ``(p - 1) / 2``.
+/// The multivariate log-gamma function of dimension ``p``; every element must exceed ``(p - 1) /
+/// 2``.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.

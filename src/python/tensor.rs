@@ -15,7 +15,10 @@ use std::rc::Rc;
 #[pyclass(name = "Tensor", module = "ferric", subclass, weakref, dict)]
 /// Tensor(data) -> Tensor
 ///
-/// A multi-dimensional array of one dtype, with autograd. ``ferric.Tensor(data)`` copies nested data into a float32 tensor and ``ferric.Tensor(*sizes)`` makes an uninitialised (zero-filled) float32 tensor of that shape, as ``torch.Tensor`` does; prefer :func:`ferric.tensor`, which infers the dtype.
+/// A multi-dimensional array of one dtype, with autograd. ``ferric.Tensor(data)`` copies nested
+/// data into a float32 tensor and ``ferric.Tensor(*sizes)`` makes an uninitialised (zero-filled)
+/// float32 tensor of that shape, as ``torch.Tensor`` does; prefer :func:`ferric.tensor`, which
+/// infers the dtype.
 ///
 /// Args:
 ///     data (array_like or int...): nested data, or the sizes of the result.
@@ -455,7 +458,8 @@ impl PyTensor {
     /// Whether the tensor is laid out contiguously in ``memory_format`` (row-major by default).
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.zeros(2, 3).t().is_contiguous()
@@ -498,10 +502,12 @@ impl PyTensor {
     #[pyo3(signature = (memory_format=None))]
     /// contiguous(memory_format=ferric.contiguous_format) -> Tensor
     ///
-    /// Returns the tensor itself if it is already laid out in ``memory_format``, else a copy that is.
+    /// Returns the tensor itself if it is already laid out in ``memory_format``, else a copy that
+    /// is.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.arange(4).reshape(2, 2).t().contiguous().stride()
@@ -531,7 +537,8 @@ impl PyTensor {
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> x = ferric.tensor([1., 2.])
@@ -600,7 +607,8 @@ impl PyTensor {
     /// ``self.float()`` is ``self.to(ferric.float32)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1, 2]).float()
@@ -613,7 +621,8 @@ impl PyTensor {
     /// ``self.double()`` is ``self.to(ferric.float64)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1, 2]).double()
@@ -626,7 +635,8 @@ impl PyTensor {
     /// ``self.long()`` is ``self.to(ferric.int64)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1.7, -2.5]).long()
@@ -639,7 +649,8 @@ impl PyTensor {
     /// ``self.bool()`` is ``self.to(ferric.bool)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([0., 2.]).bool()
@@ -653,7 +664,8 @@ impl PyTensor {
     /// ``self.int()`` is ``self.to(ferric.int32)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1.7, -2.5]).int()
@@ -668,7 +680,8 @@ impl PyTensor {
     /// ``self.short()`` is ``self.to(ferric.int16)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1.7]).short()
@@ -686,7 +699,8 @@ impl PyTensor {
     /// ``self.char()`` is ``self.to(ferric.int8)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1.7, -2.0]).char()
@@ -701,7 +715,8 @@ impl PyTensor {
     /// ``self.byte()`` is ``self.to(ferric.uint8)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1.7, 2.0]).byte()
@@ -716,7 +731,8 @@ impl PyTensor {
     /// ``self.half()`` is ``self.to(ferric.float16)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1.5]).half()
@@ -731,7 +747,8 @@ impl PyTensor {
     /// ``self.bfloat16()`` is ``self.to(ferric.bfloat16)``.
     ///
     /// Args:
-    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
     ///
     /// Example:
     ///     >>> ferric.tensor([1.5]).bfloat16()
@@ -892,7 +909,8 @@ impl PyTensor {
     #[pyo3(signature = (*, force=false))]
     /// numpy(*, force=False) -> numpy.ndarray
     ///
-    /// Returns a NumPy array sharing the tensor's memory. Tensors that require grad raise unless ``force=True`` (which detaches first).
+    /// Returns a NumPy array sharing the tensor's memory. Tensors that require grad raise unless
+    /// ``force=True`` (which detaches first).
     ///
     /// Args:
     ///     force (bool): detach (and copy if needed) instead of raising.

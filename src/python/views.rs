@@ -256,7 +256,8 @@ impl PyTensor {
     #[pyo3(signature = (*shape))]
     /// view(*shape) -> Tensor
     ///
-    /// Returns a view with the same elements in ``shape``; raises if the strides do not allow a view (use :meth:`Tensor.reshape`). ``view(dtype)`` reinterprets the bytes as another dtype.
+    /// Returns a view with the same elements in ``shape``; raises if the strides do not allow a
+    /// view (use :meth:`Tensor.reshape`). ``view(dtype)`` reinterprets the bytes as another dtype.
     ///
     /// Args:
     ///     shape (int...): the new shape, as separate ints or one sequence; one entry may be -1.
@@ -286,7 +287,8 @@ impl PyTensor {
     #[pyo3(signature = (*shape))]
     /// reshape(input, shape) -> Tensor
     ///
-    /// Returns a tensor with ``input``'s elements in the new ``shape``: a view when the strides allow, else a copy.
+    /// Returns a tensor with ``input``'s elements in the new ``shape``: a view when the strides
+    /// allow, else a copy.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -407,7 +409,8 @@ impl PyTensor {
     #[pyo3(signature = (*sizes))]
     /// expand(*sizes) -> Tensor
     ///
-    /// Returns a view with size-1 dimensions broadcast to ``sizes`` (-1 keeps a size), without copying: the new elements share memory (stride 0).
+    /// Returns a view with size-1 dimensions broadcast to ``sizes`` (-1 keeps a size), without
+    /// copying: the new elements share memory (stride 0).
     ///
     /// Args:
     ///     sizes (int...): the sizes, as separate ints or one sequence.
@@ -477,7 +480,8 @@ impl PyTensor {
     #[pyo3(signature = (start_dim=0, end_dim=-1))]
     /// flatten(input, start_dim=0, end_dim=-1) -> Tensor
     ///
-    /// Merges the dimensions ``start_dim`` to ``end_dim`` into one: a view when possible, else a copy.
+    /// Merges the dimensions ``start_dim`` to ``end_dim`` into one: a view when possible, else a
+    /// copy.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -534,13 +538,16 @@ impl PyTensor {
     #[pyo3(signature = (size, stride, storage_offset=None))]
     /// as_strided(input, size, stride, storage_offset=None) -> Tensor
     ///
-    /// Returns a view of ``input``'s storage with the given sizes, strides and offset (in elements). Views that overlap or reach outside the storage are the caller's responsibility only as far as ferric checks the bounds: out-of-storage views raise.
+    /// Returns a view of ``input``'s storage with the given sizes, strides and offset (in
+    /// elements). Views that overlap or reach outside the storage are the caller's responsibility
+    /// only as far as ferric checks the bounds: out-of-storage views raise.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
     ///     size (tuple of ints): the shape of the view.
     ///     stride (tuple of ints): the stride of each dimension.
-    ///     storage_offset (int, optional): the first element's offset in the storage; default ``input``'s.
+    ///     storage_offset (int, optional): the first element's offset in the storage; default
+    ///         ``input``'s.
     ///
     /// Example:
     ///     >>> ferric.as_strided(ferric.arange(6.), (2, 2), (1, 2))
@@ -619,7 +626,8 @@ impl PyTensor {
     #[pyo3(signature = (chunks, dim=0))]
     /// chunk(input, chunks, dim=0) -> List of Tensors
     ///
-    /// Splits ``input`` into ``chunks`` views of equal size along ``dim`` (the last may be smaller, and there may be fewer than ``chunks``).
+    /// Splits ``input`` into ``chunks`` views of equal size along ``dim`` (the last may be smaller,
+    /// and there may be fewer than ``chunks``).
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
@@ -644,11 +652,13 @@ impl PyTensor {
     #[pyo3(signature = (split_size_or_sections, dim=0))]
     /// split(tensor, split_size_or_sections, dim=0) -> tuple of Tensors
     ///
-    /// Splits the tensor into views along ``dim``: chunks of ``split_size_or_sections`` elements (the last may be smaller) or, for a list, chunks of those sizes.
+    /// Splits the tensor into views along ``dim``: chunks of ``split_size_or_sections`` elements
+    /// (the last may be smaller) or, for a list, chunks of those sizes.
     ///
     /// Args:
     ///     tensor (Tensor): the tensor to split.
-    ///     split_size_or_sections (int or list of ints): the size of each chunk, or the list of sizes.
+    ///     split_size_or_sections (int or list of ints): the size of each chunk, or the list of
+    ///         sizes.
     ///     dim (int, optional): the dimension to operate along.
     ///
     /// Example:
@@ -676,7 +686,8 @@ impl PyTensor {
     }
     /// movedim(input, source, destination) -> Tensor
     ///
-    /// Returns a view with the dimensions ``source`` moved to the positions ``destination``; the others keep their order.
+    /// Returns a view with the dimensions ``source`` moved to the positions ``destination``; the
+    /// others keep their order.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
