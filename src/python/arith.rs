@@ -1478,6 +1478,8 @@ fn nan_to_num_impl(
     )
 }
 
+/// pow(input, exponent) -> Tensor
+///
 /// `torch.pow(self, exponent)` where `self` may be a Python number.
 #[pyfunction]
 fn pow(
@@ -1645,6 +1647,8 @@ fn elu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<Py
     wrap_var(py, autograd::unary::elu(&input.var()?, alpha)?)
 }
 
+/// result_type(tensor1, tensor2) -> dtype
+///
 /// `torch.result_type(a, b)`.
 #[pyfunction]
 fn result_type(

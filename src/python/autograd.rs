@@ -844,6 +844,8 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// is_inference() -> bool
+    ///
     /// Whether this is an inference tensor (its memory was allocated under
     /// `inference_mode`).
     fn is_inference(&self) -> bool {

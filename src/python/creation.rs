@@ -150,6 +150,8 @@ fn tensor(
     finish(py, t, requires_grad, device)
 }
 
+/// as_tensor(data, dtype=None, device=None) -> Tensor
+///
 /// Like `tensor` but shares memory with a tensor or NumPy array when the dtype allows.
 #[pyfunction]
 #[pyo3(signature = (data, dtype=None, device=None))]
@@ -280,6 +282,8 @@ fn ones(
     tg.finish(py, t, requires_grad, device)
 }
 
+/// empty(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=ferric.contiguous_format) -> Tensor
+///
 /// `empty` returns zero-filled memory: reading uninitialised memory is never useful and
 /// calloc'd pages cost nothing until touched.
 #[pyfunction]
@@ -557,6 +561,8 @@ fn number(op: &str, o: &Bound<'_, PyAny>) -> PyResult<Scalar> {
         .map_err(|_| PyTypeError::new_err(format!("{op}(): arguments must be numbers")))
 }
 
+/// arange(start=0, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+///
 /// `arange(end)`, `arange(start, end, step=1)`; int64 when all arguments are ints.
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]

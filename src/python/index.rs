@@ -591,6 +591,8 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// where(condition, other) -> Tensor
+    ///
     /// `x.where(condition, y)`: `x` where the condition holds, else `y`.
     #[pyo3(name = "where")]
     fn where_method(
@@ -650,6 +652,8 @@ fn alpha_arg(alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
     }
 }
 
+/// where(condition, input, other) -> Tensor
+///
 /// `ferric.where(condition, input, other)`; with only a condition it is
 /// `nonzero(condition, as_tuple=True)`.
 #[pyfunction]

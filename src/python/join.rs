@@ -185,6 +185,8 @@ fn column_stack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTen
     )
 }
 
+/// pad(input, pad, mode='constant', value=None) -> Tensor
+///
 /// `nn.functional.pad(input, pad, mode='constant', value=None)`.
 #[pyfunction]
 #[pyo3(signature = (input, pad, mode="constant", value=None))]
@@ -330,6 +332,8 @@ impl PyTensor {
         )
     }
 
+    /// repeat_interleave(input, repeats, dim=None) -> Tensor
+    ///
     /// `repeat_interleave(repeats, dim=None)`; `ferric.repeat_interleave(repeats)` with a
     /// single tensor returns the repeated indices.
     #[pyo3(signature = (repeats=None, dim=None, *, output_size=None))]

@@ -294,6 +294,8 @@ fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
     ))
 }
 
+/// randint(low=0, high, size, *, generator=None, dtype=ferric.int64, device=None, requires_grad=False) -> Tensor
+///
 /// `randint(high, size)` / `randint(low, high, size)` (also by keyword).
 #[pyfunction]
 #[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
@@ -403,6 +405,8 @@ impl NormalArg {
     }
 }
 
+/// normal(mean, std, size=None, *, generator=None) -> Tensor
+///
 /// `normal(mean, std, size=None)`: tensor/float combinations as in PyTorch; two floats
 /// need `size`.
 #[pyfunction]
@@ -563,6 +567,8 @@ fn randn_like(
     finish(py, t, requires_grad, device)
 }
 
+/// randint_like(input, low=0, high, *, dtype=None, device=None, requires_grad=False) -> Tensor
+///
 /// `randint_like(input, high)` / `randint_like(input, low, high)`.
 #[pyfunction]
 #[pyo3(signature = (input, low_or_high=None, high=None, *, low=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
@@ -778,6 +784,8 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// bernoulli_(p=0.5, *, generator=None) -> Tensor
+    ///
     /// `bernoulli_(p=0.5)` with a float or tensor probability.
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli_<'py>(
@@ -812,6 +820,8 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// bernoulli(p=None, *, generator=None) -> Tensor
+    ///
     /// `bernoulli()` (p = the tensor itself) or `bernoulli(p)` (a float p).
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli(
@@ -836,6 +846,8 @@ impl PyTensor {
         }
     }
 
+    /// random_(from=0, to=None, *, generator=None) -> Tensor
+    ///
     /// `random_()`, `random_(to)`, `random_(from, to)` (`to=None`: up to the dtype's max).
     #[pyo3(signature = (*args, generator=None, **kwargs))]
     fn random_<'py>(
@@ -907,6 +919,8 @@ impl PyTensor {
     }
 }
 
+/// bernoulli(input, p=None, *, generator=None) -> Tensor
+///
 /// `torch.bernoulli(input, p=None, *, generator=None)`.
 #[pyfunction]
 #[pyo3(signature = (input, p=None, *, generator=None))]
@@ -945,6 +959,8 @@ fn multinomial(
     input.multinomial(py, num_samples, replacement, generator)
 }
 
+/// manual_seed(seed) -> Generator
+///
 /// `manual_seed(seed)`: seeds the default generator and returns it.
 #[pyfunction]
 fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerator>> {

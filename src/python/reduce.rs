@@ -739,6 +739,8 @@ impl PyTensor {
     }
 }
 
+/// var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)
+///
 /// `ferric.var_mean(input, dim=None, *, correction=1, keepdim=False)` (and the
 /// `unbiased` spelling): a plain (var, mean) tuple, as in PyTorch.
 #[pyfunction]
@@ -756,6 +758,8 @@ fn var_mean(
     Ok((wrap_var(py, v)?, wrap_var(py, m)?))
 }
 
+/// std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)
+///
 /// `ferric.std_mean(...)`: (std, mean).
 #[pyfunction]
 #[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]

@@ -20,6 +20,8 @@ type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
 #[pymethods]
 impl PyTensor {
+    /// sort(input, dim=-1, descending=False, *, stable=False) -> (Tensor values, LongTensor indices)
+    ///
     /// `stable` is keyword-only, as in PyTorch's signatures.
     #[pyo3(
         signature = (dim=-1, descending=false, *, stable=None),
@@ -290,6 +292,8 @@ fn no_int32(op: &str, out_int32: bool) -> PyResult<()> {
     Ok(())
 }
 
+/// searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor
+///
 /// `ferric.searchsorted(sorted_sequence, input, *, out_int32=False, right=False,
 /// side=None, sorter=None)`.
 #[pyfunction]
@@ -332,6 +336,8 @@ fn searchsorted(
     wrap(py, out)
 }
 
+/// bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor
+///
 /// `ferric.bucketize(input, boundaries, *, out_int32=False, right=False)`.
 #[pyfunction]
 #[pyo3(signature = (input, boundaries, *, out_int32=false, right=false))]

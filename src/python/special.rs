@@ -34,6 +34,8 @@ fn write_back(name: &str, t: &Tensor, r: Result<Tensor>) -> Result<()> {
 
 #[pymethods]
 impl PyTensor {
+    /// polygamma(n) -> Tensor
+    ///
     /// `polygamma(n, self)`.
     fn polygamma(&self, py: Python<'_>, n: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, diff::polygamma(n, &self.var()?)?)
@@ -108,12 +110,16 @@ fn logit_inplace(t: &PyTensor, eps: Option<f64>) -> PyResult<()> {
     )
 }
 
+/// polygamma(n, input) -> Tensor
+///
 /// `ferric.polygamma(n, input)`.
 #[pyfunction]
 fn polygamma(py: Python<'_>, n: i64, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
     wrap_var(py, diff::polygamma(n, &input.var()?)?)
 }
 
+/// mvlgamma(input, p) -> Tensor
+///
 /// `ferric.mvlgamma(input, p)`.
 #[pyfunction]
 /// mvlgamma(input, p) -> Tensor
@@ -132,6 +138,8 @@ fn mvlgamma(py: Python<'_>, input: PyRef<'_, PyTensor>, p: i64) -> PyResult<Py<P
     wrap_var(py, diff::mvlgamma(&input.var()?, p)?)
 }
 
+/// logit(input, eps=None) -> Tensor
+///
 /// `ferric.logit(input, eps=None)`.
 #[pyfunction]
 #[pyo3(signature = (input, eps=None))]
@@ -150,6 +158,8 @@ fn logit(py: Python<'_>, input: PyRef<'_, PyTensor>, eps: Option<f64>) -> PyResu
     wrap_var(py, diff::logit(&input.var()?, eps)?)
 }
 
+/// logit_(input, eps=None) -> Tensor
+///
 /// `ferric.logit_(input, eps=None)`.
 #[pyfunction]
 #[pyo3(signature = (input, eps=None))]

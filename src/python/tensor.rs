@@ -558,6 +558,8 @@ impl PyTensor {
         )
     }
 
+    /// to(*args, **kwargs) -> Tensor
+    ///
     /// `to(dtype)`, `to(other)`, `to("cpu")`, `to("cpu", dtype)`; `copy=True` forces a copy.
     #[pyo3(signature = (*args, dtype=None, copy=false, non_blocking=false, device=None, memory_format=None))]
     #[allow(clippy::too_many_arguments)]

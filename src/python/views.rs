@@ -437,6 +437,18 @@ impl PyTensor {
         let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
         wrap_var(py, av::expand_sizes(&self.var()?, &s)?)
     }
+    /// broadcast_to(input, size) -> Tensor
+    ///
+    /// Returns a view of ``input`` broadcast to ``size`` (no copy; see :meth:`Tensor.expand`).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     size (tuple of ints): the target shape.
+    ///
+    /// Example:
+    ///     >>> ferric.broadcast_to(ferric.tensor([1, 2]), (2, 2))
+    ///     tensor([[1, 2],
+    ///             [1, 2]])
     fn broadcast_to(&self, py: Python<'_>, size: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let s = int_list(size, "size")?;
         wrap_var(py, av::expand_sizes(&self.var()?, &s)?)
