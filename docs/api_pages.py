@@ -73,8 +73,14 @@ def home_page(obj) -> str:
     return best
 
 
-def _section(module_name: str, name: str, obj) -> list[str]:
+def _section(module_name: str, name: str, obj, module=None) -> list[str]:
     full = f"{module_name}.{name}"
+    real = getattr(obj, "__name__", name)
+    if (not inspect.isclass(obj) and callable(obj) and real != name and module is not None
+            and getattr(module, real, None) is obj):
+        # an alias (``concat`` is ``cat``): the docstring's signature line names the
+        # original, so autodoc would not recognise it; point to the original instead
+        return [f".. function:: {name}", "", f"   Alias for :func:`{real}`.", ""]
     if inspect.isclass(obj):
         lines = [f".. autoclass:: {full}", "   :members:"]
         if obj.__name__ == "Tensor" or name in ("Module", "Optimizer"):
@@ -102,7 +108,8 @@ def render(module_name: str, title: str, description: str) -> str:
     out = [title, "=" * len(title), "", description, "",
            f".. currentmodule:: {module_name}", ""]
     for heading, items in (("Classes", classes), ("Functions", functions)):
-        body = [line for name, obj in items for line in _section(module_name, name, obj)]
+        body = [line for name, obj in items
+                for line in _section(module_name, name, obj, module)]
         if body:
             out += [heading, "-" * len(heading), "", *body]
     return "\n".join(out).rstrip() + "\n"

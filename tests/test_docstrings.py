@@ -4,13 +4,18 @@ modules) show something for each.
 
 Methods count as documented when ``inspect.getdoc`` finds a docstring, which is what
 ``help()`` and Sphinx show: an override without its own docstring (``Linear.forward``)
-shows the documented base method's. Names implemented in Rust (the ``_core`` bindings,
-``Tensor``'s methods) are counted but not required here: their docstrings live in
-``src/python/``.
+shows the documented base method's.
+
+Names implemented in Rust (the ``_core`` bindings, ``Tensor``'s methods; their
+docstrings live in ``src/python/`` and, for the op-table families, are generated from
+the rows of ``src/ops/table.rs``) are checked further down: every one needs a docstring
+that starts with its PyTorch-style signature line, and their ``>>>`` examples run as
+doctests.
 """
 
 from __future__ import annotations
 
+import doctest
 import importlib
 import inspect
 import os
@@ -101,3 +106,153 @@ def test_the_reference_index_lists_every_page():
         pages = [ln.strip().removeprefix("_generated/") for ln in f
                  if ln.strip().startswith("_generated/")]
     assert sorted(pages) == sorted(m for m, _, _ in MODULES)
+
+
+# --- the Rust bindings: signature line and runnable examples ------------------------------
+#
+# (``tests/test_doctests.py`` runs the examples of the Python-defined names; the doctest
+# finder skips builtins, so the bindings' examples are parsed from ``__doc__`` here.)
+#
+# Every public callable of these namespaces (and every public ``Tensor`` method) needs a
+# docstring; the ones implemented in Rust (builtins and method descriptors, which
+# ``inspect.signature`` shows only as PyO3's text signature) must start with their
+# PyTorch-style signature line, ``name(args) -> result``. Python-defined callables are
+# introspectable, so for them the docstring itself is enough.
+
+BINDING_MODULES = ["ferric", "ferric.nn.functional", "ferric.linalg", "ferric.special",
+                   "ferric.fft"]
+
+
+def _namespaces():
+    import ferric
+
+    out = []
+    for name in BINDING_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+        out.append((name, [(n, getattr(module, n)) for n in dir(module)
+                           if not n.startswith("_")]))
+    tensor = ferric.Tensor
+    out.append(("ferric.Tensor", [(n, getattr(tensor, n)) for n in dir(tensor)
+                                  if not n.startswith("_")]))
+    return out
+
+
+def _is_binding(obj) -> bool:
+    return inspect.isbuiltin(obj) or inspect.ismethoddescriptor(obj)
+
+
+def _documentable():
+    """(qualified name, attribute name, object) of every public callable, once each."""
+    out, seen = [], set()
+    for where, members in _namespaces():
+        for name, obj in members:
+            if inspect.ismodule(obj) or not callable(obj) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            out.append((f"{where}.{name}", name, obj))
+    return out
+
+
+def _docstring(obj) -> str:
+    if inspect.isclass(obj) and not _is_core_class(obj):
+        return (inspect.getdoc(obj) or "").strip()
+    return (obj.__doc__ or "").strip()
+
+
+def _doc_problem(names, doc: str, binding: bool) -> str | None:
+    """What is wrong with ``doc`` as the docstring of a callable called ``names``."""
+    if not doc:
+        return "no docstring"
+    first = doc.splitlines()[0]
+    if binding and not any(first.startswith(f"{n}(") for n in names):
+        return f"first line {first!r} is not a signature of {sorted(names)}"
+    return None
+
+
+def _is_core_class(obj) -> bool:
+    from ferric import _core
+
+    return getattr(_core, getattr(obj, "__name__", ""), None) is obj
+
+
+def undocumented_bindings():
+    out = []
+    for where, name, obj in _documentable():
+        names = {name, getattr(obj, "__name__", name)}
+        problem = _doc_problem(names, _docstring(obj), _is_binding(obj))
+        if problem is not None:
+            out.append(f"{where}: {problem}")
+    return out
+
+
+def test_every_public_callable_and_tensor_method_has_a_signature_docstring():
+    missing = undocumented_bindings()
+    assert not missing, f"{len(missing)} callables without a proper docstring:\n" + "\n".join(
+        missing)
+
+
+@pytest.mark.parametrize("doc, binding, ok", [
+    ("zeros(*size, *, dtype=None) -> Tensor\n\nReturns zeros.", True, True),
+    ("Returns zeros.\n\nzeros(*size) -> Tensor", True, False),
+    ("ones(*size) -> Tensor", True, False),
+    ("", True, False),
+    ("", False, False),
+    ("Returns zeros.", False, True),
+])
+def test_the_docstring_check_can_fail(doc, binding, ok):
+    assert (_doc_problem({"zeros"}, doc, binding) is None) == ok
+
+
+def test_the_bindings_are_checked_as_bindings():
+    import ferric
+
+    assert _is_binding(ferric.zeros) and _is_binding(ferric.Tensor.add_)
+    assert _is_binding(ferric.tanh) and not _is_binding(ferric.nn.functional.relu6)
+
+
+def _examples():
+    parser = doctest.DocTestParser()
+    out = []
+    for where, _, obj in _documentable():
+        doc = obj.__doc__ if _is_binding(obj) or _is_core_class(obj) else None
+        if doc is None:
+            continue
+        test = parser.get_doctest(doc, {}, where, None, 0)
+        if test.examples:
+            out.append(pytest.param(test, id=where))
+    return out
+
+
+def _run(test):
+    import ferric
+
+    test.globs = {"ferric": ferric}
+    state = ferric.get_rng_state()
+    out = []
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE, verbose=False)
+    try:
+        runner.run(test, out=out.append)
+    finally:
+        ferric.set_rng_state(state)
+    return runner, "".join(out)
+
+
+@pytest.mark.parametrize("test", _examples())
+def test_binding_examples_run(test):
+    runner, report = _run(test)
+    assert runner.failures == 0, report
+
+
+def test_a_wrong_example_fails():
+    test = doctest.DocTestParser().get_doctest(
+        ">>> ferric.zeros(2)\ntensor([1., 1.])\n", {}, "wrong", None, 0)
+    runner, report = _run(test)
+    assert runner.failures == 1 and "tensor([0., 0.])" in report
+
+
+def test_there_are_examples_for_the_bindings():
+    # the op-table families and the hand-written bindings: hundreds, not a handful
+    assert len(_examples()) > 300

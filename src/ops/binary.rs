@@ -53,7 +53,8 @@ macro_rules! binary_rows {
     ($($v:ident { name: $name:literal, node: $node:literal, kind: $kind:ident,
         dunders: [$($dn:ident)*], methods: [$($meth:tt)*], other: $other:ident,
         cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr, int: $int:expr,
-        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal })*) => {
+        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal,
+        doc: $doc:literal, ex: [$($ex:literal),*] })*) => {
         /// Every elementwise binary op: the rows of `binary_table!`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum BinaryOp {

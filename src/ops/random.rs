@@ -255,7 +255,9 @@ pub fn normal_(t: &Tensor, mean: f64, std: f64, g: &Generator) -> Result<()> {
         // float16/bfloat16: PyTorch's element-wise double draws, rounded (its block
         // Box–Muller in half arithmetic for contiguous tensors of >= 16 elements is not
         // reproduced: those samples are valid normals but not PyTorch's stream)
-        return fill_rounded("normal_", "normal_kernel_cpu", t, || s.normal_f64(mean, std));
+        return fill_rounded("normal_", "normal_kernel_cpu", t, || {
+            s.normal_f64(mean, std)
+        });
     }
     if n >= 16 && t.is_contiguous() {
         let off = t.layout.offset;

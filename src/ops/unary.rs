@@ -42,8 +42,10 @@ pub enum OnBool {
 macro_rules! unary_rows {
     (math: [$($v:ident { name: $name:literal, methods: [$($meth:tt)*], fn_inplace: $fi:literal,
         cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr,
-        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal })*]
-     predicates: [$($p:ident { name: $pname:ident, test: $test:expr, other: $other:literal })*]) => {
+        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal,
+        doc: $doc:literal, ex: [$($ex:literal),*] })*]
+     predicates: [$($p:ident { name: $pname:ident, test: $test:expr, other: $other:literal,
+        doc: $pdoc:literal, ex: [$($pex:literal),*] })*]) => {
         /// Every elementwise unary op: the rows of `unary_table!` (math, then
         /// predicates), then the two logical/bitwise negations.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]

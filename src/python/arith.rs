@@ -354,16 +354,42 @@ fn _op_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
 // integer-only) and they have no gradient.
 #[pymethods]
 impl PyTensor {
+    /// logical_not(input) -> Tensor
+    ///
+    /// Elementwise logical NOT: True where ``input`` is zero; a bool tensor.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.logical_not(ferric.tensor([0., 1.5]))
+    ///     tensor([ True, False])
     fn logical_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap(py, unary(UnaryOp::LogicalNot, &self.t)?)
     }
+    /// logical_not_() -> Tensor
+    ///
+    /// In-place version of :func:`ferric.logical_not` (writes 0/1 in the tensor's dtype).
     fn logical_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
         unary_inplace(&slf, UnaryOp::LogicalNot)?;
         Ok(slf)
     }
+    /// bitwise_not(input) -> Tensor
+    ///
+    /// Elementwise bitwise NOT of an integer or bool tensor (logical NOT for bool).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.bitwise_not(ferric.tensor([0, 5, -1]))
+    ///     tensor([-1, -6,  0])
     fn bitwise_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap(py, unary(UnaryOp::BitwiseNot, &self.t)?)
     }
+    /// bitwise_not_() -> Tensor
+    ///
+    /// In-place version of :func:`ferric.bitwise_not`.
     fn bitwise_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
         unary_inplace(&slf, UnaryOp::BitwiseNot)?;
         Ok(slf)
@@ -400,9 +426,10 @@ macro_rules! binary_dunders {
 /// A named binary method and its in-place form; `Tensor` rows reject Python numbers
 /// with PyTorch's TypeError.
 macro_rules! binary_method {
-    ($v:ident, $other:ident; $meth:ident $(/ $imeth:ident)?) => {
+    ($v:ident, $other:ident, $doc:expr, $idoc:expr; $meth:ident $(/ $imeth:ident)?) => {
         #[pymethods]
         impl PyTensor {
+            #[doc = $doc]
             fn $meth(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
                 if binary_method!(@tensor_only $other) && other.cast::<PyTensor>().is_err() {
                     return Err(PyTypeError::new_err(format!(
@@ -414,6 +441,7 @@ macro_rules! binary_method {
                 method(py, self, other, BinaryOp::$v)
             }
             $(
+                #[doc = $idoc]
                 fn $imeth<'py>(
                     slf: PyRef<'py, Self>,
                     other: &Bound<'_, PyAny>,
@@ -429,6 +457,63 @@ macro_rules! binary_method {
     (@tensor_only Number) => {
         false
     };
+    (@other_type Tensor) => {
+        "Tensor"
+    };
+    (@other_type Number) => {
+        "Tensor or Number"
+    };
+}
+
+/// The `Example:` section of a binary row's docstring.
+macro_rules! binary_example {
+    ($call:expr, []) => {
+        ""
+    };
+    ($call:expr, [$a:literal, $b:literal, $output:literal]) => {
+        concat!(
+            "\n\nExample:\n    >>> a = ferric.tensor(",
+            $a,
+            ")\n    >>> b = ferric.tensor(",
+            $b,
+            ")\n    >>> ",
+            $call,
+            "\n    ",
+            $output
+        )
+    };
+}
+
+/// The named methods of one binary row with their docstrings (from the row's `doc` and
+/// `ex` fields): the op, its in-place form and the aliases.
+macro_rules! binary_row {
+    ($v:ident, $other:ident, $doc:literal, $ex:tt;) => {};
+    ($v:ident, $other:ident, $doc:literal, $ex:tt;
+     $first:ident $(/ $ifirst:ident)? $(, $alias:ident $(/ $ialias:ident)?)*) => {
+        binary_method!($v, $other,
+            concat!(stringify!($first), "(input, other) -> Tensor\n\n", $doc,
+                " ``other`` is broadcast against ``input`` and the result has the promoted ",
+                "dtype.\n\n``ferric.", stringify!($first), "(a, b)`` and ``a.",
+                stringify!($first), "(b)`` are the same function.\n\nArgs:\n",
+                "    input (Tensor): the first operand.\n    other (",
+                binary_method!(@other_type $other), "): the second operand.",
+                binary_example!(concat!("ferric.", stringify!($first), "(a, b)"), $ex)),
+            concat!(stringify!($first), "_(input, other) -> Tensor\n\n",
+                "In-place version of :func:`ferric.", stringify!($first),
+                "`: writes the result into ``input`` (which must be able to hold the ",
+                "promoted dtype and the broadcast shape) and returns it.",
+                binary_example!(concat!("a.", stringify!($first), "_(b)"), $ex));
+            $first $(/ $ifirst)?);
+        $(
+            binary_method!($v, $other,
+                concat!(stringify!($alias), "(input, other) -> Tensor\n\n",
+                    "Alias for :func:`ferric.", stringify!($first), "`.",
+                    binary_example!(concat!("ferric.", stringify!($alias), "(a, b)"), $ex)),
+                concat!(stringify!($alias), "_(input, other) -> Tensor\n\n",
+                    "In-place version of :func:`ferric.", stringify!($alias), "`.");
+                $alias $(/ $ialias)?);
+        )*
+    };
 }
 
 /// The binary table's rows as Python operators, methods and module functions, and as
@@ -437,10 +522,11 @@ macro_rules! binary_py {
     ($($v:ident { name: $name:literal, node: $node:literal, kind: $kind:ident,
         dunders: [$($dn:ident)*], methods: [$($meth:ident $(/ $imeth:ident)?),*], other: $other:ident,
         cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr, int: $int:expr,
-        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal })*) => {
+        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal,
+        doc: $doc:literal, ex: [$($ex:literal),*] })*) => {
         $(
             binary_dunders!($v; $($dn)*);
-            $(binary_method!($v, $other; $meth $(/ $imeth)?);)*
+            binary_row!($v, $other, $doc, [$($ex),*]; $($meth $(/ $imeth)?),*);
         )*
 
         /// Module-level functions the binary table provides (`ferric.maximum`, ...).
@@ -480,9 +566,87 @@ crate::ops::table::binary_table!(binary_py);
 
 #[pymethods]
 impl PyTensor {
+    /// pow_(exponent) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.pow`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([2., 3.]).pow_(2)
+    ///     tensor([4., 9.])
     fn pow_<'py>(slf: PyRef<'py, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
         inplace(slf, other, BinaryOp::Pow)
     }
+}
+
+/// The `Example:` section of a unary row's docstring: `ferric.<call>(x)` on the row's
+/// input, and the output PyTorch prints (the doctests in `tests/test_docstrings.py`
+/// check it).
+macro_rules! unary_example {
+    ($call:expr, []) => {
+        ""
+    };
+    ($call:expr, [$input:literal, $output:literal]) => {
+        concat!(
+            "\n\nExample:\n    >>> x = ferric.tensor(",
+            $input,
+            ")\n    >>> ",
+            $call,
+            "\n    ",
+            $output
+        )
+    };
+}
+
+/// The methods of one unary row: the op (`tanh`), its in-place form (`tanh_`) and the
+/// aliases (`arctanh`, `arctanh_`), each with a docstring built from the row's `doc`
+/// and `ex` fields.
+macro_rules! unary_row {
+    ($v:ident, $doc:literal, $ex:tt;) => {};
+    ($v:ident, $doc:literal, $ex:tt;
+     $first:ident $(/ $ifirst:ident)? $(, $alias:ident $(/ $ialias:ident)?)*) => {
+        #[pymethods]
+        impl PyTensor {
+            #[doc = concat!(stringify!($first), "(input) -> Tensor\n\n", $doc,
+                "\n\n``ferric.", stringify!($first), "(x)`` and ``x.", stringify!($first),
+                "()`` are the same function.\n\nArgs:\n    input (Tensor): the input tensor.",
+                unary_example!(concat!("ferric.", stringify!($first), "(x)"), $ex))]
+            fn $first(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+                unary_method(py, self, UnaryOp::$v)
+            }
+            $(
+                #[doc = concat!(stringify!($ifirst), "(input) -> Tensor\n\n",
+                    "In-place version of :func:`ferric.", stringify!($first),
+                    "`: writes the result into ``input`` and returns it.",
+                    unary_example!(concat!("x.", stringify!($ifirst), "()"), $ex))]
+                fn $ifirst<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+                    unary_inplace(&slf, UnaryOp::$v)?;
+                    Ok(slf)
+                }
+            )?
+            $(
+                #[doc = concat!(stringify!($alias), "(input) -> Tensor\n\n",
+                    "Alias for :func:`ferric.", stringify!($first), "`.",
+                    unary_example!(concat!("ferric.", stringify!($alias), "(x)"), $ex))]
+                fn $alias(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+                    unary_method(py, self, UnaryOp::$v)
+                }
+                $(
+                    #[doc = concat!(stringify!($ialias), "(input) -> Tensor\n\n",
+                        "In-place version of :func:`ferric.", stringify!($alias), "`.",
+                        unary_example!(concat!("x.", stringify!($ialias), "()"), $ex))]
+                    fn $ialias<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
+                        unary_inplace(&slf, UnaryOp::$v)?;
+                        Ok(slf)
+                    }
+                )?
+            )*
+        }
+    };
+}
+
+/// `t.<op>()` for a unary table op.
+fn unary_method(py: Python<'_>, t: &PyTensor, op: UnaryOp) -> PyResult<Py<PyTensor>> {
+    wrap_var(py, autograd::pointwise::unary(op, &t.var()?)?)
 }
 
 /// The unary table's rows as Python methods (`t.tanh()`, `t.tanh_()`, aliases) and
@@ -491,22 +655,18 @@ impl PyTensor {
 macro_rules! unary_methods {
     (math: [$($v:ident { name: $name:literal, methods: [$($meth:ident $(/ $imeth:ident)?),*],
         fn_inplace: $fi:literal, cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr,
-        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal })*]
-     predicates: [$($p:ident { name: $pname:ident, test: $test:expr, other: $other:literal })*]) => {
+        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal,
+        doc: $doc:literal, ex: [$($ex:literal),*] })*]
+     predicates: [$($p:ident { name: $pname:ident, test: $test:expr, other: $other:literal,
+        doc: $pdoc:literal, ex: [$($pex:literal),*] })*]) => {
+        $(unary_row!($v, $doc, [$($ex),*]; $($meth $(/ $imeth)?),*);)*
         #[pymethods]
         impl PyTensor {
-            $($(
-                fn $meth(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-                    wrap_var(py, autograd::pointwise::unary(UnaryOp::$v, &self.var()?)?)
-                }
-                $(
-                    fn $imeth<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
-                        unary_inplace(&slf, UnaryOp::$v)?;
-                        Ok(slf)
-                    }
-                )?
-            )*)*
             $(
+                #[doc = concat!(stringify!($pname), "(input) -> Tensor\n\n", $pdoc,
+                    "\n\n``ferric.", stringify!($pname), "(x)`` and ``x.", stringify!($pname),
+                    "()`` are the same function.\n\nArgs:\n    input (Tensor): the input tensor.",
+                    unary_example!(concat!("ferric.", stringify!($pname), "(x)"), [$($pex),*]))]
                 fn $pname(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
                     wrap(py, unary(UnaryOp::$p, &self.t)?)
                 }
@@ -630,11 +790,27 @@ impl PyTensor {
         inplace(slf, other, BinaryOp::Pow).map(|_| ())
     }
 
+    /// pow(exponent) -> Tensor
+    ///
+    /// See :func:`ferric.pow`.
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         method(py, self, exponent, BinaryOp::Pow)
     }
 
     #[pyo3(signature = (other, *, alpha=None))]
+    /// add(input, other, *, alpha=1) -> Tensor
+    ///
+    /// Adds ``other``, scaled by ``alpha``, to ``input``: ``input + alpha * other``, with
+    /// broadcasting and type promotion. ``x.add(y)`` is the method form.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     other (Tensor or Number): the second operand.
+    ///     alpha (Number): the multiplier for ``other``; default 1.
+    ///
+    /// Example:
+    ///     >>> ferric.add(ferric.tensor([1., 2.]), ferric.tensor([10., 20.]), alpha=2)
+    ///     tensor([21., 42.])
     fn add(
         &self,
         py: Python<'_>,
@@ -644,6 +820,14 @@ impl PyTensor {
         wrap_var(py, add_sub(self, BinaryOp::Add, other, alpha)?)
     }
     #[pyo3(signature = (other, *, alpha=None))]
+    /// add_(other, *, alpha=1) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.add`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1., 2.])
+    ///     >>> x.add_(1)
+    ///     tensor([2., 3.])
     fn add_<'py>(
         slf: PyRef<'py, Self>,
         other: &Bound<'_, PyAny>,
@@ -654,6 +838,18 @@ impl PyTensor {
         Ok(slf)
     }
     #[pyo3(signature = (other, *, alpha=None))]
+    /// sub(input, other, *, alpha=1) -> Tensor
+    ///
+    /// Subtracts ``other``, scaled by ``alpha``, from ``input``: ``input - alpha * other``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     other (Tensor or Number): the second operand.
+    ///     alpha (Number): the multiplier for ``other``; default 1.
+    ///
+    /// Example:
+    ///     >>> ferric.sub(ferric.tensor([5., 5.]), ferric.tensor([1., 2.]), alpha=2)
+    ///     tensor([3., 1.])
     fn sub(
         &self,
         py: Python<'_>,
@@ -663,6 +859,18 @@ impl PyTensor {
         wrap_var(py, add_sub(self, BinaryOp::Sub, other, alpha)?)
     }
     #[pyo3(signature = (other, *, alpha=None))]
+    /// subtract(input, other, *, alpha=1) -> Tensor
+    ///
+    /// Alias for :func:`ferric.sub`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     other (Tensor or Number): the second operand.
+    ///     alpha (Number): the multiplier for ``other``; default 1.
+    ///
+    /// Example:
+    ///     >>> ferric.subtract(ferric.tensor([5., 5.]), 1)
+    ///     tensor([4., 4.])
     fn subtract(
         &self,
         py: Python<'_>,
@@ -672,6 +880,13 @@ impl PyTensor {
         self.sub(py, other, alpha)
     }
     #[pyo3(signature = (other, *, alpha=None))]
+    /// sub_(other, *, alpha=1) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.sub`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([5., 5.]).sub_(1)
+    ///     tensor([4., 4.])
     fn sub_<'py>(
         slf: PyRef<'py, Self>,
         other: &Bound<'_, PyAny>,
@@ -682,6 +897,22 @@ impl PyTensor {
         Ok(slf)
     }
     #[pyo3(signature = (other, *, rounding_mode=None))]
+    /// div(input, other, *, rounding_mode=None) -> Tensor
+    ///
+    /// Divides ``input`` by ``other`` elementwise: true division (integer inputs give a float
+    /// result), or with ``rounding_mode`` ``'trunc'`` / ``'floor'`` the rounded quotient in the
+    /// promoted dtype.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     other (Tensor or Number): the second operand.
+    ///     rounding_mode (str, optional): None, ``'trunc'`` or ``'floor'``.
+    ///
+    /// Example:
+    ///     >>> ferric.div(ferric.tensor([7, -7]), 2)
+    ///     tensor([ 3.5000, -3.5000])
+    ///     >>> ferric.div(ferric.tensor([7, -7]), 2, rounding_mode='floor')
+    ///     tensor([ 3, -4])
     fn div(
         &self,
         py: Python<'_>,
@@ -707,6 +938,18 @@ impl PyTensor {
         )
     }
     #[pyo3(signature = (other, *, rounding_mode=None))]
+    /// divide(input, other, *, rounding_mode=None) -> Tensor
+    ///
+    /// Alias for :func:`ferric.div`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     other (Tensor or Number): the second operand.
+    ///     rounding_mode (str, optional): None, ``'trunc'`` or ``'floor'``.
+    ///
+    /// Example:
+    ///     >>> ferric.divide(ferric.tensor([1., 3.]), 2)
+    ///     tensor([0.5000, 1.5000])
     fn divide(
         &self,
         py: Python<'_>,
@@ -716,6 +959,9 @@ impl PyTensor {
         self.div(py, other, rounding_mode)
     }
     #[pyo3(signature = (other, *, rounding_mode=None))]
+    /// div_(other, *, rounding_mode=None) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.div`.
     fn div_<'py>(
         slf: PyRef<'py, Self>,
         other: &Bound<'_, PyAny>,
@@ -750,6 +996,18 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (min=None, max=None))]
+    /// clamp(input, min=None, max=None) -> Tensor
+    ///
+    /// Clamps every element into ``[min, max]``; either bound may be omitted, and may be a tensor.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     min (Number or Tensor, optional): the lower bound.
+    ///     max (Number or Tensor, optional): the upper bound.
+    ///
+    /// Example:
+    ///     >>> ferric.clamp(ferric.tensor([-2., 0.5, 3.]), min=-1, max=1)
+    ///     tensor([-1.0000,  0.5000,  1.0000])
     fn clamp(
         &self,
         py: Python<'_>,
@@ -759,6 +1017,18 @@ impl PyTensor {
         wrap_var(py, clamp_impl(&self.var()?, bound(min)?, bound(max)?)?)
     }
     #[pyo3(signature = (min=None, max=None))]
+    /// clip(input, min=None, max=None) -> Tensor
+    ///
+    /// Alias for :func:`ferric.clamp`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     min (Number or Tensor, optional): the lower bound.
+    ///     max (Number or Tensor, optional): the upper bound.
+    ///
+    /// Example:
+    ///     >>> ferric.clip(ferric.tensor([-2., 3.]), -1, 1)
+    ///     tensor([-1.,  1.])
     fn clip(
         &self,
         py: Python<'_>,
@@ -768,6 +1038,18 @@ impl PyTensor {
         self.clamp(py, min, max)
     }
     #[pyo3(signature = (min=None, max=None))]
+    /// clamp_(input, min=None, max=None) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.clamp`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     min (Number or Tensor, optional): the lower bound.
+    ///     max (Number or Tensor, optional): the upper bound.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([-2., 0.5, 3.]).clamp_(max=1)
+    ///     tensor([-2.0000,  0.5000,  1.0000])
     fn clamp_<'py>(
         slf: PyRef<'py, Self>,
         min: Option<&Bound<'_, PyAny>>,
@@ -807,6 +1089,9 @@ impl PyTensor {
         Ok(slf)
     }
     #[pyo3(signature = (min=None, max=None))]
+    /// clip_(min=None, max=None) -> Tensor
+    ///
+    /// Alias for :meth:`Tensor.clamp_`.
     fn clip_<'py>(
         slf: PyRef<'py, Self>,
         min: Option<&Bound<'_, PyAny>>,
@@ -814,6 +1099,17 @@ impl PyTensor {
     ) -> PyResult<PyRef<'py, Self>> {
         Self::clamp_(slf, min, max)
     }
+    /// clamp_min(input, min) -> Tensor
+    ///
+    /// ``clamp(input, min=min)``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     min (Number or Tensor, optional): the lower bound.
+    ///
+    /// Example:
+    ///     >>> ferric.clamp_min(ferric.tensor([-2., 3.]), 1)
+    ///     tensor([1., 3.])
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let lo = need_varg("clamp_min", min)?;
         let name = match lo {
@@ -825,6 +1121,17 @@ impl PyTensor {
             autograd::unary::clamp_as(name, &self.var()?, Some(lo.arg()), None)?,
         )
     }
+    /// clamp_max(input, max) -> Tensor
+    ///
+    /// ``clamp(input, max=max)``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     max (Number or Tensor, optional): the upper bound.
+    ///
+    /// Example:
+    ///     >>> ferric.clamp_max(ferric.tensor([-2., 3.]), 1)
+    ///     tensor([-2.,  1.])
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let hi = need_varg("clamp_max", max)?;
         let name = match hi {
@@ -838,6 +1145,21 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (decimals=0))]
+    /// round(input, *, decimals=0) -> Tensor
+    ///
+    /// Rounds each element to the nearest integer (or to ``decimals`` decimal places), halves to
+    /// even.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     decimals (int): the number of decimal places to round to; negative rounds to the left of
+    ///         the point.
+    ///
+    /// Example:
+    ///     >>> ferric.round(ferric.tensor([0.5, 1.5, 2.567]))
+    ///     tensor([0., 2., 3.])
+    ///     >>> ferric.round(ferric.tensor([2.567]), decimals=2)
+    ///     tensor([2.5700])
     fn round(&self, py: Python<'_>, decimals: i64) -> PyResult<Py<PyTensor>> {
         let v = self.var()?;
         let r = round_impl(&self.t, decimals)?;
@@ -847,6 +1169,9 @@ impl PyTensor {
         )
     }
     #[pyo3(signature = (decimals=0))]
+    /// round_(decimals=0) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.round`.
     fn round_<'py>(slf: PyRef<'py, Self>, decimals: i64) -> PyResult<PyRef<'py, Self>> {
         slf.t.check_writable("round_")?;
         let r = round_impl(&slf.t, decimals)?;
@@ -861,6 +1186,19 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    /// nan_to_num(input, nan=0.0, posinf=None, neginf=None) -> Tensor
+    ///
+    /// Replaces NaN, +inf and -inf by finite values.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     nan (float): the value replacing NaN; default 0.
+    ///     posinf (float, optional): the value replacing +inf; default the dtype's largest value.
+    ///     neginf (float, optional): the value replacing -inf; default the dtype's lowest value.
+    ///
+    /// Example:
+    ///     >>> ferric.nan_to_num(ferric.tensor([float('nan'), float('inf'), -1.0]), posinf=9.0)
+    ///     tensor([ 0.,  9., -1.])
     fn nan_to_num(
         &self,
         py: Python<'_>,
@@ -873,6 +1211,9 @@ impl PyTensor {
         wrap_var(py, autograd::unary::nan_to_num(&x, out)?)
     }
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    /// nan_to_num_(nan=0.0, posinf=None, neginf=None) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.nan_to_num`.
     fn nan_to_num_<'py>(
         slf: PyRef<'py, Self>,
         nan: f64,
@@ -895,10 +1236,27 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// zero_() -> Tensor
+    ///
+    /// Fills the tensor with zeros in place.
+    ///
+    /// Example:
+    ///     >>> ferric.ones(3).zero_()
+    ///     tensor([0., 0., 0.])
     fn zero_(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
         fill_scalar(&slf, Scalar::Int(0), "zero_")?;
         Ok(slf)
     }
+    /// fill_(value) -> Tensor
+    ///
+    /// Fills the tensor with ``value`` in place.
+    ///
+    /// Args:
+    ///     value (Number or 0-d Tensor): the value to write.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(3).fill_(7)
+    ///     tensor([7., 7., 7.])
     fn fill_<'py>(slf: PyRef<'py, Self>, value: &Bound<'_, PyAny>) -> PyResult<PyRef<'py, Self>> {
         let v = match arg(value)? {
             None if value.is_instance_of::<pyo3::types::PyInt>() => {
@@ -930,6 +1288,20 @@ impl PyTensor {
         Ok(slf)
     }
     #[pyo3(signature = (src, non_blocking=false))]
+    /// copy_(src, non_blocking=False) -> Tensor
+    ///
+    /// Copies the elements of ``src`` (broadcast, converted to this dtype) into the tensor and
+    /// returns it.
+    ///
+    /// Args:
+    ///     src (Tensor): the tensor to take the values from.
+    ///     non_blocking (bool): accepted for compatibility; the copy is always synchronous.
+    ///
+    /// Example:
+    ///     >>> x = ferric.zeros(2, 2)
+    ///     >>> x.copy_(ferric.tensor([1, 2]))
+    ///     tensor([[1., 2.],
+    ///             [1., 2.]])
     fn copy_<'py>(
         slf: PyRef<'py, Self>,
         src: &Bound<'_, PyAny>,
@@ -1106,6 +1478,8 @@ fn nan_to_num_impl(
     )
 }
 
+/// pow(input, exponent) -> Tensor
+///
 /// `torch.pow(self, exponent)` where `self` may be a Python number.
 #[pyfunction]
 fn pow(
@@ -1125,6 +1499,18 @@ fn pow(
 
 #[pyfunction]
 #[pyo3(signature = (input, approximate="none"))]
+/// gelu(input, approximate='none') -> Tensor
+///
+/// Gaussian error linear unit ``x * Phi(x)``, or its tanh approximation with
+/// ``approximate='tanh'``. See :class:`ferric.nn.GELU`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     approximate (str): ``'none'`` or ``'tanh'``.
+///
+/// Example:
+///     >>> ferric.gelu(ferric.tensor([-1., 0., 2.]))
+///     tensor([-0.1587,  0.0000,  1.9545])
 fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> PyResult<Py<PyTensor>> {
     let op = match approximate {
         "none" => UnaryOp::Gelu,
@@ -1139,6 +1525,16 @@ fn gelu(py: Python<'_>, input: PyRef<'_, PyTensor>, approximate: &str) -> PyResu
 }
 
 #[pyfunction]
+/// silu(input) -> Tensor
+///
+/// Sigmoid linear unit ``x * sigmoid(x)``. See :class:`ferric.nn.SiLU`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///
+/// Example:
+///     >>> ferric.silu(ferric.tensor([-1., 0., 2.]))
+///     tensor([-0.2689,  0.0000,  1.7616])
 fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
     wrap_var(
         py,
@@ -1147,6 +1543,16 @@ fn silu(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
 }
 
 #[pyfunction]
+/// mish(input) -> Tensor
+///
+/// Mish activation ``x * tanh(softplus(x))``. See :class:`ferric.nn.Mish`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///
+/// Example:
+///     >>> ferric.mish(ferric.tensor([-1., 0., 2.]))
+///     tensor([-0.3034,  0.0000,  1.9440])
 fn mish(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
     wrap_var(
         py,
@@ -1155,6 +1561,16 @@ fn mish(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
 }
 
 #[pyfunction]
+/// logsigmoid(input) -> Tensor
+///
+/// ``log(sigmoid(x))`` of each element, without overflow. See :class:`ferric.nn.LogSigmoid`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///
+/// Example:
+///     >>> ferric.logsigmoid(ferric.tensor([-1., 0., 2.]))
+///     tensor([-1.3133, -0.6931, -0.1269])
 fn logsigmoid(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
     wrap_var(
         py,
@@ -1164,6 +1580,19 @@ fn logsigmoid(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTenso
 
 #[pyfunction]
 #[pyo3(signature = (input, beta=1.0, threshold=20.0))]
+/// softplus(input, beta=1.0, threshold=20.0) -> Tensor
+///
+/// ``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``. See
+/// :class:`ferric.nn.Softplus`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     beta (float): the sharpness.
+///     threshold (float): where to switch to the identity.
+///
+/// Example:
+///     >>> ferric.softplus(ferric.tensor([-1., 0., 2.]))
+///     tensor([0.3133, 0.6931, 2.1269])
 fn softplus(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -1178,6 +1607,17 @@ fn softplus(
 
 #[pyfunction]
 #[pyo3(signature = (input, negative_slope=0.01))]
+/// leaky_relu(input, negative_slope=0.01) -> Tensor
+///
+/// ``x`` for positive ``x``, ``negative_slope * x`` otherwise. See :class:`ferric.nn.LeakyReLU`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     negative_slope (float): the slope of the negative part.
+///
+/// Example:
+///     >>> ferric.leaky_relu(ferric.tensor([-1., 2.]), 0.1)
+///     tensor([-0.1000,  2.0000])
 fn leaky_relu(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -1191,10 +1631,24 @@ fn leaky_relu(
 
 #[pyfunction]
 #[pyo3(signature = (input, alpha=1.0))]
+/// elu(input, alpha=1.0) -> Tensor
+///
+/// Exponential linear unit: ``x`` for positive ``x``, ``alpha * (exp(x) - 1)`` otherwise. See
+/// :class:`ferric.nn.ELU`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     alpha (float): the scale of the negative part.
+///
+/// Example:
+///     >>> ferric.elu(ferric.tensor([-1., 0., 2.]))
+///     tensor([-0.6321,  0.0000,  2.0000])
 fn elu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<PyTensor>> {
     wrap_var(py, autograd::unary::elu(&input.var()?, alpha)?)
 }
 
+/// result_type(tensor1, tensor2) -> dtype
+///
 /// `torch.result_type(a, b)`.
 #[pyfunction]
 fn result_type(
@@ -1208,6 +1662,18 @@ fn result_type(
 }
 
 #[pyfunction]
+/// promote_types(type1, type2) -> dtype
+///
+/// The smallest dtype both ``type1`` and ``type2`` convert to without losing range, by PyTorch's
+/// promotion rules.
+///
+/// Args:
+///     type1 (:class:`ferric.dtype`): the first dtype.
+///     type2 (:class:`ferric.dtype`): the second dtype.
+///
+/// Example:
+///     >>> ferric.promote_types(ferric.int32, ferric.float32)
+///     ferric.float32
 fn promote_types(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,

@@ -593,6 +593,13 @@ fn _grad<'py>(
 }
 
 #[pyfunction]
+/// is_grad_enabled() -> bool
+///
+/// Whether autograd currently records operations (see :class:`ferric.no_grad`).
+///
+/// Example:
+///     >>> ferric.is_grad_enabled()
+///     True
 fn is_grad_enabled() -> bool {
     ag::is_grad_enabled()
 }
@@ -615,6 +622,13 @@ fn _is_inference_mode_enabled() -> bool {
 }
 
 #[pyfunction]
+/// is_anomaly_enabled() -> bool
+///
+/// Whether anomaly detection (:class:`ferric.autograd.detect_anomaly`) is on.
+///
+/// Example:
+///     >>> ferric.is_anomaly_enabled()
+///     False
 fn is_anomaly_enabled() -> bool {
     ag::is_anomaly_enabled()
 }
@@ -815,11 +829,23 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (requires_grad=true))]
+    /// requires_grad_(requires_grad=True) -> Tensor
+    ///
+    /// Sets whether autograd records operations on this tensor, in place, and returns it.
+    ///
+    /// Args:
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2).requires_grad_().requires_grad
+    ///     True
     fn requires_grad_(slf: PyRef<'_, Self>, requires_grad: bool) -> PyResult<PyRef<'_, Self>> {
         slf.set_requires_grad(requires_grad)?;
         Ok(slf)
     }
 
+    /// is_inference() -> bool
+    ///
     /// Whether this is an inference tensor (its memory was allocated under
     /// `inference_mode`).
     fn is_inference(&self) -> bool {
@@ -896,6 +922,17 @@ impl PyTensor {
         Ok(self.ag.get()?.map_or(0, |m| m.output_nr.get()))
     }
 
+    /// retain_grad() -> None
+    ///
+    /// Makes a non-leaf tensor keep its ``.grad`` after backward.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1., 2.], requires_grad=True)
+    ///     >>> y = x * 2
+    ///     >>> y.retain_grad()
+    ///     >>> y.sum().backward()
+    ///     >>> y.grad
+    ///     tensor([1., 1.])
     fn retain_grad(&self) -> PyResult<()> {
         let v = self.var()?;
         let Some(m) = v.meta.clone() else {
@@ -936,6 +973,20 @@ impl PyTensor {
         Ok(())
     }
 
+    /// register_hook(hook) -> RemovableHandle
+    ///
+    /// Registers ``hook(grad)``, called with this tensor's gradient during backward; a non-None
+    /// return replaces the gradient. ``handle.remove()`` unregisters it.
+    ///
+    /// Args:
+    ///     hook (callable): the function to call.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1., 2.], requires_grad=True)
+    ///     >>> h = x.register_hook(lambda g: g * 10)
+    ///     >>> x.sum().backward()
+    ///     >>> x.grad
+    ///     tensor([10., 10.])
     fn register_hook(&self, hook: Py<PyAny>) -> PyResult<PyHandle> {
         let v = self.var()?;
         let Some(m) = v.meta.clone().filter(|m| m.requires_grad.get()) else {
@@ -970,6 +1021,18 @@ impl PyTensor {
         })
     }
 
+    /// register_post_accumulate_grad_hook(hook) -> RemovableHandle
+    ///
+    /// Registers ``hook(tensor)`` on a leaf, called after its ``.grad`` has been accumulated.
+    ///
+    /// Args:
+    ///     hook (callable): the function to call.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1., 2.], requires_grad=True)
+    ///     >>> h = x.register_post_accumulate_grad_hook(lambda t: print(t.grad))
+    ///     >>> x.sum().backward()
+    ///     tensor([1., 1.])
     fn register_post_accumulate_grad_hook(
         slf: &Bound<'_, Self>,
         hook: Py<PyAny>,
@@ -1012,6 +1075,24 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
+    /// backward(gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None
+    ///
+    /// Computes the gradient of this tensor with respect to the graph leaves and accumulates it
+    /// into their ``.grad``. See :func:`ferric.autograd.backward`.
+    ///
+    /// Args:
+    ///     gradient (Tensor, optional): the gradient with respect to this tensor; may be omitted
+    ///         for a one-element tensor.
+    ///     retain_graph (bool, optional): keep the graph for another backward; default
+    ///         ``create_graph``.
+    ///     create_graph (bool): record the backward pass itself, for higher-order gradients.
+    ///     inputs (sequence of Tensors, optional): accumulate only into these leaves.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1., 2.], requires_grad=True)
+    ///     >>> (x * x).sum().backward()
+    ///     >>> x.grad
+    ///     tensor([2., 4.])
     fn backward(
         &self,
         gradient: Option<&Bound<'_, PyAny>>,
@@ -1057,10 +1138,29 @@ impl PyTensor {
         Ok(())
     }
 
+    /// detach(input) -> Tensor
+    ///
+    /// Returns a view of ``input`` that shares its memory but is cut off the autograd graph
+    /// (``requires_grad=False``).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.ones(2, requires_grad=True).detach().requires_grad
+    ///     False
     fn detach(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, Var::plain(self.t.clone()))
     }
 
+    /// detach_() -> Tensor
+    ///
+    /// Detaches the tensor from the graph in place: it becomes a leaf that does not require grad.
+    ///
+    /// Example:
+    ///     >>> x = ferric.ones(2, requires_grad=True) * 2
+    ///     >>> x.detach_().requires_grad
+    ///     False
     fn detach_(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
         let is_view = slf.ag.get()?.is_some_and(|m| m.view_of.borrow().is_some());
         if is_view {

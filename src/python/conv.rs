@@ -147,6 +147,24 @@ fn conv_transpose_nd(
 #[pyfunction]
 #[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
 #[allow(clippy::too_many_arguments)]
+/// conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+///
+/// 1-D convolution (cross-correlation) of a ``(N, C_in, L)`` or ``(C_in, L)`` input. ``padding``
+/// may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv1d`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     weight (Tensor): the filters, ``(out_channels, in_channels / groups, *kernel)``.
+///     bias (Tensor, optional): the per-channel bias; default none.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///     groups (int): the number of blocked connections from input to output channels.
+///
+/// Example:
+///     >>> ferric.conv1d(ferric.ones(1, 1, 4), ferric.ones(1, 1, 2))
+///     tensor([[[2., 2., 2.]]])
 fn conv1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -165,6 +183,25 @@ fn conv1d(
 #[pyfunction]
 #[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
 #[allow(clippy::too_many_arguments)]
+/// conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+///
+/// 2-D convolution (cross-correlation) of a ``(N, C_in, H, W)`` or ``(C_in, H, W)`` input.
+/// ``padding`` may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv2d`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     weight (Tensor): the filters, ``(out_channels, in_channels / groups, *kernel)``.
+///     bias (Tensor, optional): the per-channel bias; default none.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///     groups (int): the number of blocked connections from input to output channels.
+///
+/// Example:
+///     >>> ferric.conv2d(ferric.ones(1, 1, 3, 3), ferric.ones(1, 1, 2, 2))
+///     tensor([[[[4., 4.],
+///               [4., 4.]]]])
 fn conv2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -183,6 +220,25 @@ fn conv2d(
 #[pyfunction]
 #[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
 #[allow(clippy::too_many_arguments)]
+/// conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
+///
+/// 1-D transposed convolution (the gradient of :func:`ferric.conv1d` with respect to its input).
+/// ``weight`` is ``(C_in, C_out / groups, k)``.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     weight (Tensor): the filters, ``(in_channels, out_channels / groups, k)``.
+///     bias (Tensor, optional): the per-channel bias; default none.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     output_padding (int or tuple, optional): extra size added to one side of the output.
+///     groups (int): the number of blocked connections from input to output channels.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///
+/// Example:
+///     >>> ferric.conv_transpose1d(ferric.ones(1, 1, 2), ferric.ones(1, 1, 2))
+///     tensor([[[1., 2., 1.]]])
 fn conv_transpose1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -212,6 +268,25 @@ fn conv_transpose1d(
 #[pyfunction]
 #[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
 #[allow(clippy::too_many_arguments)]
+/// conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
+///
+/// 2-D transposed convolution (the gradient of :func:`ferric.conv2d` with respect to its input).
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     weight (Tensor): the filters, ``(in_channels, out_channels / groups, kH, kW)``.
+///     bias (Tensor, optional): the per-channel bias; default none.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     output_padding (int or tuple, optional): extra size added to one side of the output.
+///     groups (int): the number of blocked connections from input to output channels.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///
+/// Example:
+///     >>> ferric.conv_transpose2d(ferric.ones(1, 1, 1, 1), ferric.ones(1, 1, 2, 2))
+///     tensor([[[[1., 1.],
+///               [1., 1.]]]])
 fn conv_transpose2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -283,6 +358,25 @@ fn max_pool2d_impl(
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, stride=None, padding=None, dilation=None, ceil_mode=false, return_indices=false))]
 #[allow(clippy::too_many_arguments)]
+/// max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Tensor
+///
+/// The maximum over sliding windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input. See
+/// :class:`ferric.nn.MaxPool2d`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     kernel_size (int or tuple): the size of the pooling or sliding window.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///     ceil_mode (bool): use ceil instead of floor to compute the output size.
+///     return_indices (bool): also return the positions of the maxima.
+///
+/// Example:
+///     >>> ferric.max_pool2d(ferric.arange(16.).reshape(1, 1, 4, 4), 2)
+///     tensor([[[[ 5.,  7.],
+///               [13., 15.]]]])
 fn max_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -308,6 +402,23 @@ fn max_pool2d(
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, stride=None, padding=None, dilation=None, ceil_mode=false, return_indices=true))]
 #[allow(clippy::too_many_arguments)]
+/// max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True) -> (Tensor, LongTensor)
+///
+/// :func:`ferric.max_pool2d` that also returns the flat positions of the maxima within each plane.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     kernel_size (int or tuple): the size of the pooling or sliding window.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///     ceil_mode (bool): use ceil instead of floor to compute the output size.
+///     return_indices (bool): also return the positions of the maxima.
+///
+/// Example:
+///     >>> ferric.max_pool2d_with_indices(ferric.arange(4.).reshape(1, 1, 2, 2), 2)
+///     (tensor([[[[3.]]]]), tensor([[[[3]]]]))
 fn max_pool2d_with_indices(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -334,6 +445,24 @@ fn max_pool2d_with_indices(
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, stride=None, padding=None, dilation=None, ceil_mode=false, return_indices=false))]
 #[allow(clippy::too_many_arguments)]
+/// max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False) -> Tensor
+///
+/// The maximum over sliding windows of a ``(N, C, L)`` or ``(C, L)`` input. See
+/// :class:`ferric.nn.MaxPool1d`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     kernel_size (int or tuple): the size of the pooling or sliding window.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///     ceil_mode (bool): use ceil instead of floor to compute the output size.
+///     return_indices (bool): also return the positions of the maxima.
+///
+/// Example:
+///     >>> ferric.max_pool1d(ferric.tensor([[[1., 3., 2., 4.]]]), 2)
+///     tensor([[[3., 4.]]])
 fn max_pool1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -391,6 +520,25 @@ fn max_pool1d(
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, stride=None, padding=None, ceil_mode=false, count_include_pad=true, divisor_override=None))]
 #[allow(clippy::too_many_arguments)]
+/// avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None) -> Tensor
+///
+/// Averages over sliding windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input. See
+/// :class:`ferric.nn.AvgPool2d`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     kernel_size (int or tuple): the size of the pooling or sliding window.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     ceil_mode (bool): use ceil instead of floor to compute the output size.
+///     count_include_pad (bool): count the zero padding in the divisor.
+///     divisor_override (int, optional): divide by this instead of the window size.
+///
+/// Example:
+///     >>> ferric.avg_pool2d(ferric.arange(16.).reshape(1, 1, 4, 4), 2)
+///     tensor([[[[ 2.5000,  4.5000],
+///               [10.5000, 12.5000]]]])
 fn avg_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -416,6 +564,23 @@ fn avg_pool2d(
 
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, stride=None, padding=None, ceil_mode=false, count_include_pad=true))]
+/// avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True) -> Tensor
+///
+/// Averages over sliding windows of a ``(N, C, L)`` or ``(C, L)`` input. See
+/// :class:`ferric.nn.AvgPool1d`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     kernel_size (int or tuple): the size of the pooling or sliding window.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     ceil_mode (bool): use ceil instead of floor to compute the output size.
+///     count_include_pad (bool): count the zero padding in the divisor.
+///
+/// Example:
+///     >>> ferric.avg_pool1d(ferric.arange(6.).reshape(1, 1, 6), 2)
+///     tensor([[[0.5000, 2.5000, 4.5000]]])
 fn avg_pool1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -484,6 +649,19 @@ fn adaptive_sizes(op: &str, obj: &Bound<'_, PyAny>, x: &Tensor, n: usize) -> PyR
 }
 
 #[pyfunction]
+/// adaptive_avg_pool2d(input, output_size) -> Tensor
+///
+/// Averages over windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input chosen so that the output has
+/// size ``output_size``. See :class:`ferric.nn.AdaptiveAvgPool2d`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     output_size (int or tuple): the size of the output.
+///
+/// Example:
+///     >>> ferric.adaptive_avg_pool2d(ferric.arange(16.).reshape(1, 1, 4, 4), 2)
+///     tensor([[[[ 2.5000,  4.5000],
+///               [10.5000, 12.5000]]]])
 fn adaptive_avg_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -498,6 +676,20 @@ fn adaptive_avg_pool2d(
 
 #[pyfunction]
 #[pyo3(signature = (input, output_size, return_indices=false))]
+/// adaptive_max_pool2d(input, output_size, return_indices=False) -> Tensor
+///
+/// The maximum over windows of a ``(N, C, H, W)`` or ``(C, H, W)`` input chosen so that the output
+/// has size ``output_size``.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     output_size (int or tuple): the size of the output.
+///     return_indices (bool): also return the positions of the maxima.
+///
+/// Example:
+///     >>> ferric.adaptive_max_pool2d(ferric.arange(16.).reshape(1, 1, 4, 4), 2)
+///     tensor([[[[ 5.,  7.],
+///               [13., 15.]]]])
 fn adaptive_max_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -513,6 +705,18 @@ fn adaptive_max_pool2d(
 }
 
 #[pyfunction]
+/// adaptive_avg_pool1d(input, output_size) -> Tensor
+///
+/// Averages over windows of a ``(N, C, L)`` or ``(C, L)`` input chosen so that the output has
+/// length ``output_size``. See :class:`ferric.nn.AdaptiveAvgPool1d`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     output_size (int): the output length.
+///
+/// Example:
+///     >>> ferric.adaptive_avg_pool1d(ferric.arange(6.).reshape(1, 1, 6), 3)
+///     tensor([[[0.5000, 2.5000, 4.5000]]])
 fn adaptive_avg_pool1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -551,6 +755,22 @@ fn adaptive_max_pool1d(
 
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, dilation=None, padding=None, stride=None))]
+/// unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
+///
+/// Extracts sliding local blocks of a ``(N, C, H, W)`` input as the columns of a ``(N, C *
+/// prod(kernel_size), L)`` tensor (im2col).
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     kernel_size (int or tuple): the size of the pooling or sliding window.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///
+/// Example:
+///     >>> ferric.unfold(ferric.arange(9.).reshape(1, 1, 3, 3), 2).shape
+///     ferric.Size([1, 4, 4])
 fn unfold(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -573,6 +793,24 @@ fn unfold(
 
 #[pyfunction]
 #[pyo3(signature = (input, output_size, kernel_size, dilation=None, padding=None, stride=None))]
+/// fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
+///
+/// Combines sliding local blocks (the columns of a ``(N, C * prod(kernel_size), L)`` input) into a
+/// ``(N, C, *output_size)`` tensor, summing overlaps; the inverse layout of :func:`ferric.unfold`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     output_size (int or tuple): the size of the output.
+///     kernel_size (int or tuple): the size of the pooling or sliding window.
+///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
+///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
+///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
+///         pooling, 1 otherwise.
+///
+/// Example:
+///     >>> ferric.fold(ferric.ones(1, 4, 1), (2, 2), 2)
+///     tensor([[[[1., 1.],
+///               [1., 1.]]]])
 fn fold(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,

@@ -66,6 +66,8 @@ fn _set_default_dtype(d: &Bound<'_, PyAny>) -> PyResult<()> {
     Ok(())
 }
 
+/// can_cast(from_, to) -> bool
+///
 /// `torch.can_cast(from_, to)`: PyTorch's same-kind casting rule.
 #[pyfunction]
 fn can_cast(from_: PyDType, to: PyDType) -> bool {

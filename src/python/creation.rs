@@ -119,6 +119,24 @@ fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
 
 #[pyfunction]
 #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false, pin_memory=false))]
+/// tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
+///
+/// Builds a new tensor by copying ``data``; the dtype is inferred (bool, int64 or the default float
+/// dtype) unless given.
+///
+/// Args:
+///     data (array_like): a number, (nested) list or tuple, NumPy array or tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     pin_memory (bool): accepted for compatibility; has no effect on the CPU.
+///
+/// Example:
+///     >>> ferric.tensor([[1, 2], [3, 4]])
+///     tensor([[1, 2],
+///             [3, 4]])
+///     >>> ferric.tensor([1.5, 2])
+///     tensor([1.5000, 2.0000])
 fn tensor(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
@@ -132,6 +150,8 @@ fn tensor(
     finish(py, t, requires_grad, device)
 }
 
+/// as_tensor(data, dtype=None, device=None) -> Tensor
+///
 /// Like `tensor` but shares memory with a tensor or NumPy array when the dtype allows.
 #[pyfunction]
 #[pyo3(signature = (data, dtype=None, device=None))]
@@ -161,6 +181,20 @@ fn as_tensor(
 }
 
 #[pyfunction]
+/// from_numpy(ndarray) -> Tensor
+///
+/// Returns a tensor sharing memory with the NumPy array: changes to one show in the other.
+///
+/// Args:
+///     ndarray (numpy.ndarray): the array to share memory with.
+///
+/// Example:
+///     >>> import numpy as np
+///     >>> a = np.array([1, 2])
+///     >>> t = ferric.from_numpy(a)
+///     >>> a[0] = 5
+///     >>> t
+///     tensor([5, 2])
 fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
     if !is_ndarray(ndarray) {
         return Err(PyTypeError::new_err(format!(
@@ -173,6 +207,22 @@ fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> PyResult<Py<PyTenso
 
 #[pyfunction]
 #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+/// zeros(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns a tensor of shape ``size`` filled with zeros.
+///
+/// Args:
+///     size (int...): the shape of the result, as separate ints or one sequence.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///
+/// Example:
+///     >>> ferric.zeros(2, 3)
+///     tensor([[0., 0., 0.],
+///             [0., 0., 0.]])
 fn zeros(
     py: Python<'_>,
     size: &Bound<'_, PyTuple>,
@@ -195,6 +245,22 @@ fn zeros(
 
 #[pyfunction]
 #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+/// ones(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns a tensor of shape ``size`` filled with ones.
+///
+/// Args:
+///     size (int...): the shape of the result, as separate ints or one sequence.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///
+/// Example:
+///     >>> ferric.ones(2, 3)
+///     tensor([[1., 1., 1.],
+///             [1., 1., 1.]])
 fn ones(
     py: Python<'_>,
     size: &Bound<'_, PyTuple>,
@@ -216,6 +282,8 @@ fn ones(
     tg.finish(py, t, requires_grad, device)
 }
 
+/// empty(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=ferric.contiguous_format) -> Tensor
+///
 /// `empty` returns zero-filled memory: reading uninitialised memory is never useful and
 /// calloc'd pages cost nothing until touched.
 #[pyfunction]
@@ -282,6 +350,24 @@ fn fill_scalar(v: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Scalar> {
 #[pyfunction]
 #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
 #[allow(clippy::too_many_arguments)]
+/// full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns a tensor of shape ``size`` filled with ``fill_value``; the dtype is inferred from the
+/// value (bool, int64 or the default float dtype) unless given.
+///
+/// Args:
+///     size (tuple of ints): the shape of the result.
+///     fill_value (Number): the value to fill the result with.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///
+/// Example:
+///     >>> ferric.full((2, 2), 7)
+///     tensor([[7, 7],
+///             [7, 7]])
 fn full(
     py: Python<'_>,
     size: &Bound<'_, PyAny>,
@@ -320,6 +406,22 @@ pub fn like(
 
 #[pyfunction]
 #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+/// zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+///
+/// Returns a tensor of zeros shaped like ``input`` (and of its dtype unless given).
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+///
+/// Example:
+///     >>> ferric.zeros_like(ferric.ones(2, 2))
+///     tensor([[0., 0.],
+///             [0., 0.]])
 fn zeros_like(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -340,6 +442,22 @@ fn zeros_like(
 
 #[pyfunction]
 #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+/// empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+///
+/// Returns an uninitialised tensor shaped like ``input``. ferric hands out zero-filled memory
+/// (reading uninitialised memory is never useful); do not rely on it.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+///
+/// Example:
+///     >>> ferric.empty_like(ferric.ones(2, 3)).shape
+///     ferric.Size([2, 3])
 fn empty_like(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -360,6 +478,21 @@ fn empty_like(
 
 #[pyfunction]
 #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+/// ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+///
+/// Returns a tensor of ones shaped like ``input`` (and of its dtype unless given).
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+///
+/// Example:
+///     >>> ferric.ones_like(ferric.zeros(2, dtype=ferric.int64))
+///     tensor([1, 1])
 fn ones_like(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -381,6 +514,23 @@ fn ones_like(
 #[pyfunction]
 #[pyo3(signature = (input, fill_value, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
 #[allow(clippy::too_many_arguments)]
+/// full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+///
+/// Returns a tensor shaped like ``input`` (and of its dtype unless given) filled with
+/// ``fill_value``.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     fill_value (Number): the value to fill the result with.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+///
+/// Example:
+///     >>> ferric.full_like(ferric.zeros(2), 3.5)
+///     tensor([3.5000, 3.5000])
 fn full_like(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -411,6 +561,8 @@ fn number(op: &str, o: &Bound<'_, PyAny>) -> PyResult<Scalar> {
         .map_err(|_| PyTypeError::new_err(format!("{op}(): arguments must be numbers")))
 }
 
+/// arange(start=0, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+///
 /// `arange(end)`, `arange(start, end, step=1)`; int64 when all arguments are ints.
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
@@ -519,6 +671,23 @@ fn linspace_values<T: crate::dtype::Element>(
 #[pyfunction]
 #[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
 #[allow(clippy::too_many_arguments)]
+/// linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns ``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+///
+/// Args:
+///     start (Number): the first value.
+///     end (Number): the last value.
+///     steps (int): the number of values.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///
+/// Example:
+///     >>> ferric.linspace(0, 1, 5)
+///     tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
 fn linspace(
     py: Python<'_>,
     start: &Bound<'_, PyAny>,
@@ -555,6 +724,23 @@ fn linspace(
 #[pyfunction]
 #[pyo3(signature = (start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=false))]
 #[allow(clippy::too_many_arguments)]
+/// logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns ``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end``.
+///
+/// Args:
+///     start (Number): the first exponent.
+///     end (Number): the last exponent.
+///     steps (int): the number of values.
+///     base (float): the base.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///
+/// Example:
+///     >>> ferric.logspace(0, 2, 3)
+///     tensor([  1.,  10., 100.])
 fn logspace(
     py: Python<'_>,
     start: &Bound<'_, PyAny>,
@@ -585,6 +771,23 @@ fn logspace(
 #[pyfunction]
 #[pyo3(signature = (n, m=None, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
 #[allow(clippy::too_many_arguments)]
+/// eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+///
+/// Returns a 2-D tensor with ones on the diagonal and zeros elsewhere.
+///
+/// Args:
+///     n (int): the number of rows.
+///     m (int, optional): the number of columns; default ``n``.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///
+/// Example:
+///     >>> ferric.eye(2, 3)
+///     tensor([[1., 0., 0.],
+///             [0., 1., 0.]])
 fn eye(
     py: Python<'_>,
     n: i64,

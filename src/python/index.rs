@@ -133,6 +133,20 @@ fn operand_arg(op: &str, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<VArg> {
 
 #[pymethods]
 impl PyTensor {
+    /// index_select(input, dim, index) -> Tensor
+    ///
+    /// Returns the entries of ``input`` at the positions ``index`` (a 1-D int tensor) along
+    /// ``dim``, as a new tensor.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (Tensor): the int64 indices.
+    ///
+    /// Example:
+    ///     >>> ferric.index_select(ferric.tensor([[1, 2], [3, 4]]), 0, ferric.tensor([1, 1]))
+    ///     tensor([[3, 4],
+    ///             [3, 4]])
     fn index_select(
         &self,
         py: Python<'_>,
@@ -143,6 +157,21 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, *, sparse_grad=false))]
+    /// gather(input, dim, index, *, sparse_grad=False) -> Tensor
+    ///
+    /// Picks values along ``dim``: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and
+    /// likewise for other dimensions); the result has ``index``'s shape.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (Tensor): the int64 indices.
+    ///     sparse_grad (bool): must be False (no sparse gradients).
+    ///
+    /// Example:
+    ///     >>> ferric.gather(ferric.tensor([[1, 2], [3, 4]]), 1, ferric.tensor([[0, 0], [1, 0]]))
+    ///     tensor([[1, 1],
+    ///             [4, 3]])
     fn gather(
         &self,
         py: Python<'_>,
@@ -155,6 +184,23 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
+    /// scatter(input, dim, index, src=None, value=None, *, reduce=None) -> Tensor
+    ///
+    /// Returns a copy of ``input`` with ``src`` (or the scalar ``value``) written at the positions
+    /// ``index`` along ``dim``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (Tensor): the int64 indices.
+    ///     src (Tensor): the tensor to take the values from.
+    ///     value (Number, optional): the value to write instead of ``src``.
+    ///     reduce (str, optional): ``'add'`` or ``'multiply'`` to combine instead of writing.
+    ///
+    /// Example:
+    ///     >>> ferric.scatter(ferric.zeros(2, 3), 0, ferric.tensor([[1, 0, 1]]), ferric.tensor([[5., 6., 7.]]))
+    ///     tensor([[0., 6., 0.],
+    ///             [5., 0., 7.]])
     fn scatter(
         &self,
         py: Python<'_>,
@@ -171,6 +217,16 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
+    /// scatter_(dim, index, src=None, value=None, *, reduce=None) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.scatter`.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (Tensor): the int64 indices.
+    ///     src (Tensor): the tensor to take the values from.
+    ///     value (Number, optional): the value to write instead of ``src``.
+    ///     reduce (str, optional): ``'add'`` or ``'multiply'`` to combine instead of writing.
     fn scatter_<'py>(
         slf: PyRef<'py, Self>,
         dim: i64,
@@ -191,6 +247,20 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// scatter_add(input, dim, index, src) -> Tensor
+    ///
+    /// Like :func:`ferric.scatter`, but adds ``src`` at the positions (repeated indices
+    /// accumulate).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (Tensor): the int64 indices.
+    ///     src (Tensor): the tensor to take the values from.
+    ///
+    /// Example:
+    ///     >>> ferric.scatter_add(ferric.zeros(3), 0, ferric.tensor([0, 0, 2]), ferric.tensor([1., 2., 3.]))
+    ///     tensor([3., 0., 3.])
     fn scatter_add(
         &self,
         py: Python<'_>,
@@ -204,6 +274,9 @@ impl PyTensor {
         )
     }
 
+    /// scatter_add_(dim, index, src) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.scatter_add`.
     fn scatter_add_<'py>(
         slf: PyRef<'py, Self>,
         dim: i64,
@@ -230,6 +303,21 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
+    /// index_add(input, dim, index, source, *, alpha=1) -> Tensor
+    ///
+    /// Returns a copy of ``input`` with ``alpha * source`` added at the positions ``index`` along
+    /// ``dim`` (repeated indices accumulate).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (Tensor): the int64 indices.
+    ///     source (Tensor): the tensor to take the values from.
+    ///     alpha (Number): the multiplier for ``source``.
+    ///
+    /// Example:
+    ///     >>> ferric.index_add(ferric.zeros(3), 0, ferric.tensor([0, 0, 2]), ferric.tensor([1., 2., 3.]))
+    ///     tensor([3., 0., 3.])
     fn index_add(
         &self,
         py: Python<'_>,
@@ -249,6 +337,15 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, source, *, alpha=None))]
+    /// index_add_(dim, index, source, *, alpha=1) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.index_add`.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (Tensor): the int64 indices.
+    ///     source (Tensor): the tensor to take the values from.
+    ///     alpha (Number): the multiplier for ``source``.
     fn index_add_<'py>(
         slf: PyRef<'py, Self>,
         dim: i64,
@@ -267,6 +364,20 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// index_fill(input, dim, index, value) -> Tensor
+    ///
+    /// Returns a copy of ``input`` with the positions ``index`` along ``dim`` set to ``value``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (Tensor): the int64 indices.
+    ///     value (Number): the value to write.
+    ///
+    /// Example:
+    ///     >>> ferric.index_fill(ferric.zeros(2, 3), 1, ferric.tensor([0, 2]), 1.0)
+    ///     tensor([[1., 0., 1.],
+    ///             [1., 0., 1.]])
     fn index_fill(
         &self,
         py: Python<'_>,
@@ -278,6 +389,9 @@ impl PyTensor {
         wrap_var(py, av::index_fill(&self.var()?, dim, &index.t, v.fill())?)
     }
 
+    /// index_fill_(dim, index, value) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.index_fill`.
     fn index_fill_<'py>(
         slf: PyRef<'py, Self>,
         dim: i64,
@@ -296,6 +410,20 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (indices, values, accumulate=false))]
+    /// index_put(input, indices, values, accumulate=False) -> Tensor
+    ///
+    /// Returns a copy of ``input`` with ``input[indices] = values`` (or ``+=`` with ``accumulate``,
+    /// where repeated indices add up).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     indices (tuple of Tensors): the index tensors, one per indexed dimension.
+    ///     values (Tensor): the values to write, broadcast to the indexed shape.
+    ///     accumulate (bool): add the values instead of writing them.
+    ///
+    /// Example:
+    ///     >>> ferric.index_put(ferric.zeros(3), (ferric.tensor([0, 0]),), ferric.tensor(1.), accumulate=True)
+    ///     tensor([2., 0., 0.])
     fn index_put(
         &self,
         py: Python<'_>,
@@ -309,6 +437,19 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (indices, values, accumulate=false))]
+    /// index_put_(input, indices, values, accumulate=False) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.index_put`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     indices (tuple of Tensors): the index tensors, one per indexed dimension.
+    ///     values (Tensor): the values to write, broadcast to the indexed shape.
+    ///     accumulate (bool): add the values instead of writing them.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(3).index_put_((ferric.tensor([1]),), ferric.tensor(5.))
+    ///     tensor([0., 5., 0.])
     fn index_put_<'py>(
         slf: PyRef<'py, Self>,
         indices: &Bound<'_, PyAny>,
@@ -326,10 +467,33 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// take(input, index) -> Tensor
+    ///
+    /// The elements of the flattened ``input`` at ``index``, in ``index``'s shape.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     index (Tensor): the int64 indices.
+    ///
+    /// Example:
+    ///     >>> ferric.take(ferric.tensor([[1, 2], [3, 4]]), ferric.tensor([0, 3]))
+    ///     tensor([1, 4])
     fn take(&self, py: Python<'_>, index: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::take(&self.var()?, &index.t)?)
     }
 
+    /// masked_fill(input, mask, value) -> Tensor
+    ///
+    /// Returns a copy of ``input`` with ``value`` written where ``mask`` is True.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     mask (Tensor): a bool tensor broadcastable to ``input``.
+    ///     value (Number or 0-d Tensor): the value to write.
+    ///
+    /// Example:
+    ///     >>> ferric.masked_fill(ferric.zeros(3), ferric.tensor([True, False, True]), 1.0)
+    ///     tensor([1., 0., 1.])
     fn masked_fill(
         &self,
         py: Python<'_>,
@@ -340,6 +504,13 @@ impl PyTensor {
         wrap_var(py, av::masked_fill(&self.var()?, &mask.t, v.fill())?)
     }
 
+    /// masked_fill_(mask, value) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.masked_fill`.
+    ///
+    /// Args:
+    ///     mask (Tensor): a bool tensor broadcastable to ``input``.
+    ///     value (Number or 0-d Tensor): the value to write.
     fn masked_fill_<'py>(
         slf: PyRef<'py, Self>,
         mask: PyRef<'_, PyTensor>,
@@ -360,10 +531,34 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// masked_select(input, mask) -> Tensor
+    ///
+    /// Returns the elements of ``input`` where ``mask`` is True, as a 1-D tensor.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     mask (Tensor): a bool tensor broadcastable to ``input``.
+    ///
+    /// Example:
+    ///     >>> ferric.masked_select(ferric.tensor([1, 2, 3]), ferric.tensor([True, False, True]))
+    ///     tensor([1, 3])
     fn masked_select(&self, py: Python<'_>, mask: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::masked_select(&self.var()?, &mask.t)?)
     }
 
+    /// masked_scatter(input, mask, source) -> Tensor
+    ///
+    /// Returns a copy of ``input`` with the elements where ``mask`` is True replaced, in order, by
+    /// the leading elements of ``source``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     mask (Tensor): a bool tensor broadcastable to ``input``.
+    ///     source (Tensor): the tensor to take the values from.
+    ///
+    /// Example:
+    ///     >>> ferric.masked_scatter(ferric.zeros(3), ferric.tensor([True, False, True]), ferric.tensor([1., 2.]))
+    ///     tensor([1., 0., 2.])
     fn masked_scatter(
         &self,
         py: Python<'_>,
@@ -374,6 +569,9 @@ impl PyTensor {
         wrap_var(py, out)
     }
 
+    /// masked_scatter_(mask, source) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.masked_scatter`.
     fn masked_scatter_<'py>(
         slf: PyRef<'py, Self>,
         mask: PyRef<'_, PyTensor>,
@@ -393,6 +591,8 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// where(condition, other) -> Tensor
+    ///
     /// `x.where(condition, y)`: `x` where the condition holds, else `y`.
     #[pyo3(name = "where")]
     fn where_method(
@@ -407,6 +607,19 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (*, as_tuple=false))]
+    /// nonzero(input, *, as_tuple=False) -> LongTensor or tuple of LongTensors
+    ///
+    /// The indices of the nonzero elements: one row per element, or with ``as_tuple`` one index
+    /// tensor per dimension.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     as_tuple (bool): return a tuple of index tensors, one per dimension.
+    ///
+    /// Example:
+    ///     >>> ferric.nonzero(ferric.tensor([0, 3, 0, 4]))
+    ///     tensor([[1],
+    ///             [3]])
     fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
         if as_tuple {
             return wrap_tuple(py, self.t.nonzero_tuple()?);
@@ -414,6 +627,18 @@ impl PyTensor {
         Ok(wrap(py, self.t.nonzero()?)?.into_any())
     }
 
+    /// argwhere(input) -> LongTensor
+    ///
+    /// Returns the indices of the nonzero elements, one row per element: shape ``(nnz,
+    /// input.dim())``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.argwhere(ferric.tensor([[0, 1], [2, 0]]))
+    ///     tensor([[0, 1],
+    ///             [1, 0]])
     fn argwhere(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap(py, self.t.nonzero()?)
     }
@@ -427,6 +652,8 @@ fn alpha_arg(alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
     }
 }
 
+/// where(condition, input, other) -> Tensor
+///
 /// `ferric.where(condition, input, other)`; with only a condition it is
 /// `nonzero(condition, as_tuple=True)`.
 #[pyfunction]

@@ -58,6 +58,20 @@ fn dims_or_args(
 
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=None, *, axis=None))]
+/// cat(tensors, dim=0, *, axis=None) -> Tensor
+///
+/// Concatenates ``tensors`` along the existing dimension ``dim``; they must match in every other
+/// dimension (1-D empty tensors are skipped). ``concat`` and ``concatenate`` are the same function.
+///
+/// Args:
+///     tensors (sequence of Tensors): the tensors to join.
+///     dim (int): the dimension to join along.
+///     axis (int, optional): NumPy's name for ``dim``.
+///
+/// Example:
+///     >>> ferric.cat([ferric.ones(1, 2), ferric.zeros(1, 2)])
+///     tensor([[1., 1.],
+///             [0., 0.]])
 fn cat(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
@@ -70,6 +84,18 @@ fn cat(
 
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=None, *, axis=None))]
+/// stack(tensors, dim=0) -> Tensor
+///
+/// Joins equally shaped tensors along a new dimension ``dim``.
+///
+/// Args:
+///     tensors (sequence of Tensors): the tensors to join.
+///     dim (int): the position of the new dimension.
+///
+/// Example:
+///     >>> ferric.stack([ferric.tensor([1, 2]), ferric.tensor([3, 4])], dim=1)
+///     tensor([[1, 3],
+///             [2, 4]])
 fn stack(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
@@ -93,21 +119,65 @@ fn join_dim(
 }
 
 #[pyfunction]
+/// hstack(tensors) -> Tensor
+///
+/// Stacks tensors horizontally: along dimension 1, or 0 for 1-D tensors.
+///
+/// Args:
+///     tensors (sequence of Tensors): the tensors to join.
+///
+/// Example:
+///     >>> ferric.hstack([ferric.tensor([1, 2]), ferric.tensor([3])])
+///     tensor([1, 2, 3])
 fn hstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
     wrap_var(py, aj::hstack(&tensor_list("hstack", tensors)?)?)
 }
 
 #[pyfunction]
+/// vstack(tensors) -> Tensor
+///
+/// Stacks tensors vertically (along dimension 0), after making them at least 2-D. ``row_stack`` is
+/// the same function.
+///
+/// Args:
+///     tensors (sequence of Tensors): the tensors to join.
+///
+/// Example:
+///     >>> ferric.vstack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
+///     tensor([[1, 2],
+///             [3, 4]])
 fn vstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
     wrap_var(py, aj::vstack(&tensor_list("vstack", tensors)?)?)
 }
 
 #[pyfunction]
+/// dstack(tensors) -> Tensor
+///
+/// Stacks tensors depthwise (along the third dimension), after making them at least 3-D.
+///
+/// Args:
+///     tensors (sequence of Tensors): the tensors to join.
+///
+/// Example:
+///     >>> ferric.dstack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
+///     tensor([[[1, 3],
+///              [2, 4]]])
 fn dstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
     wrap_var(py, aj::dstack(&tensor_list("dstack", tensors)?)?)
 }
 
 #[pyfunction]
+/// column_stack(tensors) -> Tensor
+///
+/// Stacks tensors horizontally as columns: 0-d and 1-D inputs become ``(n, 1)`` columns first.
+///
+/// Args:
+///     tensors (sequence of Tensors): the tensors to join.
+///
+/// Example:
+///     >>> ferric.column_stack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
+///     tensor([[1, 3],
+///             [2, 4]])
 fn column_stack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
     wrap_var(
         py,
@@ -115,6 +185,8 @@ fn column_stack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTen
     )
 }
 
+/// pad(input, pad, mode='constant', value=None) -> Tensor
+///
 /// `nn.functional.pad(input, pad, mode='constant', value=None)`.
 #[pyfunction]
 #[pyo3(signature = (input, pad, mode="constant", value=None))]
@@ -142,6 +214,18 @@ fn pad(
 #[pymethods]
 impl PyTensor {
     #[pyo3(signature = (*args, dims=None))]
+    /// flip(input, dims) -> Tensor
+    ///
+    /// Reverses the order of the elements along ``dims`` (a copy, as in PyTorch).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dims (int or tuple of ints): the dimensions to flip.
+    ///
+    /// Example:
+    ///     >>> ferric.flip(ferric.tensor([[1, 2], [3, 4]]), [0])
+    ///     tensor([[3, 4],
+    ///             [1, 2]])
     fn flip(
         &self,
         py: Python<'_>,
@@ -153,14 +237,48 @@ impl PyTensor {
             aj::flip(&self.var()?, &dims_or_args(args, dims, "dims")?)?,
         )
     }
+    /// fliplr(input) -> Tensor
+    ///
+    /// Flips a tensor of at least 2 dimensions left to right (dimension 1).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.fliplr(ferric.tensor([[1, 2], [3, 4]]))
+    ///     tensor([[2, 1],
+    ///             [4, 3]])
     fn fliplr(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, aj::fliplr(&self.var()?)?)
     }
+    /// flipud(input) -> Tensor
+    ///
+    /// Flips a tensor of at least 1 dimension up to down (dimension 0).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.flipud(ferric.tensor([[1, 2], [3, 4]]))
+    ///     tensor([[3, 4],
+    ///             [1, 2]])
     fn flipud(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, aj::flipud(&self.var()?)?)
     }
 
     #[pyo3(signature = (shifts, dims=None))]
+    /// roll(input, shifts, dims=None) -> Tensor
+    ///
+    /// Shifts the elements cyclically along ``dims`` (the flattened tensor without ``dims``).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     shifts (int or tuple of ints): how far to shift.
+    ///     dims (int or tuple of ints, optional): the dimensions to roll.
+    ///
+    /// Example:
+    ///     >>> ferric.roll(ferric.tensor([1, 2, 3, 4]), 1)
+    ///     tensor([4, 1, 2, 3])
     fn roll(
         &self,
         py: Python<'_>,
@@ -173,11 +291,35 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (*sizes))]
+    /// repeat(*sizes) -> Tensor
+    ///
+    /// Tiles the tensor ``sizes[i]`` times along each dimension (``sizes`` may add leading
+    /// dimensions).
+    ///
+    /// Args:
+    ///     sizes (int...): the sizes, as separate ints or one sequence.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1, 2]).repeat(2, 2)
+    ///     tensor([[1, 2, 1, 2],
+    ///             [1, 2, 1, 2]])
     fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, aj::repeat(&self.var()?, &size_args(sizes)?)?)
     }
 
     #[pyo3(signature = (*args, dims=None))]
+    /// tile(input, dims) -> Tensor
+    ///
+    /// Repeats ``input`` ``dims[i]`` times along each dimension; a short ``dims`` is padded with
+    /// leading ones.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dims (tuple of ints): the repetitions per dimension.
+    ///
+    /// Example:
+    ///     >>> ferric.tile(ferric.tensor([1, 2]), (2,))
+    ///     tensor([1, 2, 1, 2])
     fn tile(
         &self,
         py: Python<'_>,
@@ -190,6 +332,8 @@ impl PyTensor {
         )
     }
 
+    /// repeat_interleave(input, repeats, dim=None) -> Tensor
+    ///
     /// `repeat_interleave(repeats, dim=None)`; `ferric.repeat_interleave(repeats)` with a
     /// single tensor returns the repeated indices.
     #[pyo3(signature = (repeats=None, dim=None, *, output_size=None))]
@@ -221,14 +365,45 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (diagonal=0))]
+    /// tril(input, diagonal=0) -> Tensor
+    ///
+    /// The lower triangle of the matrices in ``input`` (on and below ``diagonal``), zeros
+    /// elsewhere.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+    ///
+    /// Example:
+    ///     >>> ferric.tril(ferric.ones(3, 3))
+    ///     tensor([[1., 0., 0.],
+    ///             [1., 1., 0.],
+    ///             [1., 1., 1.]])
     fn tril(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, aj::tri(&self.var()?, true, diagonal)?)
     }
     #[pyo3(signature = (diagonal=0))]
+    /// triu(input, diagonal=0) -> Tensor
+    ///
+    /// The upper triangle of the matrices in ``input`` (on and above ``diagonal``), zeros
+    /// elsewhere.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+    ///
+    /// Example:
+    ///     >>> ferric.triu(ferric.ones(3, 3), 1)
+    ///     tensor([[0., 1., 1.],
+    ///             [0., 0., 1.],
+    ///             [0., 0., 0.]])
     fn triu(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, aj::tri(&self.var()?, false, diagonal)?)
     }
     #[pyo3(signature = (diagonal=0))]
+    /// tril_(diagonal=0) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.tril`.
     fn tril_(slf: PyRef<'_, Self>, diagonal: i64) -> PyResult<PyRef<'_, Self>> {
         inplace_with(
             &slf,
@@ -240,6 +415,9 @@ impl PyTensor {
         Ok(slf)
     }
     #[pyo3(signature = (diagonal=0))]
+    /// triu_(diagonal=0) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.triu`.
     fn triu_(slf: PyRef<'_, Self>, diagonal: i64) -> PyResult<PyRef<'_, Self>> {
         inplace_with(
             &slf,
@@ -252,10 +430,37 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (diagonal=0))]
+    /// diag(input, diagonal=0) -> Tensor
+    ///
+    /// For a 1-D ``input``, the square matrix with ``input`` on a diagonal; for a 2-D one, that
+    /// diagonal as a 1-D tensor.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+    ///
+    /// Example:
+    ///     >>> ferric.diag(ferric.tensor([1, 2]))
+    ///     tensor([[1, 0],
+    ///             [0, 2]])
     fn diag(&self, py: Python<'_>, diagonal: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, aj::diag(&self.var()?, diagonal)?)
     }
     #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
+    /// diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor
+    ///
+    /// Returns a view of a diagonal of the planes spanned by ``dim1`` and ``dim2``, as the last
+    /// dimension.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     offset (int): which diagonal: 0 the main one, positive above it, negative below.
+    ///     dim1 (int): the first dimension of the planes.
+    ///     dim2 (int): the second dimension of the planes.
+    ///
+    /// Example:
+    ///     >>> ferric.diagonal(ferric.arange(9).reshape(3, 3), 1)
+    ///     tensor([1, 5])
     fn diagonal(
         &self,
         py: Python<'_>,
@@ -266,6 +471,21 @@ impl PyTensor {
         wrap_var(py, aj::diagonal(&self.var()?, offset, dim1, dim2)?)
     }
     #[pyo3(signature = (offset=0, dim1=-2, dim2=-1))]
+    /// diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor
+    ///
+    /// Places the last dimension of ``input`` on a diagonal of new planes spanned by ``dim1`` and
+    /// ``dim2``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     offset (int): which diagonal: 0 the main one, positive above it, negative below.
+    ///     dim1 (int): the first dimension of the planes.
+    ///     dim2 (int): the second dimension of the planes.
+    ///
+    /// Example:
+    ///     >>> ferric.diag_embed(ferric.tensor([[1, 2]]))
+    ///     tensor([[[1, 0],
+    ///              [0, 2]]])
     fn diag_embed(
         &self,
         py: Python<'_>,

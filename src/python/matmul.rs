@@ -53,48 +53,74 @@ impl PyTensor {
         }
     }
 
+    /// matmul(other) -> Tensor
+    ///
+    /// See :func:`ferric.matmul`.
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("matmul", "other", 1, other)?;
         wrap_var(py, ag::matmul(&self.var()?, &o)?)
     }
 
+    /// mm(mat2) -> Tensor
+    ///
+    /// See :func:`ferric.mm`.
     fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("mm", "mat2", 1, mat2)?;
         wrap_var(py, ag::mm(&self.var()?, &o)?)
     }
 
+    /// bmm(mat2) -> Tensor
+    ///
+    /// See :func:`ferric.bmm`.
     fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("bmm", "mat2", 1, mat2)?;
         wrap_var(py, ag::bmm(&self.var()?, &o)?)
     }
 
+    /// mv(vec) -> Tensor
+    ///
+    /// See :func:`ferric.mv`.
     fn mv(&self, py: Python<'_>, vec: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("mv", "vec", 1, vec)?;
         wrap_var(py, ag::mv(&self.var()?, &o)?)
     }
 
+    /// dot(tensor) -> Tensor
+    ///
+    /// See :func:`ferric.dot`.
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("dot", "tensor", 1, tensor)?;
         wrap_var(py, ag::dot(&self.var()?, &o)?)
     }
 
-    /// `vdot` conjugates its first argument; for real dtypes it is `dot`.
+    /// vdot(other) -> Tensor
+    ///
+    /// See :func:`ferric.vdot`.
     fn vdot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("vdot", "other", 1, other)?;
         wrap_var(py, ag::vdot(&self.var()?, &o)?)
     }
 
+    /// outer(vec2) -> Tensor
+    ///
+    /// See :func:`ferric.outer`.
     fn outer(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("outer", "vec2", 1, vec2)?;
         wrap_var(py, ag::outer(&self.var()?, &o)?)
     }
 
+    /// ger(vec2) -> Tensor
+    ///
+    /// See :func:`ferric.outer`.
     fn ger(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("ger", "vec2", 1, vec2)?;
         wrap_var(py, ag::outer(&self.var()?, &o)?)
     }
 
     #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None))]
+    /// addmm(mat1, mat2, *, beta=1, alpha=1) -> Tensor
+    ///
+    /// See :func:`ferric.addmm`.
     fn addmm(
         &self,
         py: Python<'_>,
@@ -113,6 +139,9 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (batch1, batch2, *, beta=None, alpha=None))]
+    /// baddbmm(batch1, batch2, *, beta=1, alpha=1) -> Tensor
+    ///
+    /// See :func:`ferric.baddbmm`.
     fn baddbmm(
         &self,
         py: Python<'_>,
@@ -171,6 +200,8 @@ fn sublist_equation(args: &Bound<'_, PyTuple>) -> PyResult<(String, Vec<Var>)> {
     Ok((eq, ops))
 }
 
+/// einsum(equation, *operands) -> Tensor
+///
 /// `einsum(equation, *operands)`; the operands may also be given as one list/tuple.
 #[pyfunction]
 #[pyo3(signature = (*args))]
@@ -217,8 +248,9 @@ fn einsum(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
 /// Module-level forms (`ferric.mm(input, mat2)`): separate functions rather than method
 /// aliases so keyword calls (`input=`) and argument positions in errors match PyTorch.
 macro_rules! binary_functions {
-    ($($fname:ident, $op:literal, $arg:literal, $method:ident;)*) => {
+    ($($fname:ident, $op:literal, $arg:literal, $method:ident, $doc:expr;)*) => {
         $(
+            #[doc = $doc]
             #[pyfunction(name = $op)]
             fn $fname(
                 py: Python<'_>,
@@ -240,16 +272,142 @@ macro_rules! binary_functions {
 }
 
 binary_functions! {
-    fn_matmul, "matmul", "other", matmul;
-    fn_mm, "mm", "mat2", mm;
-    fn_bmm, "bmm", "mat2", bmm;
-    fn_mv, "mv", "vec", mv;
-    fn_dot, "dot", "tensor", dot;
-    fn_vdot, "vdot", "other", vdot;
-    fn_outer, "outer", "vec2", outer;
-    fn_ger, "ger", "vec2", outer;
+    fn_matmul, "matmul", "other", matmul,
+    concat!(
+        "matmul(input, other) -> Tensor\n",
+        "\n",
+        "Matrix product with NumPy's rules: dot product for 1-D by 1-D, matrix-vector and\n",
+        "matrix-matrix products, and batched products with the batch dimensions broadcast. The ``@``\n",
+        "operator.\n",
+        "\n",
+        "Args:\n",
+        "    input (Tensor): the input tensor.\n",
+        "    other (Tensor): the second operand.\n",
+        "\n",
+        "Example:\n",
+        "    >>> ferric.matmul(ferric.tensor([[1., 2.], [3., 4.]]), ferric.tensor([1., 1.]))\n",
+        "    tensor([3., 7.])"
+    );
+    fn_mm, "mm", "mat2", mm,
+    concat!(
+        "mm(input, mat2) -> Tensor\n",
+        "\n",
+        "Matrix product of a ``(n, m)`` and a ``(m, p)`` matrix. No broadcasting (see\n",
+        ":func:`ferric.matmul`).\n",
+        "\n",
+        "Args:\n",
+        "    input (Tensor): the first matrix.\n",
+        "    mat2 (Tensor): the second matrix, ``(m, p)``.\n",
+        "\n",
+        "Example:\n",
+        "    >>> ferric.mm(ferric.tensor([[1., 2.]]), ferric.tensor([[3.], [4.]]))\n",
+        "    tensor([[11.]])"
+    );
+    fn_bmm, "bmm", "mat2", bmm,
+    concat!(
+        "bmm(input, mat2) -> Tensor\n",
+        "\n",
+        "Batched matrix product of ``(b, n, m)`` and ``(b, m, p)`` tensors: ``(b, n, p)``. No\n",
+        "broadcasting (see :func:`ferric.matmul`).\n",
+        "\n",
+        "Args:\n",
+        "    input (Tensor): the first batch of matrices.\n",
+        "    mat2 (Tensor): the second batch of matrices.\n",
+        "\n",
+        "Example:\n",
+        "    >>> ferric.bmm(ferric.ones(2, 1, 3), ferric.ones(2, 3, 1)).shape\n",
+        "    ferric.Size([2, 1, 1])"
+    );
+    fn_mv, "mv", "vec", mv,
+    concat!(
+        "mv(input, vec) -> Tensor\n",
+        "\n",
+        "Matrix-vector product of a ``(n, m)`` matrix and a ``(m,)`` vector.\n",
+        "\n",
+        "Args:\n",
+        "    input (Tensor): the matrix.\n",
+        "    vec (Tensor): the vector.\n",
+        "\n",
+        "Example:\n",
+        "    >>> ferric.mv(ferric.tensor([[1., 2.], [3., 4.]]), ferric.tensor([1., 1.]))\n",
+        "    tensor([3., 7.])"
+    );
+    fn_dot, "dot", "tensor", dot,
+    concat!(
+        "dot(input, tensor) -> Tensor\n",
+        "\n",
+        "The dot product of two 1-D tensors of the same size and dtype, as a 0-d tensor.\n",
+        "\n",
+        "Args:\n",
+        "    input (Tensor): the input tensor.\n",
+        "    tensor (Tensor): the second vector.\n",
+        "\n",
+        "Example:\n",
+        "    >>> ferric.dot(ferric.tensor([1., 2.]), ferric.tensor([3., 4.]))\n",
+        "    tensor(11.)"
+    );
+    fn_vdot, "vdot", "other", vdot,
+    concat!(
+        "vdot(input, other) -> Tensor\n",
+        "\n",
+        "The dot product of two 1-D tensors (the first conjugated for complex inputs, which ferric\n",
+        "does not have).\n",
+        "\n",
+        "Args:\n",
+        "    input (Tensor): the input tensor.\n",
+        "    other (Tensor): the second vector.\n",
+        "\n",
+        "Example:\n",
+        "    >>> ferric.vdot(ferric.tensor([1., 2.]), ferric.tensor([3., 4.]))\n",
+        "    tensor(11.)"
+    );
+    fn_outer, "outer", "vec2", outer,
+    concat!(
+        "outer(input, vec2) -> Tensor\n",
+        "\n",
+        "The outer product of two 1-D tensors: ``out[i, j] = input[i] * vec2[j]``.\n",
+        "\n",
+        "Args:\n",
+        "    input (Tensor): the first vector.\n",
+        "    vec2 (Tensor): the second vector.\n",
+        "\n",
+        "Example:\n",
+        "    >>> ferric.outer(ferric.tensor([1, 2]), ferric.tensor([3, 4]))\n",
+        "    tensor([[3, 4],\n",
+        "            [6, 8]])"
+    );
+    fn_ger, "ger", "vec2", outer,
+    concat!(
+        "ger(input, vec2) -> Tensor\n",
+        "\n",
+        "Alias for :func:`ferric.outer`.\n",
+        "\n",
+        "Args:\n",
+        "    input (Tensor): the input tensor.\n",
+        "    vec2 (Tensor): the second vector.\n",
+        "\n",
+        "Example:\n",
+        "    >>> ferric.ger(ferric.tensor([1, 2]), ferric.tensor([3, 4]))\n",
+        "    tensor([[3, 4],\n",
+        "            [6, 8]])"
+    );
 }
 
+/// addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor
+///
+/// Returns ``beta * input + alpha * (mat1 @ mat2)``; ``input`` is broadcast to the product's shape.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     mat1 (Tensor): the first matrix, ``(n, m)``.
+///     mat2 (Tensor): the second matrix, ``(m, p)``.
+///     beta (Number): the multiplier for ``input``; default 1.
+///     alpha (Number): the multiplier for ``other``; default 1.
+///
+/// Example:
+///     >>> ferric.addmm(ferric.ones(2, 2), ferric.eye(2), ferric.full((2, 2), 3.0))
+///     tensor([[4., 4.],
+///             [4., 4.]])
 #[pyfunction(name = "addmm")]
 #[pyo3(signature = (input, mat1, mat2, *, beta=None, alpha=None))]
 fn fn_addmm(
@@ -270,6 +428,22 @@ fn fn_addmm(
     wrap_var(py, ag::addmm(&i, &m1, &m2, b, a)?)
 }
 
+/// baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
+///
+/// Returns ``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices; ``input`` is
+/// broadcast to the product's shape.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     batch1 (Tensor): the first batch of matrices, ``(b, n, m)``.
+///     batch2 (Tensor): the second batch of matrices, ``(b, m, p)``.
+///     beta (Number): the multiplier for ``input``; default 1.
+///     alpha (Number): the multiplier for ``other``; default 1.
+///
+/// Example:
+///     >>> ferric.baddbmm(ferric.zeros(1, 2, 2), ferric.ones(1, 2, 3), ferric.ones(1, 3, 2))
+///     tensor([[[3., 3.],
+///              [3., 3.]]])
 #[pyfunction(name = "baddbmm")]
 #[pyo3(signature = (input, batch1, batch2, *, beta=None, alpha=None))]
 fn fn_baddbmm(

@@ -201,6 +201,24 @@ fn int_arg(op: &str, name: &str, o: &Bound<'_, PyAny>) -> PyResult<i64> {
 #[pyfunction]
 #[pyo3(signature = (*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
+/// rand(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
+///
+/// Returns a tensor of shape ``size`` filled with uniform samples from ``[0, 1)``.
+///
+/// Args:
+///     size (int...): the shape of the result, as separate ints or one sequence.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     pin_memory (bool): accepted for compatibility; has no effect on the CPU.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> ferric.rand(2, 3).shape
+///     ferric.Size([2, 3])
 fn rand(
     py: Python<'_>,
     args: &Bound<'_, PyTuple>,
@@ -226,6 +244,24 @@ fn rand(
 #[pyfunction]
 #[pyo3(signature = (*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
+/// randn(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
+///
+/// Returns a tensor of shape ``size`` filled with samples from the standard normal distribution.
+///
+/// Args:
+///     size (int...): the shape of the result, as separate ints or one sequence.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     pin_memory (bool): accepted for compatibility; has no effect on the CPU.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> ferric.randn(2, 3).shape
+///     ferric.Size([2, 3])
 fn randn(
     py: Python<'_>,
     args: &Bound<'_, PyTuple>,
@@ -258,6 +294,8 @@ fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
     ))
 }
 
+/// randint(low=0, high, size, *, generator=None, dtype=ferric.int64, device=None, requires_grad=False) -> Tensor
+///
 /// `randint(high, size)` / `randint(low, high, size)` (also by keyword).
 #[pyfunction]
 #[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
@@ -310,6 +348,24 @@ fn randint(
 #[pyfunction]
 #[pyo3(signature = (n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
+/// randperm(n, *, generator=None, out=None, dtype=ferric.int64, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
+///
+/// A random permutation of ``0, ..., n - 1``.
+///
+/// Args:
+///     n (int): the size.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     pin_memory (bool): accepted for compatibility; has no effect on the CPU.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> ferric.randperm(4).sort().values
+///     tensor([0, 1, 2, 3])
 fn randperm(
     py: Python<'_>,
     n: &Bound<'_, PyAny>,
@@ -349,6 +405,8 @@ impl NormalArg {
     }
 }
 
+/// normal(mean, std, size=None, *, generator=None) -> Tensor
+///
 /// `normal(mean, std, size=None)`: tensor/float combinations as in PyTorch; two floats
 /// need `size`.
 #[pyfunction]
@@ -442,6 +500,22 @@ fn sample_inplace(
 #[pyfunction]
 #[pyo3(signature = (input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
 #[allow(clippy::too_many_arguments)]
+/// rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+///
+/// :func:`ferric.rand` with ``input``'s shape and dtype.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+///
+/// Example:
+///     >>> ferric.rand_like(ferric.zeros(2, dtype=ferric.float64)).dtype
+///     ferric.float64
 fn rand_like(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -461,6 +535,22 @@ fn rand_like(
 #[pyfunction]
 #[pyo3(signature = (input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
 #[allow(clippy::too_many_arguments)]
+/// randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+///
+/// :func:`ferric.randn` with ``input``'s shape and dtype.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result.
+///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+///
+/// Example:
+///     >>> ferric.randn_like(ferric.zeros(2, 2)).shape
+///     ferric.Size([2, 2])
 fn randn_like(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -477,6 +567,8 @@ fn randn_like(
     finish(py, t, requires_grad, device)
 }
 
+/// randint_like(input, low=0, high, *, dtype=None, device=None, requires_grad=False) -> Tensor
+///
 /// `randint_like(input, high)` / `randint_like(input, low, high)`.
 #[pyfunction]
 #[pyo3(signature = (input, low_or_high=None, high=None, *, low=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
@@ -527,6 +619,20 @@ fn randint_like(
 #[pymethods]
 impl PyTensor {
     #[pyo3(signature = (r#from=0.0, to=1.0, *, generator=None))]
+    /// uniform_(from=0, to=1, *, generator=None) -> Tensor
+    ///
+    /// Fills the tensor in place with samples from the uniform distribution on ``[from, to)``.
+    ///
+    /// Args:
+    ///     from (float): the lower bound.
+    ///     to (float): the upper bound.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> bool((ferric.empty(5).uniform_(2, 3) >= 2).all())
+    ///     True
     fn uniform_<'py>(
         slf: PyRef<'py, Self>,
         r#from: f64,
@@ -541,6 +647,20 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
+    /// normal_(mean=0, std=1, *, generator=None) -> Tensor
+    ///
+    /// Fills the tensor in place with samples from the normal distribution.
+    ///
+    /// Args:
+    ///     mean (float): the mean of the distribution.
+    ///     std (float): the standard deviation of the distribution.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> ferric.empty(1000).normal_(5.0, 0.1).mean().round()
+    ///     tensor(5.)
     fn normal_<'py>(
         slf: PyRef<'py, Self>,
         mean: f64,
@@ -555,6 +675,19 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (lambd=1.0, *, generator=None))]
+    /// exponential_(lambd=1, *, generator=None) -> Tensor
+    ///
+    /// Fills the tensor in place with samples from the exponential distribution of rate ``lambd``.
+    ///
+    /// Args:
+    ///     lambd (float): the rate.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> bool((ferric.empty(3).exponential_() >= 0).all())
+    ///     True
     fn exponential_<'py>(
         slf: PyRef<'py, Self>,
         lambd: f64,
@@ -568,6 +701,20 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (median=0.0, sigma=1.0, *, generator=None))]
+    /// cauchy_(median=0, sigma=1, *, generator=None) -> Tensor
+    ///
+    /// Fills the tensor in place with samples from the Cauchy distribution.
+    ///
+    /// Args:
+    ///     median (float): the location.
+    ///     sigma (float): the scale.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> ferric.empty(2).cauchy_().shape
+    ///     ferric.Size([2])
     fn cauchy_<'py>(
         slf: PyRef<'py, Self>,
         median: f64,
@@ -582,6 +729,21 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (mean=1.0, std=2.0, *, generator=None))]
+    /// log_normal_(mean=1, std=2, *, generator=None) -> Tensor
+    ///
+    /// Fills the tensor in place with samples whose logarithm is normal with the given ``mean`` and
+    /// ``std``.
+    ///
+    /// Args:
+    ///     mean (float): the mean of the underlying normal distribution.
+    ///     std (float): the standard deviation of the underlying normal distribution.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> bool((ferric.empty(3).log_normal_() > 0).all())
+    ///     True
     fn log_normal_<'py>(
         slf: PyRef<'py, Self>,
         mean: f64,
@@ -596,6 +758,20 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (p, *, generator=None))]
+    /// geometric_(p, *, generator=None) -> Tensor
+    ///
+    /// Fills the tensor in place with samples from the geometric distribution: the number of
+    /// Bernoulli(``p``) trials up to the first success.
+    ///
+    /// Args:
+    ///     p (float): the success probability.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw
+    ///         from.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> bool((ferric.empty(3).geometric_(0.5) >= 1).all())
+    ///     True
     fn geometric_<'py>(
         slf: PyRef<'py, Self>,
         p: f64,
@@ -608,6 +784,8 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// bernoulli_(p=0.5, *, generator=None) -> Tensor
+    ///
     /// `bernoulli_(p=0.5)` with a float or tensor probability.
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli_<'py>(
@@ -642,6 +820,8 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// bernoulli(p=None, *, generator=None) -> Tensor
+    ///
     /// `bernoulli()` (p = the tensor itself) or `bernoulli(p)` (a float p).
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli(
@@ -666,6 +846,8 @@ impl PyTensor {
         }
     }
 
+    /// random_(from=0, to=None, *, generator=None) -> Tensor
+    ///
     /// `random_()`, `random_(to)`, `random_(from, to)` (`to=None`: up to the dtype's max).
     #[pyo3(signature = (*args, generator=None, **kwargs))]
     fn random_<'py>(
@@ -721,6 +903,9 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    /// multinomial(num_samples, replacement=False, *, generator=None) -> LongTensor
+    ///
+    /// See :func:`ferric.multinomial`.
     fn multinomial(
         &self,
         py: Python<'_>,
@@ -734,6 +919,8 @@ impl PyTensor {
     }
 }
 
+/// bernoulli(input, p=None, *, generator=None) -> Tensor
+///
 /// `torch.bernoulli(input, p=None, *, generator=None)`.
 #[pyfunction]
 #[pyo3(signature = (input, p=None, *, generator=None))]
@@ -748,6 +935,20 @@ fn bernoulli(
 
 #[pyfunction]
 #[pyo3(signature = (input, num_samples, replacement=false, *, generator=None))]
+/// multinomial(input, num_samples, replacement=False, *, generator=None) -> LongTensor
+///
+/// Draws ``num_samples`` category indices per row of the (unnormalised) probabilities ``input``.
+///
+/// Args:
+///     input (Tensor): non-negative weights, 1-D or 2-D.
+///     num_samples (int): the number of samples to draw per row.
+///     replacement (bool): draw with replacement.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> ferric.multinomial(ferric.tensor([0., 1., 0.]), 2, replacement=True)
+///     tensor([1, 1])
 fn multinomial(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -758,6 +959,8 @@ fn multinomial(
     input.multinomial(py, num_samples, replacement, generator)
 }
 
+/// manual_seed(seed) -> Generator
+///
 /// `manual_seed(seed)`: seeds the default generator and returns it.
 #[pyfunction]
 fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerator>> {
@@ -766,21 +969,56 @@ fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerat
 }
 
 #[pyfunction]
+/// seed() -> int
+///
+/// Seeds the default generator with a non-deterministic random number and returns it.
+///
+/// Example:
+///     >>> isinstance(ferric.seed(), int)
+///     True
 fn seed() -> u64 {
     Generator::default_generator().seed()
 }
 
 #[pyfunction]
+/// initial_seed() -> int
+///
+/// Returns the seed the default generator was last seeded with.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(7)
+///     >>> ferric.initial_seed()
+///     7
 fn initial_seed() -> u64 {
     Generator::default_generator().initial_seed()
 }
 
 #[pyfunction]
+/// get_rng_state() -> Tensor
+///
+/// Returns the state of the default generator as a uint8 tensor, for :func:`ferric.set_rng_state`.
+///
+/// Example:
+///     >>> s = ferric.get_rng_state()
+///     >>> a = ferric.rand(2)
+///     >>> ferric.set_rng_state(s)
+///     >>> bool((ferric.rand(2) == a).all())
+///     True
 fn get_rng_state(py: Python<'_>) -> PyResult<Py<PyTensor>> {
     wrap(py, state_tensor(Generator::default_generator())?)
 }
 
 #[pyfunction]
+/// set_rng_state(new_state) -> None
+///
+/// Restores the default generator's state from :func:`ferric.get_rng_state`.
+///
+/// Args:
+///     new_state (Tensor): the uint8 state tensor.
+///
+/// Example:
+///     >>> s = ferric.get_rng_state()
+///     >>> ferric.set_rng_state(s)
 fn set_rng_state(new_state: &Bound<'_, PyAny>) -> PyResult<()> {
     Generator::default_generator()
         .set_state(&state_bytes(new_state)?)

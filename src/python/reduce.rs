@@ -199,10 +199,11 @@ pub fn dim_or_axis<'a, 'py>(
 
 /// Sums-like methods that share `(dim=None, keepdim=False, *, dtype=None)`.
 macro_rules! sum_methods {
-    ($($name:ident => $f:path;)*) => {
+    ($($name:ident => $f:path, $doc:expr;)*) => {
         #[pymethods]
         impl PyTensor {
             $(
+                #[doc = $doc]
                 #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None, axis=None))]
                 fn $name(&self, py: Python<'_>, dim: Arg, keepdim: bool, dtype: Arg, axis: Arg)
                     -> PyResult<Py<PyTensor>> {
@@ -216,15 +217,89 @@ macro_rules! sum_methods {
 }
 
 sum_methods! {
-    sum => av::sum;
-    nansum => av::nansum;
-    mean => av::mean;
-    nanmean => av::nanmean;
+    sum => av::sum,
+        concat!(
+            "sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n",
+            "\n",
+            "The sum of the elements (over the dimension(s) ``dim``, or all); integer and bool inputs sum in int64.\n",
+            "\n",
+            "Args:\n",
+            "    input (Tensor): the input tensor.\n",
+            "    dim (int or tuple of ints, optional): the dimension(s) to reduce.\n",
+            "    keepdim (bool): whether the reduced dimensions are kept with size 1.\n",
+            "    dtype (:class:`ferric.dtype`, optional): the desired data type of the result.\n",
+            "\n",
+            "Example:\n",
+            "    >>> ferric.sum(ferric.tensor([[1, 2], [3, 4]]), dim=0)\n",
+            "    tensor([4, 6])"
+        );
+    nansum => av::nansum,
+        concat!(
+            "nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n",
+            "\n",
+            ":func:`ferric.sum` that treats NaN as zero.\n",
+            "\n",
+            "Args:\n",
+            "    input (Tensor): the input tensor.\n",
+            "    dim (int or tuple of ints, optional): the dimension(s) to reduce.\n",
+            "    keepdim (bool): whether the reduced dimensions are kept with size 1.\n",
+            "    dtype (:class:`ferric.dtype`, optional): the desired data type of the result.\n",
+            "\n",
+            "Example:\n",
+            "    >>> ferric.nansum(ferric.tensor([1., float('nan'), 3.]))\n",
+            "    tensor(4.)"
+        );
+    mean => av::mean,
+        concat!(
+            "mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n",
+            "\n",
+            "The mean of ``input`` (over the dimension(s) ``dim``, or all elements); ``input`` must be floating point unless ``dtype`` is.\n",
+            "\n",
+            "Args:\n",
+            "    input (Tensor): the input tensor.\n",
+            "    dim (int or tuple of ints, optional): the dimension(s) to reduce.\n",
+            "    keepdim (bool): whether the reduced dimensions are kept with size 1.\n",
+            "    dtype (:class:`ferric.dtype`, optional): the desired data type of the result.\n",
+            "\n",
+            "Example:\n",
+            "    >>> ferric.mean(ferric.tensor([[1., 2.], [3., 4.]]), dim=1)\n",
+            "    tensor([1.5000, 3.5000])"
+        );
+    nanmean => av::nanmean,
+        concat!(
+            "nanmean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n",
+            "\n",
+            ":func:`ferric.mean` that ignores NaN elements.\n",
+            "\n",
+            "Args:\n",
+            "    input (Tensor): the input tensor.\n",
+            "    dim (int or tuple of ints, optional): the dimension(s) to reduce.\n",
+            "    keepdim (bool): whether the reduced dimensions are kept with size 1.\n",
+            "    dtype (:class:`ferric.dtype`, optional): the desired data type of the result.\n",
+            "\n",
+            "Example:\n",
+            "    >>> ferric.nanmean(ferric.tensor([1., float('nan'), 3.]))\n",
+            "    tensor(2.)"
+        );
 }
 
 #[pymethods]
 impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=None, *, dtype=None))]
+    /// prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor
+    ///
+    /// The product of the elements (over ``dim``, or all); integer and bool inputs multiply in
+    /// int64.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.prod(ferric.tensor([[1, 2], [3, 4]]), 1)
+    ///     tensor([ 2, 12])
     fn prod(
         &self,
         py: Python<'_>,
@@ -241,6 +316,24 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None, keepdim=None, *, other=None))]
+    /// max(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
+    ///
+    /// Without ``dim``, the largest element as a 0-d tensor; with ``dim``, the named tuple
+    /// ``(values, indices)`` of the maxima along it; ``max(input, other)`` is
+    /// :func:`ferric.maximum`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.max(ferric.tensor([[1., 5.], [3., 2.]]))
+    ///     tensor(5.)
+    ///     >>> ferric.max(ferric.tensor([[1., 5.], [3., 2.]]), 0)
+    ///     ferric.return_types.max(
+    ///     values=tensor([3., 5.]),
+    ///     indices=tensor([1, 0]))
     fn max(
         &self,
         py: Python<'_>,
@@ -252,6 +345,22 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None, keepdim=None, *, other=None))]
+    /// min(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
+    ///
+    /// Without ``dim``, the smallest element as a 0-d tensor; with ``dim``, the named tuple
+    /// ``(values, indices)`` of the minima along it; ``min(input, other)`` is
+    /// :func:`ferric.minimum`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.min(ferric.tensor([[1., 5.], [3., 2.]]), 1)
+    ///     ferric.return_types.min(
+    ///     values=tensor([1., 2.]),
+    ///     indices=tensor([0, 1]))
     fn min(
         &self,
         py: Python<'_>,
@@ -263,34 +372,115 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None, keepdim=false, *, axis=None))]
+    /// amax(input, dim=(), keepdim=False) -> Tensor
+    ///
+    /// Returns the maximum of ``input`` over the dimension(s) ``dim`` (all when empty). Unlike
+    /// :func:`ferric.max` it returns no indices and spreads the gradient evenly over ties.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int or tuple of ints): the dimension(s) to reduce.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.amax(ferric.tensor([[1., 5.], [3., 2.]]), dim=0)
+    ///     tensor([3., 5.])
     fn amax(&self, py: Python<'_>, dim: Arg, keepdim: bool, axis: Arg) -> PyResult<Py<PyTensor>> {
         let d = dims_arg(dim_or_axis("amax", dim, axis)?)?.unwrap_or_default();
         wrap_var(py, av::amax(&self.var()?, &d, keepdim, true)?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false, *, axis=None))]
+    /// amin(input, dim=(), keepdim=False) -> Tensor
+    ///
+    /// Returns the minimum of ``input`` over the dimension(s) ``dim`` (all when empty).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int or tuple of ints): the dimension(s) to reduce.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.amin(ferric.tensor([[1., 5.], [3., 2.]]), dim=0)
+    ///     tensor([1., 2.])
     fn amin(&self, py: Python<'_>, dim: Arg, keepdim: bool, axis: Arg) -> PyResult<Py<PyTensor>> {
         let d = dims_arg(dim_or_axis("amin", dim, axis)?)?.unwrap_or_default();
         wrap_var(py, av::amax(&self.var()?, &d, keepdim, false)?)
     }
 
     #[pyo3(signature = (*, dim=None, keepdim=false))]
+    /// aminmax(input, *, dim=None, keepdim=False) -> (Tensor min, Tensor max)
+    ///
+    /// Returns the minimum and the maximum of ``input`` (over ``dim``, or all elements) as a named
+    /// tuple ``(min, max)``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.aminmax(ferric.tensor([1., 5., -2.]))
+    ///     ferric.return_types.aminmax(
+    ///     min=tensor(-2.),
+    ///     max=tensor(5.))
     fn aminmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<Py<PyAny>> {
         let (lo, hi) = av::aminmax(&self.var()?, dim, keepdim)?;
         named(py, "aminmax", lo, hi)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
+    /// argmax(input, dim=None, keepdim=False) -> LongTensor
+    ///
+    /// Returns the index of the maximum (the first one on ties) of the flattened ``input``, or
+    /// along ``dim``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.argmax(ferric.tensor([[1., 5.], [3., 2.]]), dim=1)
+    ///     tensor([1, 0])
     fn argmax(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<Py<PyTensor>> {
         wrap(py, r::argmax(&self.t, dim, keepdim, true)?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
+    /// argmin(input, dim=None, keepdim=False) -> LongTensor
+    ///
+    /// Returns the index of the minimum (the first one on ties) of the flattened ``input``, or
+    /// along ``dim``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.argmin(ferric.tensor([[1., 5.], [3., 2.]]), dim=1)
+    ///     tensor([0, 1])
     fn argmin(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool) -> PyResult<Py<PyTensor>> {
         wrap(py, r::argmax(&self.t, dim, keepdim, false)?)
     }
 
     // named `var_` in Rust: `PyTensor::var` is the autograd accessor
+    /// var(input, dim=None, *, correction=1, keepdim=False) -> Tensor
+    ///
+    /// The variance over ``dim`` (all elements by default), with ``correction`` degrees of freedom
+    /// removed. ``unbiased=`` is accepted too.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int or tuple of ints, optional): the dimension(s) to reduce.
+    ///     correction (int, optional): the difference between the sample size and the degrees of
+    ///         freedom; default 1 (Bessel's correction).
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.var(ferric.tensor([1., 2., 3., 4.]))
+    ///     tensor(1.6667)
     #[pyo3(name = "var", signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
     fn var_(
         &self,
@@ -305,6 +495,21 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    /// std(input, dim=None, *, correction=1, keepdim=False) -> Tensor
+    ///
+    /// The standard deviation over ``dim`` (all elements by default), with ``correction`` degrees
+    /// of freedom removed. ``unbiased=`` is accepted too.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int or tuple of ints, optional): the dimension(s) to reduce.
+    ///     correction (int, optional): the difference between the sample size and the degrees of
+    ///         freedom; default 1 (Bessel's correction).
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.std(ferric.tensor([1., 2., 3., 4.]))
+    ///     tensor(1.2910)
     fn std(
         &self,
         py: Python<'_>,
@@ -318,6 +523,18 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, keepdim=false))]
+    /// logsumexp(input, dim, keepdim=False) -> Tensor
+    ///
+    /// ``log(sum(exp(input), dim))``, computed stably.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int or tuple of ints): the dimension(s) to reduce.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.logsumexp(ferric.tensor([1., 2., 3.]), 0)
+    ///     tensor(3.4076)
     fn logsumexp(
         &self,
         py: Python<'_>,
@@ -331,6 +548,22 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
+    /// norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor
+    ///
+    /// The vector p-norm of ``input`` (flattened, or over ``dim``), or the Frobenius / nuclear
+    /// matrix norm for ``p='fro'`` / ``'nuc'``. Prefer :func:`ferric.linalg.vector_norm` and
+    /// :func:`ferric.linalg.matrix_norm`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     p (int, float, inf or str): the order; default 2 (Frobenius).
+    ///     dim (int or tuple of ints, optional): the dimension(s) to reduce.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.norm(ferric.tensor([3., 4.]))
+    ///     tensor(5.)
     fn norm(
         &self,
         py: Python<'_>,
@@ -345,44 +578,142 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
+    /// all(input, dim=None, keepdim=False) -> Tensor
+    ///
+    /// Tests whether all elements (along ``dim``, or of the whole tensor) are nonzero; returns a
+    /// bool tensor (uint8 for uint8 input).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.all(ferric.tensor([[True, False], [True, True]]), dim=1)
+    ///     tensor([False,  True])
     fn all(&self, py: Python<'_>, dim: Arg, keepdim: bool) -> PyResult<Py<PyTensor>> {
         let d = dims_arg(dim)?;
         wrap(py, r::all(&self.t, d.as_deref(), keepdim, true)?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
+    /// any(input, dim=None, keepdim=False) -> Tensor
+    ///
+    /// Tests whether any element (along ``dim``, or of the whole tensor) is nonzero.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.any(ferric.tensor([[True, False], [False, False]]), dim=1)
+    ///     tensor([ True, False])
     fn any(&self, py: Python<'_>, dim: Arg, keepdim: bool) -> PyResult<Py<PyTensor>> {
         let d = dims_arg(dim)?;
         wrap(py, r::all(&self.t, d.as_deref(), keepdim, false)?)
     }
 
     #[pyo3(signature = (dim=None))]
+    /// count_nonzero(input, dim=None) -> Tensor
+    ///
+    /// Counts the nonzero elements of ``input`` (along ``dim``, which may be a tuple).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int or tuple of ints, optional): the dimension(s) to count along.
+    ///
+    /// Example:
+    ///     >>> ferric.count_nonzero(ferric.tensor([[0, 1], [2, 3]]), dim=0)
+    ///     tensor([1, 2])
     fn count_nonzero(&self, py: Python<'_>, dim: Arg) -> PyResult<Py<PyTensor>> {
         let d = dims_arg(dim)?;
         wrap(py, r::count_nonzero(&self.t, d.as_deref())?)
     }
 
     #[pyo3(signature = (dim, *, dtype=None))]
+    /// cumsum(input, dim, *, dtype=None) -> Tensor
+    ///
+    /// The cumulative sum of ``input`` along ``dim``; integer and bool inputs sum in int64.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.cumsum(ferric.tensor([1, 2, 3, 4]), 0)
+    ///     tensor([ 1,  3,  6, 10])
     fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::cumsum(&self.var()?, dim, opt_dtype(dtype)?, false)?)
     }
 
     #[pyo3(signature = (dim, *, dtype=None))]
+    /// cumprod(input, dim, *, dtype=None) -> Tensor
+    ///
+    /// The cumulative product of ``input`` along ``dim``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.cumprod(ferric.tensor([1, 2, 3, 4]), 0)
+    ///     tensor([ 1,  2,  6, 24])
     fn cumprod(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::cumsum(&self.var()?, dim, opt_dtype(dtype)?, true)?)
     }
 
+    /// cummax(input, dim) -> (Tensor values, LongTensor indices)
+    ///
+    /// The running maximum of ``input`` along ``dim`` and where each was found.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///
+    /// Example:
+    ///     >>> ferric.cummax(ferric.tensor([1., 3., 2., 5.]), 0)
+    ///     ferric.return_types.cummax(
+    ///     values=tensor([1., 3., 3., 5.]),
+    ///     indices=tensor([0, 1, 1, 3]))
     fn cummax(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyAny>> {
         let (v, i) = av::cummax(&self.var()?, dim, true)?;
         named(py, "cummax", v, Var::plain(i))
     }
 
+    /// cummin(input, dim) -> (Tensor values, LongTensor indices)
+    ///
+    /// The running minimum of ``input`` along ``dim`` and where each was found.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///
+    /// Example:
+    ///     >>> ferric.cummin(ferric.tensor([3., 1., 2., 0.]), 0)
+    ///     ferric.return_types.cummin(
+    ///     values=tensor([3., 1., 1., 0.]),
+    ///     indices=tensor([0, 1, 1, 3]))
     fn cummin(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyAny>> {
         let (v, i) = av::cummax(&self.var()?, dim, false)?;
         named(py, "cummin", v, Var::plain(i))
     }
 
     #[pyo3(signature = (dim, dtype=None))]
+    /// softmax(input, dim, dtype=None) -> Tensor
+    ///
+    /// ``exp(x) / sum(exp(x))`` along ``dim``, computed stably.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     dtype (:class:`ferric.dtype`, optional): cast ``input`` to this dtype first.
+    ///
+    /// Example:
+    ///     >>> ferric.softmax(ferric.tensor([1., 2., 3.]), 0)
+    ///     tensor([0.0900, 0.2447, 0.6652])
     fn softmax(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
         wrap_var(
             py,
@@ -391,11 +722,25 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, dtype=None))]
+    /// log_softmax(input, dim, dtype=None) -> Tensor
+    ///
+    /// ``log(softmax(input, dim))``, computed stably.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     dtype (:class:`ferric.dtype`, optional): cast ``input`` to this dtype first.
+    ///
+    /// Example:
+    ///     >>> ferric.log_softmax(ferric.tensor([1., 2., 3.]), 0)
+    ///     tensor([-2.4076, -1.4076, -0.4076])
     fn log_softmax(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::softmax(&self.var()?, dim, opt_dtype(dtype)?, true)?)
     }
 }
 
+/// var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)
+///
 /// `ferric.var_mean(input, dim=None, *, correction=1, keepdim=False)` (and the
 /// `unbiased` spelling): a plain (var, mean) tuple, as in PyTorch.
 #[pyfunction]
@@ -413,6 +758,8 @@ fn var_mean(
     Ok((wrap_var(py, v)?, wrap_var(py, m)?))
 }
 
+/// std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)
+///
 /// `ferric.std_mean(...)`: (std, mean).
 #[pyfunction]
 #[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]

@@ -20,6 +20,8 @@ type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
 #[pymethods]
 impl PyTensor {
+    /// sort(input, dim=-1, descending=False, *, stable=False) -> (Tensor values, LongTensor indices)
+    ///
     /// `stable` is keyword-only, as in PyTorch's signatures.
     #[pyo3(
         signature = (dim=-1, descending=false, *, stable=None),
@@ -41,6 +43,19 @@ impl PyTensor {
         signature = (dim=-1, descending=false, *, stable=false),
         text_signature = "(self, /, dim=-1, descending=False, *, stable=False)"
     )]
+    /// argsort(input, dim=-1, descending=False, *, stable=False) -> LongTensor
+    ///
+    /// Returns the indices that sort ``input`` along ``dim``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     descending (bool): sort in descending order.
+    ///     stable (bool): keep the order of equal elements.
+    ///
+    /// Example:
+    ///     >>> ferric.argsort(ferric.tensor([3., 1., 2.]))
+    ///     tensor([1, 2, 0])
     fn argsort(
         &self,
         py: Python<'_>,
@@ -52,6 +67,17 @@ impl PyTensor {
         wrap_var(py, Var::plain(i))
     }
 
+    /// msort(input) -> Tensor
+    ///
+    /// Sorts ``input`` along its first dimension: ``sort(input, dim=0).values``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.msort(ferric.tensor([[2, 1], [1, 3]]))
+    ///     tensor([[1, 1],
+    ///             [2, 3]])
     fn msort(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::sort(&self.var()?, 0, false, false)?.0)
     }
@@ -60,6 +86,22 @@ impl PyTensor {
         signature = (k, dim=-1, largest=true, sorted=true),
         text_signature = "(self, /, k, dim=-1, largest=True, sorted=True)"
     )]
+    /// topk(input, k, dim=-1, largest=True, sorted=True) -> (Tensor values, LongTensor indices)
+    ///
+    /// The ``k`` largest (or smallest) elements along ``dim`` and their indices.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     k (int): the k of k-th / top-k.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     largest (bool): return the largest (True) or the smallest elements.
+    ///     sorted (bool): return the elements in sorted order.
+    ///
+    /// Example:
+    ///     >>> ferric.topk(ferric.tensor([1., 5., 3., 4.]), 2)
+    ///     ferric.return_types.topk(
+    ///     values=tensor([5., 4.]),
+    ///     indices=tensor([1, 3]))
     fn topk(
         &self,
         py: Python<'_>,
@@ -76,22 +118,77 @@ impl PyTensor {
         signature = (k, dim=-1, keepdim=false),
         text_signature = "(self, /, k, dim=-1, keepdim=False)"
     )]
+    /// kthvalue(input, k, dim=-1, keepdim=False) -> (Tensor values, LongTensor indices)
+    ///
+    /// The ``k``-th smallest element (1-based) along ``dim`` and its index.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     k (int): the k of k-th / top-k.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.kthvalue(ferric.tensor([3., 1., 2.]), 2)
+    ///     ferric.return_types.kthvalue(
+    ///     values=tensor(2.),
+    ///     indices=tensor(2))
     fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
         let (v, i) = av::kthvalue(&self.var()?, k, dim, keepdim)?;
         named(py, "kthvalue", v, Var::plain(i))
     }
 
     #[pyo3(signature = (dim=None, keepdim=None))]
+    /// median(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
+    ///
+    /// The median (the lower of the two middle values for an even count); NaN if there is a NaN.
+    /// With ``dim``, the named tuple ``(values, indices)``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.median(ferric.tensor([4., 1., 3., 2.]))
+    ///     tensor(2.)
     fn median(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>) -> PyResult<Py<PyAny>> {
         median(py, &self.var()?, dim, keepdim, false)
     }
 
     #[pyo3(signature = (dim=None, keepdim=None))]
+    /// nanmedian(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
+    ///
+    /// :func:`ferric.median` that ignores NaN elements.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.nanmedian(ferric.tensor([1., float('nan'), 3., 2.]))
+    ///     tensor(2.)
     fn nanmedian(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>) -> PyResult<Py<PyAny>> {
         median(py, &self.var()?, dim, keepdim, true)
     }
 
     #[pyo3(signature = (sorted=true, return_inverse=false, return_counts=false, dim=None))]
+    /// unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple
+    ///
+    /// The unique elements of ``input`` (sorted), optionally with the inverse indices and the
+    /// counts; with ``dim``, the unique slices along it.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     sorted (bool): return the elements in sorted order.
+    ///     return_inverse (bool): also return the index of each element in the result.
+    ///     return_counts (bool): also return how often each unique value occurs.
+    ///     dim (int, optional): the dimension to take unique slices along.
+    ///
+    /// Example:
+    ///     >>> ferric.unique(ferric.tensor([3, 1, 3, 2]), return_counts=True)
+    ///     (tensor([1, 2, 3]), tensor([1, 1, 2]))
     fn unique(
         &self,
         py: Python<'_>,
@@ -107,6 +204,19 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (return_inverse=false, return_counts=false, dim=None))]
+    /// unique_consecutive(input, return_inverse=False, return_counts=False, dim=None) -> Tensor or tuple
+    ///
+    /// Collapses each run of equal consecutive elements (or slices along ``dim``) into one.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     return_inverse (bool): also return the index of each element in the result.
+    ///     return_counts (bool): also return how often each unique value occurs.
+    ///     dim (int, optional): the dimension to take unique slices along.
+    ///
+    /// Example:
+    ///     >>> ferric.unique_consecutive(ferric.tensor([1, 1, 2, 2, 1]))
+    ///     tensor([1, 2, 1])
     fn unique_consecutive(
         &self,
         py: Python<'_>,
@@ -123,6 +233,18 @@ impl PyTensor {
         signature = (dim=-1, keepdim=false),
         text_signature = "(self, /, dim=-1, keepdim=False)"
     )]
+    /// mode(input, dim=-1, keepdim=False) -> (Tensor values, LongTensor indices)
+    ///
+    /// The most frequent value along ``dim`` (the smallest on ties) and an index where it occurs.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///
+    /// Example:
+    ///     >>> ferric.mode(ferric.tensor([1, 2, 2, 3])).values
+    ///     tensor(2)
     fn mode(&self, py: Python<'_>, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
         let (v, i) = av::mode(&self.var()?, dim, keepdim)?;
         named(py, "mode", v, Var::plain(i))
@@ -170,6 +292,8 @@ fn no_int32(op: &str, out_int32: bool) -> PyResult<()> {
     Ok(())
 }
 
+/// searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor
+///
 /// `ferric.searchsorted(sorted_sequence, input, *, out_int32=False, right=False,
 /// side=None, sorter=None)`.
 #[pyfunction]
@@ -212,6 +336,8 @@ fn searchsorted(
     wrap(py, out)
 }
 
+/// bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor
+///
 /// `ferric.bucketize(input, boundaries, *, out_int32=False, right=False)`.
 #[pyfunction]
 #[pyo3(signature = (input, boundaries, *, out_int32=false, right=false))]

@@ -34,10 +34,23 @@ fn write_back(name: &str, t: &Tensor, r: Result<Tensor>) -> Result<()> {
 
 #[pymethods]
 impl PyTensor {
+    /// polygamma(n) -> Tensor
+    ///
     /// `polygamma(n, self)`.
     fn polygamma(&self, py: Python<'_>, n: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, diff::polygamma(n, &self.var()?)?)
     }
+    /// polygamma_(n) -> Tensor
+    ///
+    /// Replaces each element ``x`` in place by the ``n``-th derivative of the digamma function at
+    /// ``x``. See :func:`ferric.polygamma`.
+    ///
+    /// Args:
+    ///     n (int): the order of the derivative.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.0]).polygamma_(1)
+    ///     tensor([1.6449])
     fn polygamma_<'py>(slf: PyRef<'py, Self>, n: i64) -> PyResult<PyRef<'py, Self>> {
         inplace_with(
             &slf,
@@ -48,9 +61,18 @@ impl PyTensor {
         )?;
         Ok(slf)
     }
+    /// mvlgamma(p) -> Tensor
+    ///
+    /// See :func:`ferric.mvlgamma`.
     fn mvlgamma(&self, py: Python<'_>, p: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, diff::mvlgamma(&self.var()?, p)?)
     }
+    /// mvlgamma_(p) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.mvlgamma`.
+    ///
+    /// Args:
+    ///     p (int): the dimension.
     fn mvlgamma_<'py>(slf: PyRef<'py, Self>, p: i64) -> PyResult<PyRef<'py, Self>> {
         inplace_with(
             &slf,
@@ -62,10 +84,16 @@ impl PyTensor {
         Ok(slf)
     }
     #[pyo3(signature = (eps=None))]
+    /// logit(eps=None) -> Tensor
+    ///
+    /// See :func:`ferric.logit`.
     fn logit(&self, py: Python<'_>, eps: Option<f64>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, diff::logit(&self.var()?, eps)?)
     }
     #[pyo3(signature = (eps=None))]
+    /// logit_(eps=None) -> Tensor
+    ///
+    /// In-place version of :func:`ferric.logit`.
     fn logit_<'py>(slf: PyRef<'py, Self>, eps: Option<f64>) -> PyResult<PyRef<'py, Self>> {
         logit_inplace(&slf, eps)?;
         Ok(slf)
@@ -82,28 +110,70 @@ fn logit_inplace(t: &PyTensor, eps: Option<f64>) -> PyResult<()> {
     )
 }
 
+/// polygamma(n, input) -> Tensor
+///
 /// `ferric.polygamma(n, input)`.
 #[pyfunction]
 fn polygamma(py: Python<'_>, n: i64, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
     wrap_var(py, diff::polygamma(n, &input.var()?)?)
 }
 
+/// mvlgamma(input, p) -> Tensor
+///
 /// `ferric.mvlgamma(input, p)`.
 #[pyfunction]
+/// mvlgamma(input, p) -> Tensor
+///
+/// The multivariate log-gamma function of dimension ``p``; every element must exceed ``(p - 1) /
+/// 2``.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     p (int): the dimension.
+///
+/// Example:
+///     >>> ferric.mvlgamma(ferric.tensor([2.5]), 2)
+///     tensor([0.8570])
 fn mvlgamma(py: Python<'_>, input: PyRef<'_, PyTensor>, p: i64) -> PyResult<Py<PyTensor>> {
     wrap_var(py, diff::mvlgamma(&input.var()?, p)?)
 }
 
+/// logit(input, eps=None) -> Tensor
+///
 /// `ferric.logit(input, eps=None)`.
 #[pyfunction]
 #[pyo3(signature = (input, eps=None))]
+/// logit(input, eps=None) -> Tensor
+///
+/// The log-odds ``log(p / (1 - p))`` of each element.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     eps (float, optional): clamp the input to ``[eps, 1 - eps]`` first; default no clamping.
+///
+/// Example:
+///     >>> ferric.logit(ferric.tensor([0.25, 0.5]))
+///     tensor([-1.0986,  0.0000])
 fn logit(py: Python<'_>, input: PyRef<'_, PyTensor>, eps: Option<f64>) -> PyResult<Py<PyTensor>> {
     wrap_var(py, diff::logit(&input.var()?, eps)?)
 }
 
+/// logit_(input, eps=None) -> Tensor
+///
 /// `ferric.logit_(input, eps=None)`.
 #[pyfunction]
 #[pyo3(signature = (input, eps=None))]
+/// logit_(input, eps=None) -> Tensor
+///
+/// In-place version of :func:`ferric.logit`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     eps (float, optional): clamp the input to ``[eps, 1 - eps]`` first; default no clamping.
+///
+/// Example:
+///     >>> ferric.logit_(ferric.tensor([0.5]))
+///     tensor([0.])
 fn logit_<'py>(input: PyRef<'py, PyTensor>, eps: Option<f64>) -> PyResult<PyRef<'py, PyTensor>> {
     logit_inplace(&input, eps)?;
     Ok(input)

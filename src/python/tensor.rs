@@ -13,6 +13,21 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use std::rc::Rc;
 
 #[pyclass(name = "Tensor", module = "ferric", subclass, weakref, dict)]
+/// Tensor(data) -> Tensor
+///
+/// A multi-dimensional array of one dtype, with autograd. ``ferric.Tensor(data)`` copies nested
+/// data into a float32 tensor and ``ferric.Tensor(*sizes)`` makes an uninitialised (zero-filled)
+/// float32 tensor of that shape, as ``torch.Tensor`` does; prefer :func:`ferric.tensor`, which
+/// infers the dtype.
+///
+/// Args:
+///     data (array_like or int...): nested data, or the sizes of the result.
+///
+/// Example:
+///     >>> ferric.Tensor([1, 2])
+///     tensor([1., 2.])
+///     >>> ferric.Tensor(2, 3).shape
+///     ferric.Size([2, 3])
 pub struct PyTensor {
     /// The data (storage + layout). Always safe to read from any thread.
     pub t: Tensor,
@@ -296,6 +311,18 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None))]
+    /// size(dim=None) -> Size or int
+    ///
+    /// Returns the shape as a :class:`ferric.Size`, or the size of dimension ``dim``.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to operate along.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2, 3).size()
+    ///     ferric.Size([2, 3])
+    ///     >>> ferric.zeros(2, 3).size(-1)
+    ///     3
     fn size<'py>(&self, py: Python<'py>, dim: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
         match dim {
             None => size_obj(py, self.t.shape()),
@@ -308,6 +335,16 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None))]
+    /// stride(dim=None) -> tuple or int
+    ///
+    /// The strides (in elements) of all dimensions, or of dimension ``dim``.
+    ///
+    /// Args:
+    ///     dim (int, optional): the dimension to operate along.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2, 3).stride()
+    ///     (3, 1)
     fn stride<'py>(&self, py: Python<'py>, dim: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
         match dim {
             None => Ok(PyTuple::new(py, self.t.strides())?.into_any()),
@@ -319,6 +356,13 @@ impl PyTensor {
         }
     }
 
+    /// storage_offset() -> int
+    ///
+    /// The offset of the tensor's first element in its storage, in elements.
+    ///
+    /// Example:
+    ///     >>> ferric.arange(6)[2:].storage_offset()
+    ///     2
     fn storage_offset(&self) -> usize {
         self.t.layout.offset
     }
@@ -332,34 +376,107 @@ impl PyTensor {
     fn ndim(&self) -> usize {
         self.t.ndim()
     }
+    /// dim() -> int
+    ///
+    /// Returns the number of dimensions.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2, 3).dim()
+    ///     2
     fn dim(&self) -> usize {
         self.t.ndim()
     }
+    /// ndimension() -> int
+    ///
+    /// Alias for :meth:`Tensor.dim`.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2, 3).ndimension()
+    ///     2
     fn ndimension(&self) -> usize {
         self.t.ndim()
     }
+    /// numel(input) -> int
+    ///
+    /// Returns the number of elements.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.numel(ferric.zeros(2, 3))
+    ///     6
     fn numel(&self) -> usize {
         self.t.numel()
     }
+    /// nelement() -> int
+    ///
+    /// Alias for :meth:`Tensor.numel`.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2, 3).nelement()
+    ///     6
     fn nelement(&self) -> usize {
         self.t.numel()
     }
+    /// element_size() -> int
+    ///
+    /// Returns the size of one element in bytes.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(1, dtype=ferric.float64).element_size()
+    ///     8
     fn element_size(&self) -> usize {
         self.t.dtype().size_of()
     }
+    /// is_floating_point() -> bool
+    ///
+    /// Whether the tensor's dtype is a floating-point one.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(1).is_floating_point()
+    ///     True
     fn is_floating_point(&self) -> bool {
         self.t.dtype().is_float()
     }
+    /// is_complex(input) -> bool
+    ///
+    /// Whether ``input``'s dtype is complex; always False, ferric has no complex dtypes.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.is_complex(ferric.zeros(1))
+    ///     False
     fn is_complex(&self) -> bool {
         false
     }
     #[pyo3(signature = (memory_format=None))]
+    /// is_contiguous(memory_format=ferric.contiguous_format) -> bool
+    ///
+    /// Whether the tensor is laid out contiguously in ``memory_format`` (row-major by default).
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2, 3).t().is_contiguous()
+    ///     False
     fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
         Ok(
             memory_format_arg("is_contiguous", memory_format, MemoryFormat::Contiguous)?
                 .holds(&self.t.layout),
         )
     }
+    /// data_ptr() -> int
+    ///
+    /// Returns the address of the tensor's first element.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2).data_ptr() != 0
+    ///     True
     fn data_ptr(&self) -> usize {
         self.t.storage.as_ptr() as usize + self.t.layout.offset * self.t.dtype().size_of()
     }
@@ -371,11 +488,30 @@ impl PyTensor {
     fn is_cuda(&self) -> bool {
         false
     }
+    /// cpu() -> Tensor
+    ///
+    /// Returns the tensor itself: ferric tensors always live on the CPU.
+    ///
+    /// Example:
+    ///     >>> ferric.ones(1).cpu().device
+    ///     device(type='cpu')
     fn cpu(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
 
     #[pyo3(signature = (memory_format=None))]
+    /// contiguous(memory_format=ferric.contiguous_format) -> Tensor
+    ///
+    /// Returns the tensor itself if it is already laid out in ``memory_format``, else a copy that
+    /// is.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.arange(4).reshape(2, 2).t().contiguous().stride()
+    ///     (2, 1)
     fn contiguous(
         slf: Bound<'_, Self>,
         memory_format: Option<&Bound<'_, PyAny>>,
@@ -395,6 +531,20 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (memory_format=None))]
+    /// clone(input, *, memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// Returns a copy of ``input`` with its own memory; the copy stays in the autograd graph.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1., 2.])
+    ///     >>> y = ferric.clone(x)
+    ///     >>> y.add_(1), x
+    ///     (tensor([2., 3.]), tensor([1., 2.]))
     fn clone(
         &self,
         py: Python<'_>,
@@ -408,6 +558,8 @@ impl PyTensor {
         )
     }
 
+    /// to(*args, **kwargs) -> Tensor
+    ///
     /// `to(dtype)`, `to(other)`, `to("cpu")`, `to("cpu", dtype)`; `copy=True` forces a copy.
     #[pyo3(signature = (*args, dtype=None, copy=false, non_blocking=false, device=None, memory_format=None))]
     #[allow(clippy::too_many_arguments)]
@@ -452,24 +604,90 @@ impl PyTensor {
         Ok(wrap_var(slf.py(), r)?.into_any())
     }
 
+    /// float(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.float()`` is ``self.to(ferric.float32)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1, 2]).float()
+    ///     tensor([1., 2.])
     fn float(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         cast_to(slf, DType::F32)
     }
+    /// double(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.double()`` is ``self.to(ferric.float64)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1, 2]).double()
+    ///     tensor([1., 2.], dtype=ferric.float64)
     fn double(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         cast_to(slf, DType::F64)
     }
+    /// long(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.long()`` is ``self.to(ferric.int64)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.7, -2.5]).long()
+    ///     tensor([ 1, -2])
     fn long(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         cast_to(slf, DType::I64)
     }
+    /// bool(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.bool()`` is ``self.to(ferric.bool)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([0., 2.]).bool()
+    ///     tensor([False,  True])
     fn bool(slf: Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         cast_to(slf, DType::Bool)
     }
     #[pyo3(signature = (memory_format=None))]
+    /// int(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.int()`` is ``self.to(ferric.int32)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.7, -2.5]).int()
+    ///     tensor([ 1, -2], dtype=ferric.int32)
     fn int(slf: Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = memory_format; // the result keeps the input's memory order
         cast_to(slf, DType::I32)
     }
     #[pyo3(signature = (memory_format=None))]
+    /// short(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.short()`` is ``self.to(ferric.int16)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.7]).short()
+    ///     tensor([1], dtype=ferric.int16)
     fn short(
         slf: Bound<'_, Self>,
         memory_format: Option<&Bound<'_, PyAny>>,
@@ -478,21 +696,65 @@ impl PyTensor {
         cast_to(slf, DType::I16)
     }
     #[pyo3(signature = (memory_format=None))]
+    /// char(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.char()`` is ``self.to(ferric.int8)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.7, -2.0]).char()
+    ///     tensor([ 1, -2], dtype=ferric.int8)
     fn char(slf: Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = memory_format; // the result keeps the input's memory order
         cast_to(slf, DType::I8)
     }
     #[pyo3(signature = (memory_format=None))]
+    /// byte(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.byte()`` is ``self.to(ferric.uint8)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.7, 2.0]).byte()
+    ///     tensor([1, 2], dtype=ferric.uint8)
     fn byte(slf: Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = memory_format; // the result keeps the input's memory order
         cast_to(slf, DType::U8)
     }
     #[pyo3(signature = (memory_format=None))]
+    /// half(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.half()`` is ``self.to(ferric.float16)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.5]).half()
+    ///     tensor([1.5000], dtype=ferric.float16)
     fn half(slf: Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = memory_format; // the result keeps the input's memory order
         cast_to(slf, DType::F16)
     }
     #[pyo3(signature = (memory_format=None))]
+    /// bfloat16(memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// ``self.bfloat16()`` is ``self.to(ferric.bfloat16)``.
+    ///
+    /// Args:
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the
+    ///         result.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.5]).bfloat16()
+    ///     tensor([1.5000], dtype=ferric.bfloat16)
     fn bfloat16(
         slf: Bound<'_, Self>,
         memory_format: Option<&Bound<'_, PyAny>>,
@@ -500,11 +762,28 @@ impl PyTensor {
         let _ = memory_format; // the result keeps the input's memory order
         cast_to(slf, DType::BF16)
     }
+    /// type_as(other) -> Tensor
+    ///
+    /// ``self.to(other.dtype)``.
+    ///
+    /// Args:
+    ///     other (Tensor): the tensor whose dtype to use.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1, 2]).type_as(ferric.zeros(1))
+    ///     tensor([1., 2.])
     fn type_as(slf: Bound<'_, Self>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
         let d = other.t.dtype();
         cast_to(slf, d)
     }
 
+    /// item() -> number
+    ///
+    /// Returns the value of a one-element tensor as a Python number.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([2.5]).item()
+    ///     2.5
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         scalar_to_py(
             py,
@@ -517,6 +796,13 @@ impl PyTensor {
         )
     }
 
+    /// tolist() -> list or number
+    ///
+    /// Returns the elements as (nested) Python lists of numbers.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([[1, 2], [3, 4]]).tolist()
+    ///     [[1, 2], [3, 4]]
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_pylist(py, &self.t)
     }
@@ -623,6 +909,17 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (*, force=false))]
+    /// numpy(*, force=False) -> numpy.ndarray
+    ///
+    /// Returns a NumPy array sharing the tensor's memory. Tensors that require grad raise unless
+    /// ``force=True`` (which detaches first).
+    ///
+    /// Args:
+    ///     force (bool): detach (and copy if needed) instead of raising.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1, 2]).numpy()
+    ///     array([1, 2])
     fn numpy<'py>(slf: &Bound<'py, Self>, force: bool) -> PyResult<Bound<'py, PyAny>> {
         if !force {
             refuse_if_requires_grad(slf)?;

@@ -5,6 +5,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 
+/// set_num_threads(int) -> None
+///
 /// Sets the number of threads ferric's kernels use (like `torch.set_num_threads`).
 #[pyfunction]
 fn set_num_threads(n: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -19,6 +21,8 @@ fn set_num_threads(n: &Bound<'_, PyAny>) -> PyResult<()> {
     Ok(crate::threads::set_num_threads(n)?)
 }
 
+/// get_num_threads() -> int
+///
 /// The number of threads ferric's kernels use.
 #[pyfunction]
 fn get_num_threads() -> usize {

@@ -254,34 +254,139 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (*shape))]
+    /// view(*shape) -> Tensor
+    ///
+    /// Returns a view with the same elements in ``shape``; raises if the strides do not allow a
+    /// view (use :meth:`Tensor.reshape`). ``view(dtype)`` reinterprets the bytes as another dtype.
+    ///
+    /// Args:
+    ///     shape (int...): the new shape, as separate ints or one sequence; one entry may be -1.
+    ///
+    /// Example:
+    ///     >>> ferric.arange(6).view(2, 3)
+    ///     tensor([[0, 1, 2],
+    ///             [3, 4, 5]])
     fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::view(&self.var()?, &size_args(shape)?)?)
     }
+    /// view_as(other) -> Tensor
+    ///
+    /// ``self.view(other.size())``.
+    ///
+    /// Args:
+    ///     other (Tensor): the tensor whose shape to use.
+    ///
+    /// Example:
+    ///     >>> ferric.arange(4).view_as(ferric.zeros(2, 2))
+    ///     tensor([[0, 1],
+    ///             [2, 3]])
     fn view_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
         let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
         wrap_var(py, av::view(&self.var()?, &s)?)
     }
     #[pyo3(signature = (*shape))]
+    /// reshape(input, shape) -> Tensor
+    ///
+    /// Returns a tensor with ``input``'s elements in the new ``shape``: a view when the strides
+    /// allow, else a copy.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     shape (int...): the new shape, as separate ints or one sequence; one entry may be -1.
+    ///
+    /// Example:
+    ///     >>> ferric.reshape(ferric.arange(6), (2, -1))
+    ///     tensor([[0, 1, 2],
+    ///             [3, 4, 5]])
     fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::reshape(&self.var()?, &size_args(shape)?)?)
     }
+    /// reshape_as(other) -> Tensor
+    ///
+    /// ``self.reshape(other.size())``.
+    ///
+    /// Args:
+    ///     other (Tensor): the tensor whose shape to use.
+    ///
+    /// Example:
+    ///     >>> ferric.arange(4).reshape_as(ferric.zeros(2, 2))
+    ///     tensor([[0, 1],
+    ///             [2, 3]])
     fn reshape_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
         let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
         wrap_var(py, av::reshape(&self.var()?, &s)?)
     }
     #[pyo3(signature = (*dims))]
+    /// permute(input, dims) -> Tensor
+    ///
+    /// Returns a view with the dimensions reordered as ``dims``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dims (tuple of ints): the new order of the dimensions.
+    ///
+    /// Example:
+    ///     >>> ferric.permute(ferric.zeros(2, 3, 4), (2, 0, 1)).shape
+    ///     ferric.Size([4, 2, 3])
     fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::permute(&self.var()?, &size_args(dims)?)?)
     }
+    /// transpose(input, dim0, dim1) -> Tensor
+    ///
+    /// Returns a view with dimensions ``dim0`` and ``dim1`` swapped.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim0 (int): the first dimension.
+    ///     dim1 (int): the second dimension.
+    ///
+    /// Example:
+    ///     >>> ferric.transpose(ferric.zeros(2, 3), 0, 1).shape
+    ///     ferric.Size([3, 2])
     fn transpose(&self, py: Python<'_>, dim0: i64, dim1: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::transpose(&self.var()?, dim0, dim1)?)
     }
+    /// swapaxes(input, axis0, axis1) -> Tensor
+    ///
+    /// Alias for :func:`ferric.transpose`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     axis0 (int): the first dimension.
+    ///     axis1 (int): the second dimension.
+    ///
+    /// Example:
+    ///     >>> ferric.swapaxes(ferric.zeros(2, 3), 0, 1).shape
+    ///     ferric.Size([3, 2])
     fn swapaxes(&self, py: Python<'_>, axis0: i64, axis1: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::transpose(&self.var()?, axis0, axis1)?)
     }
+    /// swapdims(input, dim0, dim1) -> Tensor
+    ///
+    /// Alias for :func:`ferric.transpose`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim0 (int): the first dimension.
+    ///     dim1 (int): the second dimension.
+    ///
+    /// Example:
+    ///     >>> ferric.swapdims(ferric.zeros(2, 3), 0, 1).shape
+    ///     ferric.Size([3, 2])
     fn swapdims(&self, py: Python<'_>, dim0: i64, dim1: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::transpose(&self.var()?, dim0, dim1)?)
     }
+    /// t(input) -> Tensor
+    ///
+    /// Transposes a tensor of at most 2 dimensions (0-d and 1-D tensors are returned as they are).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.t(ferric.tensor([[1, 2], [3, 4]]))
+    ///     tensor([[1, 3],
+    ///             [2, 4]])
     fn t(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         let x = self.var()?;
         let out = self.t.t()?;
@@ -302,23 +407,81 @@ impl PyTensor {
         wrap_var(py, av::transpose(&self.var()?, -2, -1)?)
     }
     #[pyo3(signature = (*sizes))]
+    /// expand(*sizes) -> Tensor
+    ///
+    /// Returns a view with size-1 dimensions broadcast to ``sizes`` (-1 keeps a size), without
+    /// copying: the new elements share memory (stride 0).
+    ///
+    /// Args:
+    ///     sizes (int...): the sizes, as separate ints or one sequence.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([[1], [2]]).expand(2, 3)
+    ///     tensor([[1, 1, 1],
+    ///             [2, 2, 2]])
     fn expand(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::expand_sizes(&self.var()?, &size_args(sizes)?)?)
     }
+    /// expand_as(other) -> Tensor
+    ///
+    /// ``self.expand(other.size())``.
+    ///
+    /// Args:
+    ///     other (Tensor): the tensor whose shape to expand to.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1, 2]).expand_as(ferric.zeros(2, 2))
+    ///     tensor([[1, 2],
+    ///             [1, 2]])
     fn expand_as(&self, py: Python<'_>, other: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
         let s: Vec<i64> = other.t.shape().iter().map(|&d| d as i64).collect();
         wrap_var(py, av::expand_sizes(&self.var()?, &s)?)
     }
+    /// broadcast_to(input, size) -> Tensor
+    ///
+    /// Returns a view of ``input`` broadcast to ``size`` (no copy; see :meth:`Tensor.expand`).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     size (tuple of ints): the target shape.
+    ///
+    /// Example:
+    ///     >>> ferric.broadcast_to(ferric.tensor([1, 2]), (2, 2))
+    ///     tensor([[1, 2],
+    ///             [1, 2]])
     fn broadcast_to(&self, py: Python<'_>, size: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let s = int_list(size, "size")?;
         wrap_var(py, av::expand_sizes(&self.var()?, &s)?)
     }
     #[pyo3(signature = (dim=None))]
+    /// squeeze(input, dim=None) -> Tensor
+    ///
+    /// Returns a view without the size-1 dimensions (only those in ``dim`` when given).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int or tuple of ints, optional): the dimensions to squeeze.
+    ///
+    /// Example:
+    ///     >>> ferric.squeeze(ferric.zeros(2, 1, 3)).shape
+    ///     ferric.Size([2, 3])
     fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
         let dims = crate::python::convert::dims_arg(dim)?;
         let out = self.t.squeeze(dims.as_deref())?;
         wrap_var(py, av::reshape_like("SqueezeBackward0", &self.var()?, out)?)
     }
+    /// unsqueeze(input, dim) -> Tensor
+    ///
+    /// Returns a view with a size-1 dimension inserted at ``dim``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int): the position of the new dimension.
+    ///
+    /// Example:
+    ///     >>> ferric.unsqueeze(ferric.tensor([1, 2]), 1)
+    ///     tensor([[1],
+    ///             [2]])
     fn unsqueeze(&self, py: Python<'_>, dim: i64) -> PyResult<Py<PyTensor>> {
         let out = self.t.unsqueeze(dim)?;
         wrap_var(
@@ -327,6 +490,19 @@ impl PyTensor {
         )
     }
     #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    /// flatten(input, start_dim=0, end_dim=-1) -> Tensor
+    ///
+    /// Merges the dimensions ``start_dim`` to ``end_dim`` into one: a view when possible, else a
+    /// copy.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     start_dim (int): the first dimension to flatten.
+    ///     end_dim (int): the last dimension to flatten; default -1.
+    ///
+    /// Example:
+    ///     >>> ferric.flatten(ferric.zeros(2, 3, 4), 1).shape
+    ///     ferric.Size([2, 12])
     fn flatten(&self, py: Python<'_>, start_dim: i64, end_dim: i64) -> PyResult<Py<PyTensor>> {
         let x = self.var()?;
         let out = self.t.flatten(start_dim, end_dim)?;
@@ -337,9 +513,31 @@ impl PyTensor {
         };
         wrap_var(py, av::reshape_like(name, &x, out)?)
     }
+    /// ravel(input) -> Tensor
+    ///
+    /// The elements of ``input`` as a 1-D tensor: a view when possible.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.ravel(ferric.tensor([[1, 2], [3, 4]]))
+    ///     tensor([1, 2, 3, 4])
     fn ravel(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::reshape(&self.var()?, &[-1])?)
     }
+    /// unflatten(input, dim, sizes) -> Tensor
+    ///
+    /// Splits dimension ``dim`` into the dimensions ``sizes`` (one may be -1).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     sizes (tuple of ints): the new sizes.
+    ///
+    /// Example:
+    ///     >>> ferric.unflatten(ferric.zeros(2, 6), 1, (2, 3)).shape
+    ///     ferric.Size([2, 2, 3])
     fn unflatten(
         &self,
         py: Python<'_>,
@@ -350,6 +548,23 @@ impl PyTensor {
         wrap_var(py, av::reshape_like("ViewBackward0", &self.var()?, out)?)
     }
     #[pyo3(signature = (size, stride, storage_offset=None))]
+    /// as_strided(input, size, stride, storage_offset=None) -> Tensor
+    ///
+    /// Returns a view of ``input``'s storage with the given sizes, strides and offset (in
+    /// elements). Views that overlap or reach outside the storage are the caller's responsibility
+    /// only as far as ferric checks the bounds: out-of-storage views raise.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     size (tuple of ints): the shape of the view.
+    ///     stride (tuple of ints): the stride of each dimension.
+    ///     storage_offset (int, optional): the first element's offset in the storage; default
+    ///         ``input``'s.
+    ///
+    /// Example:
+    ///     >>> ferric.as_strided(ferric.arange(6.), (2, 2), (1, 2))
+    ///     tensor([[0., 2.],
+    ///             [1., 3.]])
     fn as_strided(
         &self,
         py: Python<'_>,
@@ -363,15 +578,51 @@ impl PyTensor {
             crate::autograd::index::as_strided(&self.var()?, &size, &stride, storage_offset)?,
         )
     }
+    /// narrow(input, dim, start, length) -> Tensor
+    ///
+    /// Returns the view ``input[..., start:start + length, ...]`` along ``dim``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     start (int): the first index.
+    ///     length (int): the length of the slice.
+    ///
+    /// Example:
+    ///     >>> ferric.narrow(ferric.arange(6), 0, 2, 3)
+    ///     tensor([2, 3, 4])
     fn narrow(&self, py: Python<'_>, dim: i64, start: i64, length: i64) -> PyResult<Py<PyTensor>> {
         self.t.narrow(dim, start, length)?;
         wrap_var(py, av::narrow(&self.var()?, dim, start, length)?)
     }
+    /// select(input, dim, index) -> Tensor
+    ///
+    /// Returns the view ``input[..., index, ...]`` along ``dim``, without that dimension.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///     index (int): the position to select.
+    ///
+    /// Example:
+    ///     >>> ferric.select(ferric.tensor([[1, 2], [3, 4]]), 1, 0)
+    ///     tensor([1, 3])
     fn select(&self, py: Python<'_>, dim: i64, index: i64) -> PyResult<Py<PyTensor>> {
         self.t.select(dim, index)?;
         wrap_var(py, av::select(&self.var()?, dim, index)?)
     }
     #[pyo3(signature = (dim=0))]
+    /// unbind(input, dim=0) -> tuple of Tensors
+    ///
+    /// The slices of ``input`` along ``dim``, as views without that dimension.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int, optional): the dimension to operate along.
+    ///
+    /// Example:
+    ///     >>> ferric.unbind(ferric.tensor([[1, 2], [3, 4]]))
+    ///     (tensor([1, 2]), tensor([3, 4]))
     fn unbind<'py>(&self, py: Python<'py>, dim: i64) -> PyResult<Bound<'py, PyTuple>> {
         wrap_all(
             py,
@@ -385,6 +636,19 @@ impl PyTensor {
         )
     }
     #[pyo3(signature = (chunks, dim=0))]
+    /// chunk(input, chunks, dim=0) -> List of Tensors
+    ///
+    /// Splits ``input`` into ``chunks`` views of equal size along ``dim`` (the last may be smaller,
+    /// and there may be fewer than ``chunks``).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     chunks (int): the number of chunks.
+    ///     dim (int, optional): the dimension to operate along.
+    ///
+    /// Example:
+    ///     >>> ferric.chunk(ferric.arange(5), 2)
+    ///     (tensor([0, 1, 2]), tensor([3, 4]))
     fn chunk<'py>(&self, py: Python<'py>, chunks: i64, dim: i64) -> PyResult<Bound<'py, PyTuple>> {
         wrap_all(
             py,
@@ -398,6 +662,20 @@ impl PyTensor {
         )
     }
     #[pyo3(signature = (split_size_or_sections, dim=0))]
+    /// split(tensor, split_size_or_sections, dim=0) -> tuple of Tensors
+    ///
+    /// Splits the tensor into views along ``dim``: chunks of ``split_size_or_sections`` elements
+    /// (the last may be smaller) or, for a list, chunks of those sizes.
+    ///
+    /// Args:
+    ///     tensor (Tensor): the tensor to split.
+    ///     split_size_or_sections (int or list of ints): the size of each chunk, or the list of
+    ///         sizes.
+    ///     dim (int, optional): the dimension to operate along.
+    ///
+    /// Example:
+    ///     >>> ferric.split(ferric.arange(5), [1, 4])
+    ///     (tensor([0]), tensor([1, 2, 3, 4]))
     fn split<'py>(
         &self,
         py: Python<'py>,
@@ -418,6 +696,19 @@ impl PyTensor {
             )
         }
     }
+    /// movedim(input, source, destination) -> Tensor
+    ///
+    /// Returns a view with the dimensions ``source`` moved to the positions ``destination``; the
+    /// others keep their order.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     source (int or tuple of ints): the dimensions to move.
+    ///     destination (int or tuple of ints): the destination positions of the moved dimensions.
+    ///
+    /// Example:
+    ///     >>> ferric.movedim(ferric.zeros(2, 3, 4), 0, -1).shape
+    ///     ferric.Size([3, 4, 2])
     fn movedim(
         &self,
         py: Python<'_>,
@@ -430,6 +721,18 @@ impl PyTensor {
         )?;
         wrap_var(py, av::permute(&self.var()?, &perm)?)
     }
+    /// moveaxis(input, source, destination) -> Tensor
+    ///
+    /// Alias for :func:`ferric.movedim`.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     source (int or tuple of ints): the dimensions to move.
+    ///     destination (int or tuple of ints): the destination positions of the moved dimensions.
+    ///
+    /// Example:
+    ///     >>> ferric.moveaxis(ferric.zeros(2, 3, 4), 0, -1).shape
+    ///     ferric.Size([3, 4, 2])
     fn moveaxis(
         &self,
         py: Python<'_>,

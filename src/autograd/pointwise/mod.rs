@@ -151,7 +151,8 @@ macro_rules! binary_rules {
     ($($v:ident { name: $name:literal, node: $node:literal, kind: $kind:ident,
         dunders: [$($dn:ident)*], methods: [$($meth:tt)*], other: $other:ident,
         cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr, int: $int:expr,
-        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal })*) => {
+        bool: $bool:expr, grad: [$($grad:tt)*], nested: $nested:literal,
+        doc: $doc:literal, ex: [$($ex:literal),*] })*) => {
         /// What `op`'s backward needs; None when it has no gradient.
         fn bin_rule(op: BinaryOp) -> Option<BinRule> {
             match op {
@@ -520,7 +521,8 @@ macro_rules! rule_body {
 macro_rules! unary_rules {
     (math: [$($v:ident { name: $name:literal, methods: [$($meth:tt)*], fn_inplace: $fi:literal,
         cost: $cost:literal, simd: [$($simd:ident)?], float: $float:expr,
-        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal })*]
+        ints: $ints:expr, bools: $bools:expr, grad: [$($grad:tt)*], nested: $nested:literal,
+        doc: $doc:literal, ex: [$($ex:literal),*] })*]
      predicates: [$($rest:tt)*]) => {
         /// What `op`'s backward reads; None when it has no gradient.
         fn reads(op: UnaryOp) -> Option<Reads> {

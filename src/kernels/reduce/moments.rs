@@ -153,12 +153,24 @@ mod tests {
                 .collect();
             let (m, v) = row_moments(&x);
             let (rm, rv) = two_pass(&x);
-            assert!((m - rm).abs() <= 1e-12 * rm.abs().max(1.0), "len {len}: {m} {rm}");
-            assert!((v - rv).abs() <= 1e-10 * rv.abs().max(1.0), "len {len}: {v} {rv}");
+            assert!(
+                (m - rm).abs() <= 1e-12 * rm.abs().max(1.0),
+                "len {len}: {m} {rm}"
+            );
+            assert!(
+                (v - rv).abs() <= 1e-10 * rv.abs().max(1.0),
+                "len {len}: {v} {rv}"
+            );
             let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
             let (mf, vf) = row_moments(&xf);
-            assert!((mf as f64 - rm).abs() <= 1e-4 * rm.abs().max(1.0), "len {len}");
-            assert!((vf as f64 - rv).abs() <= 1e-4 * rv.abs().max(1.0), "len {len}");
+            assert!(
+                (mf as f64 - rm).abs() <= 1e-4 * rm.abs().max(1.0),
+                "len {len}"
+            );
+            assert!(
+                (vf as f64 - rv).abs() <= 1e-4 * rv.abs().max(1.0),
+                "len {len}"
+            );
         }
     }
 
