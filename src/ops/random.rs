@@ -722,8 +722,14 @@ mod tests {
     #[test]
     fn float_bounds_adjust_like_pytorch() {
         // to - 1 = 2^25 + 6 rounds up to 2^25 + 8 in float32, so `to` moves down
-        assert_eq!(adjust_bound((1 << 25) + 7, 24, true), (1 << 25) + 4);
-        assert_eq!(adjust_bound(10, 24, true), 10);
-        assert_eq!(adjust_bound(-((1 << 25) + 7), 24, false), -((1 << 25) + 4));
+        assert_eq!(
+            adjust_bound((1 << 25) + 7, DType::F32, 24, true),
+            (1 << 25) + 4
+        );
+        assert_eq!(adjust_bound(10, DType::F32, 24, true), 10);
+        assert_eq!(
+            adjust_bound(-((1 << 25) + 7), DType::F32, 24, false),
+            -((1 << 25) + 4)
+        );
     }
 }

@@ -42,6 +42,7 @@ impl<T: FastFloat> Partial<T> {
     }
 
     /// Folds `b` into `self` (PyTorch's `AddMomentsVec`).
+    #[allow(clippy::needless_range_loop)]
     #[inline(always)]
     fn absorb(&mut self, b: &Partial<T>) {
         let n = self.count + b.count;
@@ -72,6 +73,8 @@ fn ceil_log2(m: usize) -> usize {
 
 /// `(mean, variance)` of `x` (the variance divides by `x.len()`), rounded as PyTorch's
 /// `RowwiseMoments` rounds them. An empty row gives NaNs.
+// lane-indexed loops mirror the vector lanes they reproduce
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 pub fn row_moments<T: FastFloat>(x: &[T]) -> (T, T) {
     let lanes = T::LANES;
