@@ -23,6 +23,12 @@ MODULES = [
     ("ferric.nn.utils", "ferric.nn.utils", "Gradient clipping, parameter vectors, "
      "weight/spectral norm."),
     ("ferric.nn.utils.rnn", "ferric.nn.utils.rnn", "Packed and padded sequences."),
+    ("ferric.linalg", "ferric.linalg", "Linear algebra: decompositions, solvers, norms, "
+     "inverses (on ``faer``)."),
+    ("ferric.special", "ferric.special", "Special functions: error and gamma functions, "
+     "Bessel and Airy functions, orthogonal polynomials."),
+    ("ferric.distributed", "ferric.distributed", "Process groups and collectives over "
+     "MPI (needs ``mpi4py``)."),
     ("ferric.optim", "ferric.optim", "Optimizers."),
     ("ferric.optim.lr_scheduler", "ferric.optim.lr_scheduler", "Learning-rate schedules."),
     ("ferric.autograd", "ferric.autograd", "Gradients, grad modes, custom functions, "
