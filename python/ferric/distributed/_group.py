@@ -90,12 +90,15 @@ class ProcessGroup:
         self._index = {g: i for i, g in enumerate(self._ranks)}
 
     def rank(self) -> int:
+        """This process's rank within the group (0 to ``size() - 1``)."""
         return self._comm.Get_rank()
 
     def size(self) -> int:
+        """The number of processes in the group."""
         return self._comm.Get_size()
 
     def name(self) -> str:
+        """The backend's name (``"mpi"``)."""
         return self._backend
 
     def group_rank(self, global_rank: int, opname: str) -> int:
