@@ -10,9 +10,13 @@ plain Python recursion: autograd records a different graph for every tree.
 Run ``python examples/tree_lstm.py --help`` for the options; the defaults need no
 arguments and finish in well under a minute. The script uses only PyTorch API: change
 the ``import ferric as torch`` line to ``import torch`` and it runs on PyTorch.
+``--autobatch`` (ferric only) runs the same per-tree code inside ``ferric.autobatch()``,
+which groups the nodes of all trees in a batch into batched kernels (see
+``docs/autobatch.md``); the numbers it prints are the same to float rounding.
 """
 
 import argparse
+import contextlib
 import random
 
 import ferric as torch
@@ -123,9 +127,11 @@ class SentimentModel(nn.Module):
         return self.classify(self.encoder(tree))
 
 
-def accuracy(model, data):
+def accuracy(model, data, batching=contextlib.nullcontext):
     with torch.no_grad():
-        right = sum(int(model(t).argmax().item() == y) for t, y in data)
+        with batching():
+            logits = [model(t) for t, _ in data]
+        right = sum(int(z.argmax().item() == y) for z, (_, y) in zip(logits, data, strict=True))
     return right / len(data)
 
 
@@ -141,6 +147,8 @@ def parse_args(argv=None):
     p.add_argument("--hidden", type=int, default=32, help="Tree-LSTM state size (default: 32)")
     p.add_argument("--lr", type=float, default=0.02, help="Adam learning rate (default: 0.02)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--autobatch", action="store_true",
+                   help="run the per-tree code inside ferric.autobatch() (ferric only)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     return p.parse_args(argv)
 
@@ -160,7 +168,8 @@ def main(argv=None):
 
     model = SentimentModel(args.embed_dim, args.hidden)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    accs = [accuracy(model, test)]
+    batching = torch.autobatch if args.autobatch else contextlib.nullcontext
+    accs = [accuracy(model, test, batching)]
     losses = []
     say(f"before training: test accuracy {accs[0]:.3f}")
     for epoch in range(1, args.epochs + 1):
@@ -169,15 +178,16 @@ def main(argv=None):
         for start in range(0, len(train), args.batch_size):
             batch = train[start:start + args.batch_size]
             # one graph per tree, joined by the sum: a single backward covers the batch
-            logits = torch.stack([model(t) for t, _ in batch])
-            labels = torch.tensor([y for _, y in batch])
-            loss = F.cross_entropy(logits, labels)
-            opt.zero_grad()
-            loss.backward()
+            with batching():
+                logits = torch.stack([model(t) for t, _ in batch])
+                labels = torch.tensor([y for _, y in batch])
+                loss = F.cross_entropy(logits, labels)
+                opt.zero_grad()
+                loss.backward()
             opt.step()
             total += loss.item() * len(batch)
         losses.append(total / len(train))
-        accs.append(accuracy(model, test))
+        accs.append(accuracy(model, test, batching))
         say(f"epoch {epoch}: train loss {losses[-1]:.4f}  test accuracy {accs[-1]:.3f}")
     return {"accuracy": accs, "loss": losses}
 

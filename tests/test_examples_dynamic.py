@@ -173,3 +173,21 @@ def test_dynamic_net_runs_as_a_script():
     losses = [float(line.split()[-1]) for line in r.stdout.splitlines()
               if line.startswith("step")]
     assert len(losses) == 2 and all(math.isfinite(v) for v in losses)
+
+
+def test_tree_lstm_autobatch_prints_the_same_numbers():
+    mod = load("tree_lstm")
+    argv = ["--epochs", "1", "--train-size", "60", "--test-size", "40", "--max-depth", "2",
+            "--batch-size", "8", "--quiet", "--seed", "1"]
+    eager, batched = mod.main(argv), mod.main(argv + ["--autobatch"])
+    assert batched["accuracy"] == eager["accuracy"]
+    assert batched["loss"] == pytest.approx(eager["loss"], rel=1e-5)
+
+
+def test_bilstm_tagger_modes_agree_and_learn():
+    mod = load("bilstm_tagger")
+    argv = ["--steps", "16", "--batch-size", "12", "--quiet"]
+    runs = {m: mod.main(argv + ["--mode", m]) for m in ("eager", "autobatch", "packed")}
+    for m in ("autobatch", "packed"):
+        assert runs[m]["loss"] == pytest.approx(runs["eager"]["loss"], rel=1e-4), m
+    assert runs["eager"]["loss"][-1] < runs["eager"]["loss"][0] * 0.8

@@ -138,6 +138,9 @@ from . import (  # noqa: E402
     cuda,
 )
 from ._compile import compile  # noqa: E402
+
+# automatic batching of per-example code (docs/autobatch.md)
+from ._autobatch import autobatch  # noqa: E402
 from ._device import device, get_default_device, set_default_device  # noqa: E402
 from ._tensor_types import (  # noqa: E402
     BFloat16Tensor,
@@ -178,6 +181,7 @@ _aliasing.install()
 
 __all__ += [
     "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
+    "autobatch",
     "HalfTensor", "IntTensor", "LongTensor", "ShortTensor", "accelerator", "amp", "autocast",
     "backends", "compile", "cpu", "cuda", "device", "get_autocast_dtype", "get_default_device",
     "is_autocast_available", "is_autocast_enabled", "set_autocast_enabled",

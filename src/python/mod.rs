@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 mod arith;
+mod autobatch;
 mod autograd;
 mod conv;
 pub mod convert;

@@ -1,0 +1,159 @@
+"""Per-example code, eager vs ``ferric.autobatch`` vs hand-batched, ferric and PyTorch.
+
+Two workloads, each timed as one training step (forward, backward, SGD step):
+
+- ``tree_lstm``: the ``tree_lstm_batch`` workload of ``../shared/bench/workloads.py``
+  (binary Tree-LSTM, d=64, 32 random trees of 5..40 leaves, Linear head and
+  cross_entropy at each root), run as written (one tree at a time) in eager ferric, the
+  same function inside ``with ferric.autobatch():``, and PyTorch eager.
+- ``bilstm``: the BiLSTM tagger of ``examples/bilstm_tagger.py`` written per sentence
+  (``LSTMCell`` forward and backward over each sentence, Linear + cross_entropy per
+  word; hidden 64) on 32 sentences of 5..60 words, in eager ferric, under
+  ``autobatch``, and hand-batched with packed sequences (``nn.LSTM(bidirectional=True)``
+  over a ``PackedSequence``); the per-sentence and packed versions also in PyTorch.
+
+Every variant runs in the same process, alternating, one thread; the table gives the
+median time per step and the ratios. Usage:
+
+    python benches/autobatch.py [--rounds 5] [--torch-python /path/to/python]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "bench"
+
+
+def tree_lstm(T):
+    """The shared ``tree_lstm_batch`` step function for the library ``T``."""
+    sys.path.insert(0, str(SHARED))
+    import workloads
+
+    for name, _, _, setup in workloads.WORKLOADS:
+        if name == "tree_lstm_batch":
+            fn, _ = setup(T)
+            return fn
+    raise SystemExit("tree_lstm_batch not found in ../shared/bench/workloads.py")
+
+
+def tagger(T, packed):
+    """One training step of ``examples/bilstm_tagger.py``'s model (per-sentence or
+    packed) on 32 sentences of 5..60 words, for the library ``T``."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    import bilstm_tagger as ex
+
+    ex.torch, ex.nn, ex.F, ex.rnn = T, T.nn, T.nn.functional, T.nn.utils.rnn
+    T.manual_seed(0)
+    model = (ex.PackedTagger if packed else ex.Tagger)(20, 16, 64, 5)
+    opt = T.optim.SGD(model.parameters(), lr=0.05)
+    words, labels = ex.make_data(random.Random(5), 32, 20, 5)
+
+    def step():
+        loss = model.loss(words, labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def measure(fn, seconds=0.5, min_runs=5):
+    fn()
+    fn()
+    times = []
+    t_end = time.perf_counter() + seconds
+    while len(times) < min_runs or time.perf_counter() < t_end:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def variants(T, lib):
+    out = {"tree_lstm/eager": tree_lstm(T),
+           "bilstm/per_sentence": tagger(T, packed=False),
+           "bilstm/packed": tagger(T, packed=True)}
+    if lib == "ferric":
+        tree = tree_lstm(T)
+        tag = tagger(T, packed=False)
+
+        def tree_ab():
+            with T.autobatch():
+                return tree()
+
+        def tag_ab():
+            with T.autobatch():
+                return tag()
+
+        out["tree_lstm/autobatch"] = tree_ab
+        out["bilstm/autobatch"] = tag_ab
+    return out
+
+
+def run_lib(lib, rounds):
+    """Runs every variant of ``lib`` ``rounds`` times (alternating); JSON to stdout."""
+    if lib == "torch":
+        import torch as T
+        T.set_num_threads(1)
+    else:
+        import ferric as T
+        T.set_num_threads(1)
+    vs = variants(T, lib)
+    res = {k: [] for k in vs}
+    for _ in range(rounds):
+        for k, fn in vs.items():
+            res[k].append(measure(fn))
+    print(json.dumps(res))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--torch-python", default=None,
+                   help="a Python with PyTorch installed (default: skip PyTorch)")
+    p.add_argument("--lib", default=None, help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.lib:
+        run_lib(a.lib, a.rounds)
+        return
+    env = dict(os.environ, OMP_NUM_THREADS="1", FERRIC_NUM_THREADS="1")
+    res: dict[str, list[float]] = {}
+    libs = [("ferric", sys.executable)]
+    if a.torch_python:
+        libs.append(("torch", a.torch_python))
+    for _ in range(a.rounds):   # alternate the libraries, one round each per pass
+        for lib, py in libs:
+            out = subprocess.run([py, __file__, "--lib", lib, "--rounds", "1"], env=env,
+                                 check=True, capture_output=True, text=True).stdout
+            for k, v in json.loads(out).items():
+                res.setdefault(f"{lib}:{k}", []).extend(v)
+    med = {k: statistics.median(v) for k, v in res.items()}
+    print(f"{'variant':34s} {'median ms':>10s}")
+    for k, v in sorted(med.items()):
+        print(f"{k:34s} {v * 1e3:10.2f}")
+
+    def ratio(a, b):
+        if a in med and b in med:
+            print(f"{a} / {b}: {med[a] / med[b]:.3f}")
+
+    ratio("ferric:tree_lstm/autobatch", "ferric:tree_lstm/eager")
+    ratio("ferric:tree_lstm/autobatch", "torch:tree_lstm/eager")
+    ratio("ferric:bilstm/autobatch", "ferric:bilstm/packed")
+    ratio("ferric:bilstm/autobatch", "ferric:bilstm/per_sentence")
+    ratio("ferric:bilstm/autobatch", "torch:bilstm/per_sentence")
+    ratio("ferric:bilstm/autobatch", "torch:bilstm/packed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,303 @@
+"""Where a region meets user code: the methods of :class:`Pending` and the functions a
+region routes through its rules.
+
+- ``Pending`` gets every ``Tensor`` method at import: those with a rule record a node,
+  every other one evaluates the pending graph first (the object then *is* an ordinary
+  tensor) and calls the tensor's own method. Shape, dtype and dimension queries answer
+  from the node.
+- While a region is active, the public functions of ``ferric``, ``ferric.nn.functional``,
+  ``ferric.autograd``, ``ferric.special`` and ``ferric.linalg`` are replaced by wrappers:
+  a function with a rule records, any other evaluates first when it is given a pending
+  tensor or writes in place (a name ending in ``_``, ``out=``, ``inplace=True``). The
+  in-place methods of ``Tensor`` (``add_``, ``__setitem__``, ``__iadd__``, ...) also
+  evaluate first, so a write never changes what a pending op reads. ``LSTMCell`` and
+  ``GRUCell`` route their calls to the cell rule. Leaving the region puts the
+  originals back.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+import types
+
+from .. import _core
+from ._graph import Pending, state
+from ._rules import (
+    Binary,
+    Join,
+    Linear,
+    Matmul,
+    Reduce,
+    Split,
+    Unary,
+    View,
+    _flip,
+)
+from ._rules_extra import DimUnary, GetItem
+from ._rules_nn import Cell, CrossEntropy, Embedding
+
+Tensor = _core.Tensor
+_get_ident = threading.get_ident
+
+
+def _foreign():
+    return RuntimeError(
+        "ferric.autobatch: a pending tensor was used on a thread other than the one whose "
+        "autobatch region created it; pending tensors belong to their region's thread")
+
+
+def current():
+    """The active graph if this thread owns it, else None (raising if another does)."""
+    g = state.graph
+    if g is None:
+        return None
+    if g.thread != _get_ident():
+        return None
+    return g
+
+
+def evaluate_for(h):
+    """Evaluates the graph that the pending tensor ``h`` belongs to."""
+    g = state.graph
+    if g is None or type(h) is not Pending:
+        if type(h) is Pending:
+            raise RuntimeError(
+                "ferric.autobatch: this pending tensor's region ended without computing it "
+                "(the region was left by an exception raised while evaluating)")
+        return
+    if g.thread != _get_ident():
+        raise _foreign()
+    g.evaluate()
+
+
+def _has_pending(args, kwargs):
+    for a in args:
+        t = type(a)
+        if t is Pending:
+            return True
+        if t is list or t is tuple:
+            for b in a:
+                if type(b) is Pending:
+                    return True
+    if kwargs:
+        for a in kwargs.values():
+            if type(a) is Pending:
+                return True
+            if type(a) is list or type(a) is tuple:
+                for b in a:
+                    if type(b) is Pending:
+                        return True
+    return False
+
+
+def _evaluate_if_needed(args, kwargs, writes):
+    g = state.graph
+    if g is None or not g.pending:
+        return
+    if writes or _has_pending(args, kwargs):
+        if g.thread != _get_ident():
+            if _has_pending(args, kwargs):
+                raise _foreign()
+            return
+        g.evaluate()
+
+
+# --------------------------------------------------------------------------------------
+# the rules of functions and methods
+# --------------------------------------------------------------------------------------
+_UNARY = ("sigmoid", "tanh", "exp", "log", "relu", "sqrt", "rsqrt", "sin", "cos", "abs",
+          "neg", "negative", "expm1", "log1p", "log2", "exp2", "erf", "reciprocal",
+          "square", "sinh", "cosh", "atan", "asin", "acos", "softplus", "gelu", "silu",
+          "mish", "elu", "selu", "celu", "leaky_relu", "hardtanh", "relu6",
+          "logsigmoid", "softsign", "tanhshrink", "hardsigmoid", "hardswish")
+
+
+def _build_rules():
+    """name -> rule, for ``ferric.*``, ``F.*`` and ``Tensor`` methods alike (a name means
+    the same op in all three places)."""
+    import ferric.nn.functional as F
+
+    rules = {}
+    for name in _UNARY:
+        fn = getattr(F, name, None) or getattr(Tensor, name, None)
+        if fn is not None:
+            rules[name] = Unary(name, fn)
+    for name, fn, kw in (("add", _core.add, ("alpha",)), ("sub", _core.sub, ("alpha",)),
+                         ("mul", _core.mul, ()), ("div", _core.div, ()),
+                         ("pow", _core.pow, ()), ("maximum", _core.maximum, ()),
+                         ("minimum", _core.minimum, ())):
+        rules[name] = Binary(name, fn, kw)
+    rules["subtract"] = rules["sub"]
+    rules["multiply"] = rules["mul"]
+    rules["true_divide"] = rules["divide"] = rules["div"]
+    ops = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+           "truediv": operator.truediv, "pow": operator.pow}
+    for name, fn in ops.items():
+        rules[f"__{name}__"] = Binary(name, fn)
+        rules[f"__r{name}__"] = Binary(name, _flip(fn), num_first=True)
+    rules["__neg__"] = Unary("neg", operator.neg)
+    rules["linear"] = Linear(F.linear)
+    mm = Matmul(operator.matmul)
+    rules["matmul"] = rules["mm"] = rules["__matmul__"] = mm
+    rules["__rmatmul__"] = Matmul(_flip(operator.matmul))
+    rules["cat"] = rules["concat"] = rules["concatenate"] = Join(
+        "cat", lambda parts, d: _core.cat(parts, d), stack=False)
+    rules["stack"] = Join("stack", lambda parts, d: _core.stack(parts, d), stack=True)
+    for kind in ("chunk", "split", "unbind"):
+        rules[kind] = Split(kind)
+    for kind in ("view", "reshape", "unsqueeze", "squeeze", "transpose", "permute", "t",
+                 "narrow", "select"):
+        rules[kind] = View(kind)
+    rules["swapaxes"] = rules["swapdims"] = rules["transpose"]
+    rules["sum"] = Reduce("sum", lambda x, d, k: x.sum(d, keepdim=k))
+    rules["mean"] = Reduce("mean", lambda x, d, k: x.mean(d, keepdim=k))
+    rules["softmax"] = DimUnary("softmax", F.softmax)
+    rules["log_softmax"] = DimUnary("log_softmax", F.log_softmax)
+    rules["__getitem__"] = GetItem()
+    rules["embedding"] = Embedding(F.embedding)
+    rules["cross_entropy"] = CrossEntropy(F.cross_entropy)
+    return rules
+
+
+# functions of these names are recorded only through the module that defines them
+# (ferric.nn.functional): ferric.embedding etc. are lower-level entry points
+_F_ONLY = {"linear", "embedding", "cross_entropy"}
+
+
+def _rule_function(orig, rule):
+    def routed(*args, **kwargs):
+        g = state.graph
+        if g is not None and g.thread == _get_ident():
+            r = rule.record(g, args, kwargs)
+            if r is not NotImplemented:
+                return r
+            if g.pending and _has_pending(args, kwargs):
+                g.evaluate()
+        elif g is not None and _has_pending(args, kwargs):
+            raise _foreign()
+        return orig(*args, **kwargs)
+
+    routed.__wrapped__ = orig
+    routed.__name__ = getattr(orig, "__name__", "routed")
+    routed.__doc__ = getattr(orig, "__doc__", None)
+    return routed
+
+
+def _evaluating_function(orig, writes_always):
+    def routed(*args, **kwargs):
+        g = state.graph
+        if g is not None and g.pending:
+            writes = writes_always or (kwargs and (kwargs.get("out") is not None
+                                                   or kwargs.get("inplace") is True))
+            _evaluate_if_needed(args, kwargs, writes)
+        return orig(*args, **kwargs)
+
+    routed.__wrapped__ = orig
+    routed.__name__ = getattr(orig, "__name__", "routed")
+    routed.__doc__ = getattr(orig, "__doc__", None)
+    return routed
+
+
+def _evaluating_method(orig):
+    def routed(self, *args, **kwargs):
+        g = state.graph
+        if g is not None and g.pending:
+            if g.thread == _get_ident():
+                g.evaluate()
+            elif _has_pending((self,) + args, kwargs):
+                raise _foreign()
+        return orig(self, *args, **kwargs)
+
+    routed.__name__ = getattr(orig, "__name__", "routed")
+    routed.__doc__ = getattr(orig, "__doc__", None)
+    return routed
+
+
+def _is_routable(obj):
+    return isinstance(obj, (types.BuiltinFunctionType, types.FunctionType,
+                            types.MethodDescriptorType))
+
+
+_INPLACE_DUNDERS = ("__setitem__", "__delitem__", "__iadd__", "__isub__", "__imul__",
+                    "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__iand__",
+                    "__ior__", "__ixor__")
+
+
+class Patches:
+    """The replacements a region installs, built once."""
+
+    def __init__(self):
+        import sys
+
+        import ferric.autograd
+        import ferric.linalg
+        import ferric.nn.functional as F
+        import ferric.special
+        from ferric.nn.modules.rnn import GRUCell, LSTMCell
+
+        # the package namespace itself (by name: its __init__ imports this module)
+        ferric = sys.modules["ferric"]
+        self.rules = rules = _build_rules()
+        self.items: list[tuple[object, str, object, object]] = []
+        seen: dict[int, object] = {}
+        for mod in (F, ferric, ferric.autograd, ferric.special, ferric.linalg):
+            for name, obj in list(vars(mod).items()):
+                if name.startswith("__") or not _is_routable(obj):
+                    continue
+                if name == "autobatch":
+                    continue
+                new = seen.get(id(obj))
+                if new is None:
+                    rule = rules.get(name)
+                    if rule is not None and (mod is F or name not in _F_ONLY):
+                        new = _rule_function(obj, rule)
+                    else:
+                        new = _evaluating_function(obj, name.endswith("_"))
+                    seen[id(obj)] = new
+                self.items.append((mod, name, obj, new))
+        # ops on ordinary tensors record too (an example's own inputs get stacked)
+        tensor_dict = vars(Tensor)
+        for name, rule in rules.items():
+            if isinstance(rule, (Unary, Binary, Matmul)) and name in tensor_dict:
+                obj = tensor_dict[name]
+                self.items.append((Tensor, name, obj, _rule_function(obj, rule)))
+        # the extension's in-place entry points that Python code calls directly (the
+        # optimizers' fused steps): evaluate first, like the in-place methods
+        for name, obj in list(vars(_core).items()):
+            if _is_routable(obj) and (name.startswith("_fused") or (
+                    name.endswith("_") and not name.endswith("__"))):
+                self.items.append((_core, name, obj, _evaluating_function(obj, True)))
+        for name, obj in list(vars(Tensor).items()):
+            if (name.endswith("_") and not name.startswith("_")) or name in _INPLACE_DUNDERS:
+                if callable(obj):
+                    self.items.append((Tensor, name, obj, _evaluating_method(obj)))
+        cells = ((LSTMCell, Cell("LSTMCell", LSTMCell.forward, True)),
+                 (GRUCell, Cell("GRUCell", GRUCell.forward, False)))
+        for cls, rule in cells:
+            self.items.append((cls, "forward", cls.__dict__["forward"], _cell_forward(rule)))
+
+    def install(self):
+        for mod, name, _, new in self.items:
+            setattr(mod, name, new)
+
+    def remove(self):
+        for mod, name, old, _ in self.items:
+            setattr(mod, name, old)
+
+
+def _cell_forward(rule):
+    orig = rule.forward
+
+    def forward(self, *args, **kwargs):
+        g = state.graph
+        if g is not None and g.thread == _get_ident():
+            r = rule.record(g, self, args, kwargs)
+            if r is not NotImplemented:
+                return r
+            if g.pending and _has_pending(args, kwargs):
+                g.evaluate()
+        return orig(self, *args, **kwargs)
+
+    forward.__doc__ = orig.__doc__
+    return forward
