@@ -50,9 +50,10 @@ def tagger(T, packed):
     """One training step of ``examples/bilstm_tagger.py``'s model (per-sentence or
     packed) on 32 sentences of 5..60 words, for the library ``T``."""
     sys.path.insert(0, str(ROOT / "examples"))
+    # the example does `import ferric as torch`; in the PyTorch process that is PyTorch
+    sys.modules.setdefault("ferric", T)
     import bilstm_tagger as ex
 
-    ex.torch, ex.nn, ex.F, ex.rnn = T, T.nn, T.nn.functional, T.nn.utils.rnn
     T.manual_seed(0)
     model = (ex.PackedTagger if packed else ex.Tagger)(20, 16, 64, 5)
     opt = T.optim.SGD(model.parameters(), lr=0.05)

@@ -152,7 +152,8 @@ def test_cat_and_stack(dim):
     def fn(x, y):
         a = ferric.cat([x * 1.0, y * 2.0, w], dim=dim)
         b = ferric.stack([x * 1.0, y * 1.0], dim)
-        return a, b
+        c = ferric.cat([x * 3.0, y * 1.0, x * 1.0], dim)     # all pending: one gather
+        return a, b, c
 
     _check(fn, _same((2, 3), arity=2), params=[w])
 

@@ -126,8 +126,8 @@ class Unary(Rule):
         else:
             kw = ()
         for e in extra:
-            if e is True or isinstance(e, Tensor):
-                return NotImplemented  # F.relu(x, True) is in place
+            if e is True or type(e) not in (int, float, bool, str, type(None)):
+                return NotImplemented  # F.relu(x, True) is in place; tensors, lists
         key = (self, o[0], extra, kw)
         return g.add(self, key, (o[1],) + extra, kwargs, o[2], o[3], o[4] + 1)
 
@@ -422,6 +422,9 @@ class Join(Rule):
     def run(self, g, nodes, kw):
         n0 = nodes[0]
         recs, shapes = n0[ARGS]
+        if len(recs) > 1 and all(type(x) is list for x in recs) and all(
+                sh == shapes[0] for sh in shapes):
+            return self._run_flat(g, nodes, kw, len(recs), shapes[0])
         parts = []
         for j, x in enumerate(recs):
             if type(x) is list:
@@ -429,6 +432,21 @@ class Join(Rule):
             else:
                 parts.append(x.unsqueeze(0).expand((len(nodes),) + shapes[j]))
         return self.fn(parts, kw)
+
+    def _run_flat(self, g, nodes, bd, count, shape):
+        return _join_flat(g, nodes, bd, count, shape, self.stack)
+
+
+def _join_flat(g, nodes, bd, count, shape, stack):
+    """``Join.run`` when every part is pending and of one shape: the ``count * B`` values
+    are gathered at once (part-major), then moved into place: two or three ops instead
+    of one gather per part."""
+    b = len(nodes)
+    x = g.gather([n[ARGS][0][j] for j in range(count) for n in nodes])
+    x = x.reshape((count, b) + shape).movedim(0, bd)      # (B, ..., count, ...)
+    if stack:
+        return x
+    return x.reshape((b,) + shape[:bd - 1] + (count * shape[bd - 1],) + shape[bd:])
 
 
 def _split_sizes(kind, size, arg):
