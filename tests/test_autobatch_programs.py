@@ -272,3 +272,21 @@ def test_optimizer_step_evaluates_first():
         z = ferric.tanh(lin(x))
     assert ferric.allclose(y, before)
     assert not ferric.allclose(z, before)
+
+
+def test_functions_without_a_rule_run_eagerly_inside():
+    """A Python-level function with no rule (MSE loss, layer_norm, a composite) runs
+    with the region off: its own inner ops never see a pending tensor."""
+    lin = nn.Linear(4, 4)
+    xs = [ferric.randn(2, 4) for _ in range(3)]
+    y = ferric.randn(2, 4)
+    eager = [(nn.MSELoss()(lin(x), y).item(), F.layer_norm(lin(x), (4,)),
+              ferric.addcmul(lin(x), x, x, value=0.5), nn.Dropout(0.0)(lin(x))) for x in xs]
+    with ferric.autobatch():
+        got = [(nn.MSELoss()(lin(x), y).item(), F.layer_norm(lin(x), (4,)),
+                ferric.addcmul(lin(x), x, x, value=0.5), nn.Dropout(0.0)(lin(x)))
+               for x in xs]
+    for e, b in zip(eager, got, strict=True):
+        assert b[0] == pytest.approx(e[0], rel=1e-6)
+        for u, v in zip(e[1:], b[1:], strict=True):
+            assert type(v) is ferric.Tensor and ferric.allclose(u, v, atol=1e-6)

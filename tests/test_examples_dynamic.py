@@ -191,3 +191,15 @@ def test_bilstm_tagger_modes_agree_and_learn():
     for m in ("autobatch", "packed"):
         assert runs[m]["loss"] == pytest.approx(runs["eager"]["loss"], rel=1e-4), m
     assert runs["eager"]["loss"][-1] < runs["eager"]["loss"][0] * 0.8
+
+
+def test_dynamic_net_whole_script_inside_a_region():
+    """An unmodified script (reads values with .item() every step, optimizer steps,
+    evaluation under no_grad) inside one region gives the eager numbers exactly."""
+    mod = load("dynamic_net")
+    argv = ["--steps", "25"]
+    eager = mod.main(argv)
+    with ferric.autobatch() as ab:
+        batched = mod.main(argv)
+    assert batched == eager
+    assert ab.stats()["evaluations"] > 25

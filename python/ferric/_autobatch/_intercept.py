@@ -71,23 +71,43 @@ def evaluate_for(h):
     g.evaluate()
 
 
+def suspended(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with the region switched off: an op without a rule runs
+    eagerly all the way down (its own inner ops, which may call the extension directly,
+    must not record)."""
+    g = state.graph
+    if g is None:
+        return fn(*args, **kwargs)
+    state.graph = None
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        state.graph = g
+
+
 def _has_pending(args, kwargs):
     for a in args:
         t = type(a)
-        if t is Pending:
+        if t is Pending or ((t is list or t is tuple or t is dict) and _nested_pending(a, 3)):
             return True
-        if t is list or t is tuple:
-            for b in a:
-                if type(b) is Pending:
-                    return True
     if kwargs:
         for a in kwargs.values():
-            if type(a) is Pending:
+            t = type(a)
+            if t is Pending or ((t is list or t is tuple or t is dict) and
+                                _nested_pending(a, 3)):
                 return True
-            if type(a) is list or type(a) is tuple:
-                for b in a:
-                    if type(b) is Pending:
-                        return True
+    return False
+
+
+def _nested_pending(c, depth):
+    """Whether the list/tuple/dict ``c`` holds a pending tensor (``depth`` levels)."""
+    for a in (c.values() if type(c) is dict else c):
+        t = type(a)
+        if t is Pending:
+            return True
+        if depth > 1 and (t is list or t is tuple or t is dict) and _nested_pending(
+                a, depth - 1):
+            return True
     return False
 
 
@@ -174,6 +194,7 @@ def _rule_function(orig, rule):
                 return r
             if g.pending and _has_pending(args, kwargs):
                 g.evaluate()
+            return suspended(orig, *args, **kwargs)
         elif g is not None and _has_pending(args, kwargs):
             raise _foreign()
         return orig(*args, **kwargs)
@@ -187,11 +208,15 @@ def _rule_function(orig, rule):
 def _evaluating_function(orig, writes_always):
     def routed(*args, **kwargs):
         g = state.graph
-        if g is not None and g.pending:
+        if g is None:
+            return orig(*args, **kwargs)
+        if g.pending:
             writes = writes_always or (kwargs and (kwargs.get("out") is not None
                                                    or kwargs.get("inplace") is True))
             _evaluate_if_needed(args, kwargs, writes)
-        return orig(*args, **kwargs)
+        if g.thread != _get_ident():
+            return orig(*args, **kwargs)
+        return suspended(orig, *args, **kwargs)
 
     routed.__wrapped__ = orig
     routed.__name__ = getattr(orig, "__name__", "routed")
@@ -202,12 +227,15 @@ def _evaluating_function(orig, writes_always):
 def _evaluating_method(orig):
     def routed(self, *args, **kwargs):
         g = state.graph
-        if g is not None and g.pending:
-            if g.thread == _get_ident():
-                g.evaluate()
-            elif _has_pending((self,) + args, kwargs):
+        if g is None:
+            return orig(self, *args, **kwargs)
+        if g.thread != _get_ident():
+            if g.pending and _has_pending((self,) + args, kwargs):
                 raise _foreign()
-        return orig(self, *args, **kwargs)
+            return orig(self, *args, **kwargs)
+        if g.pending:
+            g.evaluate()
+        return suspended(orig, self, *args, **kwargs)
 
     routed.__name__ = getattr(orig, "__name__", "routed")
     routed.__doc__ = getattr(orig, "__doc__", None)
@@ -297,6 +325,7 @@ def _cell_forward(rule):
                 return r
             if g.pending and _has_pending(args, kwargs):
                 g.evaluate()
+            return suspended(orig, self, *args, **kwargs)
         return orig(self, *args, **kwargs)
 
     forward.__doc__ = orig.__doc__

@@ -12,7 +12,7 @@ import types
 from .. import _core
 from .._size import Size
 from ._graph import DTYPE, SHAPE, Pending
-from ._intercept import evaluate_for, state
+from ._intercept import evaluate_for, state, suspended
 
 Tensor = _core.Tensor
 _get_ident = __import__("threading").get_ident
@@ -37,7 +37,7 @@ _OWN = {"shape", "dtype", "ndim", "dim", "size", "numel", "nelement", "__len__",
 def _evaluating(name):
     def method(self, *args, **kwargs):
         evaluate_for(self)
-        return getattr(self, name)(*args, **kwargs)
+        return suspended(getattr(self, name), *args, **kwargs)
 
     method.__name__ = name
     return method
@@ -46,11 +46,11 @@ def _evaluating(name):
 def _evaluating_property(name, settable):
     def get(self):
         evaluate_for(self)
-        return getattr(self, name)
+        return suspended(getattr, self, name)
 
     def set_(self, value):
         evaluate_for(self)
-        setattr(self, name, value)
+        suspended(setattr, self, name, value)
 
     return property(get, set_ if settable else None)
 
@@ -63,7 +63,7 @@ def _recording(name, rule):
         r = rule.record(g, (self,) + args, kwargs)
         if r is NotImplemented:
             g.evaluate()
-            return getattr(self, name)(*args, **kwargs)
+            return suspended(getattr(self, name), *args, **kwargs)
         return r
 
     method.__name__ = name
