@@ -69,13 +69,14 @@ class autobatch:
         self._evaluations = 0
 
     def __enter__(self) -> autobatch:
-        if state.graph is not None:
+        if state.region is not None:
             raise RuntimeError(
                 "ferric.autobatch: regions do not nest, and only one thread at a time "
                 "may have one (a region is already active)")
         patches = _get_patches()
         self._graph = Graph()
-        state.graph = self._graph
+        state.region = self._graph
+        state.recording = True
         patches.install()
         # a region makes a few container objects per op and frees none of them before it
         # evaluates: the cycle collector's passes over the growing graph cost ~30% of
@@ -92,7 +93,8 @@ class autobatch:
             if exc_type is None:
                 raise
         finally:
-            state.graph = None
+            state.region = None
+            state.recording = False
             _get_patches().remove()
             if self._gc_was:
                 gc.enable()

@@ -40,9 +40,11 @@ _getrefcount = sys.getrefcount
 
 
 class _State:
-    """The active region's graph (one region at a time, on one thread)."""
+    """The active region's graph (one region at a time, on one thread) and whether it
+    records: off while it evaluates and while an op without a rule runs."""
 
-    graph: Graph | None = None
+    region: Graph | None = None
+    recording = False
 
 
 state = _State()
@@ -150,12 +152,12 @@ class Graph:
         with the region switched off, so their own ops are not recorded."""
         if not self.order:
             return
-        active = state.graph
-        state.graph = None
+        was = state.recording
+        state.recording = False
         try:
             self._evaluate()
         finally:
-            state.graph = active
+            state.recording = was
 
     def _evaluate(self):
         """DyNet's agenda: of the signatures with nodes whose inputs are all computed,

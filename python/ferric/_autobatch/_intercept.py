@@ -47,19 +47,9 @@ def _foreign():
         "autobatch region created it; pending tensors belong to their region's thread")
 
 
-def current():
-    """The active graph if this thread owns it, else None (raising if another does)."""
-    g = state.graph
-    if g is None:
-        return None
-    if g.thread != _get_ident():
-        return None
-    return g
-
-
 def evaluate_for(h):
     """Evaluates the graph that the pending tensor ``h`` belongs to."""
-    g = state.graph
+    g = state.region
     if g is None or type(h) is not Pending:
         if type(h) is Pending:
             raise RuntimeError(
@@ -75,14 +65,13 @@ def suspended(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` with the region switched off: an op without a rule runs
     eagerly all the way down (its own inner ops, which may call the extension directly,
     must not record)."""
-    g = state.graph
-    if g is None:
+    if not state.recording:
         return fn(*args, **kwargs)
-    state.graph = None
+    state.recording = False
     try:
         return fn(*args, **kwargs)
     finally:
-        state.graph = g
+        state.recording = True
 
 
 def _has_pending(args, kwargs):
@@ -112,7 +101,7 @@ def _nested_pending(c, depth):
 
 
 def _evaluate_if_needed(args, kwargs, writes):
-    g = state.graph
+    g = state.region
     if g is None or not g.pending:
         return
     if writes or _has_pending(args, kwargs):
@@ -145,9 +134,10 @@ def _build_rules():
             rules[name] = Unary(name, fn)
     for name, fn, kw in (("add", _core.add, ("alpha",)), ("sub", _core.sub, ("alpha",)),
                          ("mul", _core.mul, ()), ("div", _core.div, ()),
-                         ("pow", _core.pow, ()), ("maximum", _core.maximum, ()),
-                         ("minimum", _core.minimum, ())):
+                         ("pow", _core.pow, ())):
         rules[name] = Binary(name, fn, kw)
+    for name, fn in (("maximum", _core.maximum), ("minimum", _core.minimum)):
+        rules[name] = Binary(name, fn, tensors_only=True)    # no Python numbers
     rules["subtract"] = rules["sub"]
     rules["multiply"] = rules["mul"]
     rules["true_divide"] = rules["divide"] = rules["div"]
@@ -187,17 +177,20 @@ _F_ONLY = {"linear", "embedding", "cross_entropy"}
 
 def _rule_function(orig, rule):
     def routed(*args, **kwargs):
-        g = state.graph
-        if g is not None and g.thread == _get_ident():
+        g = state.region
+        if g is None:
+            return orig(*args, **kwargs)
+        if g.thread != _get_ident():
+            if g.pending and _has_pending(args, kwargs):
+                raise _foreign()
+            return orig(*args, **kwargs)
+        if state.recording:
             r = rule.record(g, args, kwargs)
             if r is not NotImplemented:
                 return r
-            if g.pending and _has_pending(args, kwargs):
-                g.evaluate()
-            return suspended(orig, *args, **kwargs)
-        elif g is not None and _has_pending(args, kwargs):
-            raise _foreign()
-        return orig(*args, **kwargs)
+        if g.pending and _has_pending(args, kwargs):
+            g.evaluate()
+        return suspended(orig, *args, **kwargs)
 
     routed.__wrapped__ = orig
     routed.__name__ = getattr(orig, "__name__", "routed")
@@ -207,7 +200,7 @@ def _rule_function(orig, rule):
 
 def _evaluating_function(orig, writes_always):
     def routed(*args, **kwargs):
-        g = state.graph
+        g = state.region
         if g is None:
             return orig(*args, **kwargs)
         if g.pending:
@@ -224,16 +217,19 @@ def _evaluating_function(orig, writes_always):
     return routed
 
 
-def _evaluating_method(orig):
+def _evaluating_method(orig, writes):
+    """A method of ordinary tensors without a rule: evaluates first when it writes in
+    place (and something is pending) or gets a pending argument, then runs with the
+    region off (hooks, backward, Python-level methods never record)."""
     def routed(self, *args, **kwargs):
-        g = state.graph
+        g = state.region
         if g is None:
             return orig(self, *args, **kwargs)
         if g.thread != _get_ident():
-            if g.pending and _has_pending((self,) + args, kwargs):
+            if g.pending and _has_pending(args, kwargs):
                 raise _foreign()
             return orig(self, *args, **kwargs)
-        if g.pending:
+        if g.pending and (writes or _has_pending(args, kwargs)):
             g.evaluate()
         return suspended(orig, self, *args, **kwargs)
 
@@ -290,16 +286,26 @@ class Patches:
             if isinstance(rule, (Unary, Binary, Matmul)) and name in tensor_dict:
                 obj = tensor_dict[name]
                 self.items.append((Tensor, name, obj, _rule_function(obj, rule)))
-        # the extension's in-place entry points that Python code calls directly (the
-        # optimizers' fused steps): evaluate first, like the in-place methods
+        # every function of the extension, as Python code (ferric's own, or a function
+        # imported by name before the region) calls it: a pending argument is evaluated
+        # first, and the in-place entry points (the optimizers' fused steps) evaluate
+        # what is pending before they write
         for name, obj in list(vars(_core).items()):
-            if _is_routable(obj) and (name.startswith("_fused") or (
-                    name.endswith("_") and not name.endswith("__"))):
-                self.items.append((_core, name, obj, _evaluating_function(obj, True)))
+            if _is_routable(obj) and not name.startswith("__"):
+                writes = name.startswith("_fused") or name.endswith("_")
+                self.items.append((_core, name, obj, _evaluating_function(obj, writes)))
+        # every other method of ordinary tensors (a pending argument must be evaluated
+        # before the extension sees it; an in-place one evaluates what is pending first)
+        routed_names = {name for mod, name, _, _ in self.items if mod is Tensor}
         for name, obj in list(vars(Tensor).items()):
-            if (name.endswith("_") and not name.startswith("_")) or name in _INPLACE_DUNDERS:
-                if callable(obj):
-                    self.items.append((Tensor, name, obj, _evaluating_method(obj)))
+            if name in routed_names or not callable(obj) or isinstance(obj, type):
+                continue
+            if name.startswith("__") and name not in _INPLACE_DUNDERS + (
+                    "__getitem__", "__array__"):
+                continue
+            writes = (name.endswith("_") and not name.startswith("_")) or (
+                name in _INPLACE_DUNDERS)
+            self.items.append((Tensor, name, obj, _evaluating_method(obj, writes)))
         cells = ((LSTMCell, Cell("LSTMCell", LSTMCell.forward, True)),
                  (GRUCell, Cell("GRUCell", GRUCell.forward, False)))
         for cls, rule in cells:
@@ -318,15 +324,16 @@ def _cell_forward(rule):
     orig = rule.forward
 
     def forward(self, *args, **kwargs):
-        g = state.graph
-        if g is not None and g.thread == _get_ident():
+        g = state.region
+        if g is None or g.thread != _get_ident():
+            return orig(self, *args, **kwargs)
+        if state.recording:
             r = rule.record(g, self, args, kwargs)
             if r is not NotImplemented:
                 return r
-            if g.pending and _has_pending(args, kwargs):
-                g.evaluate()
-            return suspended(orig, self, *args, **kwargs)
-        return orig(self, *args, **kwargs)
+        if g.pending and _has_pending(args, kwargs):
+            g.evaluate()
+        return suspended(orig, self, *args, **kwargs)
 
     forward.__doc__ = orig.__doc__
     return forward

@@ -57,21 +57,21 @@ def _evaluating_property(name, settable):
 
 def _recording(name, rule):
     def method(self, *args, **kwargs):
-        g = state.graph
-        if g is None or g.thread != _get_ident():
-            evaluate_for(self)   # raises: a pending tensor outside its region's thread
-        r = rule.record(g, (self,) + args, kwargs)
-        if r is NotImplemented:
-            g.evaluate()
-            return suspended(getattr(self, name), *args, **kwargs)
-        return r
+        if state.recording:
+            g = state.region
+            if g.thread == _get_ident():
+                r = rule.record(g, (self,) + args, kwargs)
+                if r is not NotImplemented:
+                    return r
+        evaluate_for(self)   # raises for a pending tensor outside its region's thread
+        return suspended(getattr(self, name), *args, **kwargs)
 
     method.__name__ = name
     return method
 
 
 def _node(self):
-    g = state.graph
+    g = state.region
     if g is None:
         evaluate_for(self)   # raises: the region is gone
     return g.nodes[id(self)]

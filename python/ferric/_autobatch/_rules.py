@@ -122,12 +122,16 @@ class Unary(Rule):
         if kwargs:
             if not args or kwargs.get("inplace") or "out" in kwargs:
                 return NotImplemented
+            for k, v in kwargs.items():
+                if type(v) not in (int, float, bool) and not (
+                        k == "approximate" and v in ("none", "tanh")):
+                    return NotImplemented   # the eager call validates anything else
             kw = tuple(sorted(kwargs.items()))
         else:
             kw = ()
         for e in extra:
-            if e is True or type(e) not in (int, float, bool, str, type(None)):
-                return NotImplemented  # F.relu(x, True) is in place; tensors, lists
+            if e is True or type(e) not in (int, float, bool):
+                return NotImplemented  # F.relu(x, True) is in place; tensors, strings
         key = (self, o[0], extra, kw)
         return g.add(self, key, (o[1],) + extra, kwargs, o[2], o[3], o[4] + 1)
 
@@ -140,11 +144,12 @@ class Binary(Rule):
     """An elementwise op of two operands, each a pending tensor, an ordinary tensor
     shared by the group (same object), or a Python number."""
 
-    def __init__(self, name, fn, kw_ok=(), num_first=False):
+    def __init__(self, name, fn, kw_ok=(), num_first=False, tensors_only=False):
         self.name = name
         self.fn = fn
         self.kw_ok = kw_ok
         self.num_first = num_first   # a Python number may come first (reflected operators)
+        self.numbers = not tensors_only
 
     def record(self, g, args, kwargs):
         if len(args) != 2:
@@ -166,8 +171,8 @@ class Binary(Rule):
             for k in kwargs:
                 if k not in self.kw_ok:
                     return NotImplemented
-        oa = _elementwise_operand(g, a, self.num_first)
-        ob = _elementwise_operand(g, b, True)
+        oa = _elementwise_operand(g, a, self.num_first and self.numbers)
+        ob = _elementwise_operand(g, b, self.numbers)
         if oa is None or ob is None:
             return NotImplemented
         if oa[0][0] != 0 and ob[0][0] != 0 and oa[0][0] != 2 and ob[0][0] != 2:

@@ -42,6 +42,13 @@ class Embedding(Rule):
         if not isinstance(padding_idx, (int, type(None))):
             return NotImplemented
         d, rec, s, _, depth = o
+        if d[0] == 0:
+            return NotImplemented   # pending indices: their range cannot be checked now
+        if rec.numel():
+            # out-of-range indices raise the eager IndexError here, at the caller's line
+            n = w.shape[0]
+            if int(rec.max()) >= n or int(rec.min()) < 0:
+                return NotImplemented
         if padding_idx is not None:
             n = w.shape[0]
             if padding_idx >= n or padding_idx < -n:
