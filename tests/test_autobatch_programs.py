@@ -290,3 +290,26 @@ def test_functions_without_a_rule_run_eagerly_inside():
         assert b[0] == pytest.approx(e[0], rel=1e-6)
         for u, v in zip(e[1:], b[1:], strict=True):
             assert type(v) is ferric.Tensor and ferric.allclose(u, v, atol=1e-6)
+
+
+def test_pending_values_assigned_to_grad_and_data_are_evaluated():
+    p = nn.Parameter(ferric.zeros(3))
+    x = ferric.arange(3.0)
+    with ferric.autobatch():
+        p.grad = ferric.tanh(x)
+        q = ferric.zeros(3)
+        q.data = ferric.sigmoid(x)
+    assert ferric.allclose(p.grad, ferric.tanh(x))
+    assert ferric.allclose(q, ferric.sigmoid(x))
+
+
+def test_linear_with_a_bias_it_cannot_batch_keeps_the_eager_error():
+    lin_w = ferric.randn(5, 3)
+    x = ferric.randn(2, 3)
+    with ferric.autobatch():
+        with pytest.raises(RuntimeError):
+            F.linear(x, lin_w, ferric.randn(7))
+        with pytest.raises(RuntimeError, match="same dtype"):
+            F.linear(x, lin_w, ferric.randn(5, dtype=ferric.float64))
+        y = F.linear(x, lin_w, ferric.randn(1, 5))    # broadcast bias: the eager path
+    assert y.shape == (2, 5) and type(y) is ferric.Tensor

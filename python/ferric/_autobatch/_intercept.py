@@ -238,6 +238,25 @@ def _evaluating_method(orig, writes):
     return routed
 
 
+def _evaluating_property(desc):
+    """``Tensor.grad``/``Tensor.data`` whose setter evaluates a pending value first."""
+    def get(self):
+        return desc.__get__(self, Tensor)
+
+    def set_(self, value):
+        g = state.region
+        if g is not None and type(value) is Pending:
+            if g.thread != _get_ident():
+                raise _foreign()
+            g.evaluate()
+        desc.__set__(self, value)
+
+    def delete(self):
+        desc.__delete__(self)
+
+    return property(get, set_, delete, getattr(desc, "__doc__", None))
+
+
 def _is_routable(obj):
     return isinstance(obj, (types.BuiltinFunctionType, types.FunctionType,
                             types.MethodDescriptorType))
@@ -306,6 +325,10 @@ class Patches:
             writes = (name.endswith("_") and not name.startswith("_")) or (
                 name in _INPLACE_DUNDERS)
             self.items.append((Tensor, name, obj, _evaluating_method(obj, writes)))
+        # the tensor-valued properties a pending tensor may be assigned to
+        for name in ("grad", "data"):
+            obj = vars(Tensor)[name]
+            self.items.append((Tensor, name, obj, _evaluating_property(obj)))
         cells = ((LSTMCell, Cell("LSTMCell", LSTMCell.forward, True)),
                  (GRUCell, Cell("GRUCell", GRUCell.forward, False)))
         for cls, rule in cells:

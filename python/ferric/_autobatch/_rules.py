@@ -276,6 +276,8 @@ class Linear(Rule):
         if (len(ws) != 2 or not s or s[-1] != ws[1] or w.dtype != dtype
                 or dtype not in _FLOATS):
             return NotImplemented
+        if b is not None and (tuple(b.shape) != (ws[0],) or b.dtype != dtype):
+            return NotImplemented     # the eager call checks (or broadcasts) the rest
         key = (self, d, id(w), id(b))
         return g.add(self, key, (rec, w, b), None, s[:-1] + (ws[0],), dtype, depth + 1)
 
