@@ -276,6 +276,7 @@ class Patches:
         import ferric.autograd
         import ferric.linalg
         import ferric.nn.functional as F
+        import ferric.onnx
         import ferric.special
         from ferric.nn.modules.rnn import GRUCell, LSTMCell
 
@@ -284,7 +285,7 @@ class Patches:
         self.rules = rules = _build_rules()
         self.items: list[tuple[object, str, object, object]] = []
         seen: dict[int, object] = {}
-        for mod in (F, ferric, ferric.autograd, ferric.special, ferric.linalg):
+        for mod in (F, ferric, ferric.autograd, ferric.special, ferric.linalg, ferric.onnx):
             for name, obj in list(vars(mod).items()):
                 if name.startswith("__") or not _is_routable(obj):
                     continue
