@@ -313,3 +313,14 @@ def test_linear_with_a_bias_it_cannot_batch_keeps_the_eager_error():
             F.linear(x, lin_w, ferric.randn(5, dtype=ferric.float64))
         y = F.linear(x, lin_w, ferric.randn(1, 5))    # broadcast bias: the eager path
     assert y.shape == (2, 5) and type(y) is ferric.Tensor
+
+
+def test_a_region_that_never_reads_evaluates_on_its_own(monkeypatch):
+    from ferric._autobatch import _graph
+
+    monkeypatch.setattr(_graph, "MAX_PENDING", 50)
+    x = ferric.randn(3)
+    with ferric.autobatch() as ab:
+        ys = [ferric.tanh(x * float(i)) for i in range(60)]
+        assert ab.stats()["evaluations"] >= 2      # every 50 pending ops: evaluated
+    assert all(ferric.allclose(y, ferric.tanh(x * float(i))) for i, y in enumerate(ys))

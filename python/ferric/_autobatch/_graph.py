@@ -71,6 +71,7 @@ class Pending(Tensor):
 # the node's Signature; ``waiting``/``consumers`` are the scheduler's.
 ARGS, SHAPE, DTYPE, DEPTH, HANDLE, VALUE, ROW, SIG, WAIT, CONS = range(10)
 ITEM = object()     # marks an item node's args
+MAX_PENDING = 1 << 18   # a region evaluates on its own once this many ops are pending
 
 
 class Signature:
@@ -125,6 +126,8 @@ class Graph:
         self.order.append(n)
         self.nodes[id(h)] = n
         self.pending += 1
+        if self.pending >= MAX_PENDING:
+            self.evaluate()     # bounds the memory of a region that never reads a value
         return h
 
     def add_multi(self, rule, key, args, kwargs, shapes, dtype, depth):
