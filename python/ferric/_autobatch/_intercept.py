@@ -175,6 +175,14 @@ def _build_rules():
 _F_ONLY = {"linear", "embedding", "cross_entropy"}
 
 
+def _like(wrapper, orig):
+    """``wrapper`` named and documented as ``orig`` (which ``__wrapped__`` gives back)."""
+    wrapper.__wrapped__ = orig
+    wrapper.__name__ = getattr(orig, "__name__", "routed")
+    wrapper.__doc__ = getattr(orig, "__doc__", None)
+    return wrapper
+
+
 def _rule_function(orig, rule):
     def routed(*args, **kwargs):
         g = state.region
@@ -192,10 +200,7 @@ def _rule_function(orig, rule):
             g.evaluate()
         return suspended(orig, *args, **kwargs)
 
-    routed.__wrapped__ = orig
-    routed.__name__ = getattr(orig, "__name__", "routed")
-    routed.__doc__ = getattr(orig, "__doc__", None)
-    return routed
+    return _like(routed, orig)
 
 
 def _evaluating_function(orig, writes_always):
@@ -211,10 +216,7 @@ def _evaluating_function(orig, writes_always):
             return orig(*args, **kwargs)
         return suspended(orig, *args, **kwargs)
 
-    routed.__wrapped__ = orig
-    routed.__name__ = getattr(orig, "__name__", "routed")
-    routed.__doc__ = getattr(orig, "__doc__", None)
-    return routed
+    return _like(routed, orig)
 
 
 def _evaluating_method(orig, writes):
@@ -233,9 +235,7 @@ def _evaluating_method(orig, writes):
             g.evaluate()
         return suspended(orig, self, *args, **kwargs)
 
-    routed.__name__ = getattr(orig, "__name__", "routed")
-    routed.__doc__ = getattr(orig, "__doc__", None)
-    return routed
+    return _like(routed, orig)
 
 
 def _evaluating_property(desc):

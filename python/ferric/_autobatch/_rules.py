@@ -89,6 +89,11 @@ def _rows(g, nodes, j):
 class Rule:
     name = "?"
 
+    def __init__(self, name=None, fn=None):
+        if name is not None:
+            self.name = name
+        self.fn = fn    # the op that runs a group (rules that call one function)
+
     def record(self, g, args, kwargs):  # pragma: no cover - every rule overrides it
         return NotImplemented
 
@@ -102,10 +107,6 @@ class Rule:
 class Unary(Rule):
     """``fn(x, *scalars, **kw)`` applied elementwise to a float tensor (activations,
     ``exp``, ``tanh``, ...). ``inplace`` forms are not deferred."""
-
-    def __init__(self, name, fn):
-        self.name = name
-        self.fn = fn
 
     def record(self, g, args, kwargs):
         if len(args) == 1 and not kwargs and type(args[0]) is Pending:
@@ -683,10 +684,6 @@ class View(Rule):
 
 class Reduce(Rule):
     """``sum``/``mean`` of a pending float tensor over all its dims or given ones."""
-
-    def __init__(self, name, fn):
-        self.name = name
-        self.fn = fn
 
     def record(self, g, args, kwargs):
         if not args or type(args[0]) is not Pending:

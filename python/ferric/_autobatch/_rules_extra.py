@@ -14,10 +14,6 @@ class DimUnary(Rule):
     """``fn(x, dim)`` along one dim of a pending float tensor (``softmax``,
     ``log_softmax``); the dim moves past the batch dim."""
 
-    def __init__(self, name, fn):
-        self.name = name
-        self.fn = fn
-
     def record(self, g, args, kwargs):
         if not args or type(args[0]) is not Pending:
             return NotImplemented
