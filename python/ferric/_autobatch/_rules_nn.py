@@ -7,6 +7,9 @@ from ._graph import ARGS, DEPTH, DTYPE, SHAPE, Pending
 from ._rules import _FLOATS, Rule, _per_example, _rows
 
 Tensor = _core.Tensor
+_max = Tensor.max   # the extension's own (a region routes Tensor's methods)
+_min = Tensor.min
+_numel = Tensor.numel
 _INTS = frozenset({_core.int64, _core.int32})
 
 
@@ -34,7 +37,7 @@ class Embedding(Rule):
         padding_idx = args[2] if len(args) > 2 else None
         if (len(args) > 3 and args[3] is not None) or (len(args) > 5 and args[5]):
             return NotImplemented   # max_norm writes into the weight; freq scaling is global
-        if type(w) is Pending or not isinstance(w, Tensor) or w.dim() != 2:
+        if type(w) is Pending or not isinstance(w, Tensor) or len(w.shape) != 2:
             return NotImplemented
         o = _per_example(g, idx)
         if o is None or o[3] not in _INTS:
@@ -44,10 +47,10 @@ class Embedding(Rule):
         d, rec, s, _, depth = o
         if d[0] == 0:
             return NotImplemented   # pending indices: their range cannot be checked now
-        if rec.numel():
+        if _numel(rec):
             # out-of-range indices raise the eager IndexError here, at the caller's line
             n = w.shape[0]
-            if int(rec.max()) >= n or int(rec.min()) < 0:
+            if int(_max(rec)) >= n or int(_min(rec)) < 0:
                 return NotImplemented
         if padding_idx is not None:
             n = w.shape[0]
