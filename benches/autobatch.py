@@ -12,10 +12,11 @@ Two workloads, each timed as one training step (forward, backward, SGD step):
   ``autobatch``, and hand-batched with packed sequences (``nn.LSTM(bidirectional=True)``
   over a ``PackedSequence``); the per-sentence and packed versions also in PyTorch.
 
-Every variant runs in the same process, alternating, one thread; the table gives the
-median time per step and the ratios. Usage:
+Each library runs in its own processes (``--rounds`` of them, alternating libraries);
+inside one, the variants take turns call by call, one thread. The table gives the
+median time per step over all calls and the ratios of the medians. Usage:
 
-    python benches/autobatch.py [--rounds 5] [--torch-python /path/to/python]
+    python benches/autobatch.py [--rounds 3] [--calls 7] [--torch-python /path/to/python]
 """
 
 from __future__ import annotations
@@ -69,16 +70,10 @@ def tagger(T, packed):
     return step
 
 
-def measure(fn, seconds=0.5, min_runs=5):
+def timed(fn):
+    t0 = time.perf_counter()
     fn()
-    fn()
-    times = []
-    t_end = time.perf_counter() + seconds
-    while len(times) < min_runs or time.perf_counter() < t_end:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return time.perf_counter() - t0
 
 
 def variants(T, lib):
@@ -102,31 +97,37 @@ def variants(T, lib):
     return out
 
 
-def run_lib(lib, rounds):
-    """Runs every variant of ``lib`` ``rounds`` times (alternating); JSON to stdout."""
+def run_lib(lib, calls):
+    """Times every variant of ``lib`` ``calls`` times, one call of each in turn (so a
+    slow spell of a noisy machine hits all of them); JSON of the times to stdout."""
     if lib == "torch":
         import torch as T
-        T.set_num_threads(1)
     else:
         import ferric as T
-        T.set_num_threads(1)
+    T.set_num_threads(1)
     vs = variants(T, lib)
+    for fn in vs.values():     # warm-up
+        fn()
+        fn()
     res = {k: [] for k in vs}
-    for _ in range(rounds):
+    for _ in range(calls):
         for k, fn in vs.items():
-            res[k].append(measure(fn))
+            res[k].append(timed(fn))
     print(json.dumps(res))
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=3,
+                   help="processes per library, alternating libraries (default: 3)")
+    p.add_argument("--calls", type=int, default=7,
+                   help="timed calls of each variant per process (default: 7)")
     p.add_argument("--torch-python", default=None,
                    help="a Python with PyTorch installed (default: skip PyTorch)")
     p.add_argument("--lib", default=None, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.lib:
-        run_lib(a.lib, a.rounds)
+        run_lib(a.lib, a.calls)
         return
     env = dict(os.environ, OMP_NUM_THREADS="1", FERRIC_NUM_THREADS="1")
     res: dict[str, list[float]] = {}
@@ -135,7 +136,7 @@ def main():
         libs.append(("torch", a.torch_python))
     for _ in range(a.rounds):   # alternate the libraries, one round each per pass
         for lib, py in libs:
-            out = subprocess.run([py, __file__, "--lib", lib, "--rounds", "1"], env=env,
+            out = subprocess.run([py, __file__, "--lib", lib, "--calls", str(a.calls)], env=env,
                                  check=True, capture_output=True, text=True).stdout
             for k, v in json.loads(out).items():
                 res.setdefault(f"{lib}:{k}", []).extend(v)

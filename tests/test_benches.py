@@ -135,3 +135,17 @@ def test_readme_performance_commands_run_from_a_clone():
             for pattern in only.split(","):
                 assert compare.select(WORKLOADS, pattern), f"{pattern!r} selects nothing"
     assert compare_cmds >= 2
+
+
+@pytest.mark.skipif(not (BENCHES.parent.parent / "shared" / "bench" / "workloads.py").exists(),
+                    reason="needs ../shared/bench/workloads.py beside the repository")
+def test_autobatch_bench_runs_every_variant():
+    import subprocess
+
+    out = subprocess.run([sys.executable, str(BENCHES / "autobatch.py"), "--lib", "ferric",
+                          "--calls", "1"], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, FERRIC_NUM_THREADS="1"), timeout=300).stdout
+    times = json.loads(out)
+    assert set(times) == {"tree_lstm/eager", "tree_lstm/autobatch", "bilstm/per_sentence",
+                          "bilstm/autobatch", "bilstm/packed"}
+    assert all(len(v) == 1 and v[0] > 0 for v in times.values())
