@@ -36,9 +36,13 @@ SHARED = ROOT.parent / "shared" / "bench"
 
 
 def tree_lstm(T):
-    """The shared ``tree_lstm_batch`` step function for the library ``T``."""
+    """The shared ``tree_lstm_batch`` step function for the library ``T`` (with the
+    state size ``TREE_DIM`` when that is set: ``--tree-dim``)."""
     sys.path.insert(0, str(SHARED))
     import workloads
+
+    if os.environ.get("TREE_DIM"):
+        workloads.TREE_DIM = int(os.environ["TREE_DIM"])
 
     for name, _, _, setup in workloads.WORKLOADS:
         if name == "tree_lstm_batch":
@@ -124,12 +128,16 @@ def main():
                    help="timed calls of each variant per process (default: 7)")
     p.add_argument("--torch-python", default=None,
                    help="a Python with PyTorch installed (default: skip PyTorch)")
+    p.add_argument("--tree-dim", type=int, default=None,
+                   help="the Tree-LSTM's state size (default: the workload's, 64)")
     p.add_argument("--lib", default=None, help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.lib:
         run_lib(a.lib, a.calls)
         return
     env = dict(os.environ, OMP_NUM_THREADS="1", FERRIC_NUM_THREADS="1")
+    if a.tree_dim:
+        env["TREE_DIM"] = str(a.tree_dim)
     res: dict[str, list[float]] = {}
     libs = [("ferric", sys.executable)]
     if a.torch_python:
