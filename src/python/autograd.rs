@@ -71,6 +71,14 @@ impl<T> Local<T> {
 /// `tensor.grad_fn`: a node of the recorded graph. Each node is an instance of a
 /// subclass named after its op, as in PyTorch (`type(y.grad_fn).__name__ ==
 /// "MulBackward0"`); the subclasses are made on first use by `node_class`.
+///
+/// Example:
+///     >>> x = ferric.ones(2, requires_grad=True)
+///     >>> y = (x * 3).sum()
+///     >>> type(y.grad_fn).__name__
+///     'SumBackward0'
+///     >>> y.grad_fn.next_functions[0][0].name()
+///     'MulBackward0'
 #[pyclass(name = "Node", module = "ferric.autograd.graph", frozen, subclass)]
 pub struct PyNode {
     node: Local<Rc<Node>>,
@@ -292,6 +300,18 @@ fn saved_names(n: &Node) -> Vec<(String, Option<crate::error::Result<Var>>)> {
 }
 
 /// Handle returned by `register_hook`; `remove()` unregisters the hook.
+///
+/// Example:
+///     >>> x = ferric.ones(2, requires_grad=True)
+///     >>> h = x.register_hook(lambda g: g * 10)
+///     >>> (x * 2).sum().backward()
+///     >>> x.grad
+///     tensor([20., 20.])
+///     >>> h.remove()
+///     >>> x.grad = None
+///     >>> (x * 2).sum().backward()
+///     >>> x.grad
+///     tensor([2., 2.])
 #[pyclass(name = "RemovableHandle", module = "ferric.utils.hooks", frozen)]
 pub struct PyHandle {
     target: Local<HookTarget>,
@@ -847,7 +867,14 @@ impl PyTensor {
     /// is_inference() -> bool
     ///
     /// Whether this is an inference tensor (its memory was allocated under
-    /// `inference_mode`).
+    /// ``inference_mode``).
+    ///
+    /// Example:
+    ///     >>> with ferric.inference_mode():
+    ///     ...     y = ferric.ones(2)
+    ///     ...
+    ///     >>> y.is_inference(), ferric.ones(2).is_inference()
+    ///     (True, False)
     fn is_inference(&self) -> bool {
         self.t.storage.is_inference()
     }

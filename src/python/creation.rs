@@ -152,7 +152,21 @@ fn tensor(
 
 /// as_tensor(data, dtype=None, device=None) -> Tensor
 ///
-/// Like `tensor` but shares memory with a tensor or NumPy array when the dtype allows.
+/// Converts ``data`` to a tensor like :func:`ferric.tensor`, but shares memory with a tensor
+/// or NumPy array when the dtype (and device) allow it, instead of copying.
+///
+/// Args:
+///     data (array_like): a tensor, NumPy array, sequence or scalar.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type; a different one copies.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///
+/// Example:
+///     >>> import numpy as np
+///     >>> a = np.array([1, 2, 3])
+///     >>> t = ferric.as_tensor(a)
+///     >>> t[0] = -1
+///     >>> a
+///     array([-1,  2,  3])
 #[pyfunction]
 #[pyo3(signature = (data, dtype=None, device=None))]
 fn as_tensor(
@@ -284,8 +298,25 @@ fn ones(
 
 /// empty(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=ferric.contiguous_format) -> Tensor
 ///
-/// `empty` returns zero-filled memory: reading uninitialised memory is never useful and
-/// calloc'd pages cost nothing until touched.
+/// Returns a tensor of shape ``size`` whose values are not to be relied on. ferric hands out
+/// zero-filled memory: reading uninitialised memory is never useful and calloc'd pages cost
+/// nothing until touched.
+///
+/// Args:
+///     size (int...): the shape of the result, as separate ints or one sequence.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result. Default: False.
+///     pin_memory (bool): accepted for compatibility (CPU memory is never pinned).
+///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+///
+/// Example:
+///     >>> ferric.empty(2, 3).shape
+///     ferric.Size([2, 3])
+///     >>> ferric.empty((2,), dtype=ferric.int32).dtype
+///     ferric.int32
 #[pyfunction]
 #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None, pin_memory=false, memory_format=None))]
 #[allow(clippy::too_many_arguments)]
@@ -563,7 +594,27 @@ fn number(op: &str, o: &Bound<'_, PyAny>) -> PyResult<Scalar> {
 
 /// arange(start=0, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
 ///
-/// `arange(end)`, `arange(start, end, step=1)`; int64 when all arguments are ints.
+/// Returns a 1-D tensor of the values from ``start`` (inclusive) to ``end`` (exclusive) in
+/// steps of ``step``: ``arange(end)`` or ``arange(start, end, step=1)``. The result is int64
+/// when every argument is an int, else the default floating dtype.
+///
+/// Args:
+///     start (Number): the first value (the end, when it is the only argument). Default: 0.
+///     end (Number): the bound, not included.
+///     step (Number): the gap between neighbouring values. Default: 1.
+///     out (Tensor, optional): the output tensor.
+///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+///     layout (optional): only ``ferric.strided``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result. Default: False.
+///
+/// Example:
+///     >>> ferric.arange(5)
+///     tensor([0, 1, 2, 3, 4])
+///     >>> ferric.arange(1, 4)
+///     tensor([1, 2, 3])
+///     >>> ferric.arange(1, 2.5, 0.5)
+///     tensor([1.0000, 1.5000, 2.0000])
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
 #[allow(clippy::too_many_arguments)]

@@ -24,6 +24,15 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple};
 
 /// `ferric.Generator`: a handle on a random number generator state.
+///
+/// Example:
+///     >>> g = ferric.Generator().manual_seed(0)
+///     >>> a = ferric.rand(2, generator=g)
+///     >>> _ = g.manual_seed(0)
+///     >>> ferric.equal(a, ferric.rand(2, generator=g))
+///     True
+///     >>> g.initial_seed()
+///     0
 #[pyclass(name = "Generator", module = "ferric")]
 pub struct PyGenerator {
     pub g: Generator,
@@ -296,7 +305,25 @@ fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
 
 /// randint(low=0, high, size, *, generator=None, dtype=ferric.int64, device=None, requires_grad=False) -> Tensor
 ///
-/// `randint(high, size)` / `randint(low, high, size)` (also by keyword).
+/// Returns a tensor of integers drawn uniformly from ``[low, high)``: ``randint(high, size)``
+/// or ``randint(low, high, size)`` (also by keyword).
+///
+/// Args:
+///     low (int): the lowest value. Default: 0.
+///     high (int): one above the highest value.
+///     size (tuple of ints): the shape of the result.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     dtype (:class:`ferric.dtype`, optional): the data type of the result. Default: ``ferric.int64``.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result. Default: False.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> x = ferric.randint(3, 10, (2, 4))
+///     >>> x.dtype, x.shape
+///     (ferric.int64, ferric.Size([2, 4]))
+///     >>> bool(((x >= 3) & (x < 10)).all())
+///     True
 #[pyfunction]
 #[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
@@ -407,8 +434,22 @@ impl NormalArg {
 
 /// normal(mean, std, size=None, *, generator=None) -> Tensor
 ///
-/// `normal(mean, std, size=None)`: tensor/float combinations as in PyTorch; two floats
-/// need `size`.
+/// Draws from normal distributions with the given means and standard deviations. ``mean`` and
+/// ``std`` may each be a tensor or a float (tensors broadcast); with two floats, ``size``
+/// gives the shape.
+///
+/// Args:
+///     mean (Tensor or float): the means.
+///     std (Tensor or float): the standard deviations (non-negative). Default: 1.
+///     size (tuple of ints, optional): the shape of the result when both are floats.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> ferric.normal(ferric.zeros(3), 1e-6).abs().max() < 1e-4
+///     tensor(True)
+///     >>> ferric.normal(2.0, 3.0, size=(2, 3)).shape
+///     ferric.Size([2, 3])
 #[pyfunction]
 #[pyo3(signature = (mean, std=None, size=None, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
@@ -569,7 +610,24 @@ fn randn_like(
 
 /// randint_like(input, low=0, high, *, dtype=None, device=None, requires_grad=False) -> Tensor
 ///
-/// `randint_like(input, high)` / `randint_like(input, low, high)`.
+/// Returns a tensor shaped like ``input`` of integers drawn uniformly from ``[low, high)``:
+/// ``randint_like(input, high)`` or ``randint_like(input, low, high)``.
+///
+/// Args:
+///     input (Tensor): its shape (and, by default, dtype) is used.
+///     low (int): the lowest value. Default: 0.
+///     high (int): one above the highest value.
+///     dtype (:class:`ferric.dtype`, optional): the data type of the result. Default: ``input``'s.
+///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+///     requires_grad (bool): whether autograd records operations on the result. Default: False.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> x = ferric.randint_like(ferric.zeros(2, 2), 5)
+///     >>> x.dtype, x.shape
+///     (ferric.float32, ferric.Size([2, 2]))
+///     >>> bool(((x >= 0) & (x < 5)).all())
+///     True
 #[pyfunction]
 #[pyo3(signature = (input, low_or_high=None, high=None, *, low=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
 #[allow(clippy::too_many_arguments)]
@@ -786,7 +844,16 @@ impl PyTensor {
 
     /// bernoulli_(p=0.5, *, generator=None) -> Tensor
     ///
-    /// `bernoulli_(p=0.5)` with a float or tensor probability.
+    /// Fills the tensor in place with 0/1 samples drawn with probability ``p``.
+    ///
+    /// Args:
+    ///     p (float or Tensor): the probability (a tensor gives one per element). Default: 0.5.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> ferric.empty(4).bernoulli_(1.0)
+    ///     tensor([1., 1., 1., 1.])
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli_<'py>(
         slf: PyRef<'py, Self>,
@@ -822,7 +889,13 @@ impl PyTensor {
 
     /// bernoulli(p=None, *, generator=None) -> Tensor
     ///
-    /// `bernoulli()` (p = the tensor itself) or `bernoulli(p)` (a float p).
+    /// See :func:`ferric.bernoulli`: ``bernoulli()`` draws with the tensor's values as the
+    /// probabilities, ``bernoulli(p)`` with the float ``p`` for every element.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> ferric.tensor([0.0, 1.0, 1.0]).bernoulli()
+    ///     tensor([0., 1., 1.])
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli(
         &self,
@@ -848,7 +921,20 @@ impl PyTensor {
 
     /// random_(from=0, to=None, *, generator=None) -> Tensor
     ///
-    /// `random_()`, `random_(to)`, `random_(from, to)` (`to=None`: up to the dtype's max).
+    /// Fills the tensor in place with integers drawn uniformly from ``[from, to)``:
+    /// ``random_()``, ``random_(to)`` or ``random_(from, to)``; ``to=None`` draws up to the
+    /// largest value the dtype holds exactly.
+    ///
+    /// Args:
+    ///     from (int): the lowest value. Default: 0.
+    ///     to (int, optional): one above the highest value.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> x = ferric.empty(6).random_(2, 5)
+    ///     >>> bool(((x >= 2) & (x < 5)).all())
+    ///     True
     #[pyo3(signature = (*args, generator=None, **kwargs))]
     fn random_<'py>(
         slf: PyRef<'py, Self>,
@@ -906,6 +992,11 @@ impl PyTensor {
     /// multinomial(num_samples, replacement=False, *, generator=None) -> LongTensor
     ///
     /// See :func:`ferric.multinomial`.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> ferric.tensor([0.0, 1.0, 0.0]).multinomial(2, replacement=True)
+    ///     tensor([1, 1])
     fn multinomial(
         &self,
         py: Python<'_>,
@@ -921,7 +1012,19 @@ impl PyTensor {
 
 /// bernoulli(input, p=None, *, generator=None) -> Tensor
 ///
-/// `torch.bernoulli(input, p=None, *, generator=None)`.
+/// Draws 0/1 samples: element ``i`` is 1 with probability ``input[i]`` (or ``p`` when given),
+/// in ``input``'s dtype.
+///
+/// Args:
+///     input (Tensor): the probabilities, in ``[0, 1]``.
+///     p (float, optional): one probability for every element instead of ``input``'s values.
+///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> p = ferric.tensor([0.0, 1.0, 0.0, 1.0])
+///     >>> ferric.bernoulli(p)
+///     tensor([0., 1., 0., 1.])
 #[pyfunction]
 #[pyo3(signature = (input, p=None, *, generator=None))]
 fn bernoulli(
@@ -961,7 +1064,17 @@ fn multinomial(
 
 /// manual_seed(seed) -> Generator
 ///
-/// `manual_seed(seed)`: seeds the default generator and returns it.
+/// Seeds the default random number generator and returns it.
+///
+/// Args:
+///     seed (int): the seed (any int; reduced modulo 2**64 as in PyTorch).
+///
+/// Example:
+///     >>> _ = ferric.manual_seed(0)
+///     >>> a = ferric.rand(2)
+///     >>> _ = ferric.manual_seed(0)
+///     >>> ferric.equal(a, ferric.rand(2))
+///     True
 #[pyfunction]
 fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerator>> {
     Generator::default_generator().manual_seed(seed_arg(seed)?);

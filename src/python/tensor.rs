@@ -560,7 +560,28 @@ impl PyTensor {
 
     /// to(*args, **kwargs) -> Tensor
     ///
-    /// `to(dtype)`, `to(other)`, `to("cpu")`, `to("cpu", dtype)`; `copy=True` forces a copy.
+    /// Returns the tensor converted to a dtype and/or device: ``to(dtype)``, ``to(other)`` (the
+    /// dtype and device of the tensor ``other``), ``to("cpu")``, ``to("cpu", dtype)``. Returns
+    /// the tensor itself when nothing changes, unless ``copy=True``.
+    ///
+    /// Args:
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type.
+    ///     device (:class:`ferric.device`, optional): the desired device (only ``'cpu'``).
+    ///     other (Tensor, optional): take the dtype and device from this tensor.
+    ///     non_blocking (bool): accepted for compatibility (CPU copies are synchronous).
+    ///     copy (bool): return a new tensor even when nothing changes. Default: False.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1.5, -2.0])
+    ///     >>> x.to(ferric.int64)
+    ///     tensor([ 1, -2])
+    ///     >>> x.to('cpu') is x
+    ///     True
+    ///     >>> x.to(ferric.zeros(1, dtype=ferric.float64))
+    ///     tensor([ 1.5000, -2.0000], dtype=ferric.float64)
+    ///     >>> x.to(copy=True) is x
+    ///     False
     #[pyo3(signature = (*args, dtype=None, copy=false, non_blocking=false, device=None, memory_format=None))]
     #[allow(clippy::too_many_arguments)]
     fn to(
