@@ -2,7 +2,7 @@
 //! `backward()`, hooks, grad mode, anomaly mode, and the pieces `autograd.Function`
 //! (written in Python) is built from.
 
-use crate::autograd::{self as ag};
+use crate::autograd as ag;
 use crate::error::Error;
 use crate::python::tensor::PyTensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
@@ -14,6 +14,7 @@ use std::rc::Rc;
 use function::PySaved;
 use hooks::PyHandle;
 use node::PyNode;
+
 mod backward;
 mod function;
 mod hooks;

@@ -8,16 +8,9 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use std::rc::Rc;
 
-use super::backward::check_grad_shape;
-use super::backward::ones_grad;
-use super::backward::vars_of;
-use super::hooks::hook_callable;
-use super::hooks::py_hook;
-use super::hooks::HookTarget;
-use super::hooks::Hooked;
-use super::hooks::PyHandle;
-use super::node::node_obj;
-use super::node::PyNode;
+use super::backward::{check_grad_shape, ones_grad, vars_of};
+use super::hooks::{hook_callable, py_hook, HookTarget, Hooked, PyHandle};
+use super::node::{node_obj, PyNode};
 use super::*;
 
 #[pymethods]

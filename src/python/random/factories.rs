@@ -4,7 +4,7 @@
 use crate::autograd::{matmul::sampled, Var};
 use crate::dtype::{DType, Scalar};
 use crate::ops::binary::Operand;
-use crate::ops::random::{self as rnd};
+use crate::ops::random as rnd;
 use crate::python::arith::inplace_with;
 use crate::python::convert::{index_int, int_list, scalar_arg, type_name};
 use crate::python::creation::{check_device, finish, like};

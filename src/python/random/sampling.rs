@@ -2,7 +2,7 @@
 //! `normal_`, `bernoulli_`, `random_`, ...), `bernoulli` and `multinomial`.
 
 use crate::autograd::matmul::sampled;
-use crate::ops::random::{self as rnd};
+use crate::ops::random as rnd;
 use crate::python::tensor::{wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;

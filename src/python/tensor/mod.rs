@@ -3,7 +3,7 @@
 
 use crate::autograd::{Meta, Var};
 use crate::dtype::{DType, Scalar};
-use crate::python::convert::{self};
+use crate::python::convert;
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -2,7 +2,7 @@
 //! number conversions, `repr`/`format`, and the NumPy array interface.
 
 use crate::dtype::Scalar;
-use crate::python::convert::{self};
+use crate::python::convert;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
