@@ -121,6 +121,11 @@ multi_head_attention_forward = _nested_hook.routed(
 def linear(input, weight, bias=None):
     r"""Applies :math:`y = xA^T + b`.
 
+    Args:
+        input (Tensor): the input tensor.
+        weight (Tensor): ``(out_features, in_features)``.
+        bias (Tensor, optional): ``(out_features,)``.
+
     Example:
         >>> import ferric
         >>> import ferric.nn.functional as F
@@ -132,7 +137,21 @@ def linear(input, weight, bias=None):
 
 
 def bilinear(input1, input2, weight, bias=None):
-    r"""Applies :math:`y_k = x_1^T A_k x_2 + b_k`; ``weight`` is ``(out, in1, in2)``."""
+    r"""Applies :math:`y_k = x_1^T A_k x_2 + b_k`; ``weight`` is ``(out, in1, in2)``.
+
+    Args:
+        input1 (Tensor): the first input.
+        input2 (Tensor): the second input.
+        weight (Tensor): ``(out, in1, in2)``.
+        bias (Tensor, optional): ``(out,)``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> w = ferric.ones(1, 2, 3)
+        >>> F.bilinear(ferric.tensor([[1.0, 2.0]]), ferric.tensor([[1.0, 0.0, 1.0]]), w)
+        tensor([[6.]])
+    """
     if input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError(
             "bilinear(): input batch dimensions do not match: got "
@@ -169,7 +188,18 @@ def _inplace(input, fn):
 
 @_nested_hook.routed
 def relu(input, inplace=False):
-    """``max(0, x)`` elementwise."""
+    """``max(0, x)`` elementwise.
+
+    Args:
+        input (Tensor): the input tensor.
+        inplace (bool): write the result into ``input``. Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.relu(ferric.tensor([-1.0, 0.0, 2.0]))
+        tensor([0., 0., 2.])
+    """
     return input.relu_() if inplace else _core.relu(input)
 
 
@@ -325,7 +355,20 @@ def celu(input, alpha=1.0, inplace=False):
 
 @_nested_hook.routed
 def gelu(input, approximate="none"):
-    """GELU; ``approximate='tanh'`` uses the tanh approximation."""
+    """GELU; ``approximate='tanh'`` uses the tanh approximation.
+
+    Args:
+        input (Tensor): the input tensor.
+        approximate (str): ``'none'`` (exact, with erf) or ``'tanh'``. Default: ``'none'``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.gelu(ferric.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.1587,  0.0000,  0.8413])
+        >>> F.gelu(ferric.tensor([-1.0, 0.0, 1.0]), approximate='tanh')
+        tensor([-0.1588,  0.0000,  0.8412])
+    """
     return _core.gelu(input, approximate)
 
 
@@ -605,7 +648,18 @@ def glu(input, dim=-1):
 
 
 def prelu(input, weight):
-    """``max(0, x) + weight * min(0, x)``; ``weight`` has 1 or ``C`` (= dim 1) entries."""
+    """``max(0, x) + weight * min(0, x)``; ``weight`` has 1 or ``C`` (= dim 1) entries.
+
+    Args:
+        input (Tensor): the input tensor.
+        weight (Tensor): the slope(s) for negative inputs: 1 or ``C`` entries.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.prelu(ferric.tensor([-2.0, 3.0]), ferric.tensor([0.25]))
+        tensor([-0.5000,  3.0000])
+    """
     if weight.numel() != 1:
         if input.dim() == 0 or weight.numel() != input.shape[min(1, input.dim() - 1)]:
             raise RuntimeError(
@@ -630,14 +684,40 @@ def _softmax_dim(name, ndim):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim``."""
+    """``exp(x) / sum(exp(x))`` along ``dim``.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to normalise along. Default: None.
+        _stacklevel (int): the warning stack level (PyTorch's internal argument). Default: 3.
+        dtype (:class:`ferric.dtype`, optional): cast the input to this dtype first.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.softmax(ferric.tensor([0.0, 1.0, 2.0]), dim=0)
+        tensor([0.0900, 0.2447, 0.6652])
+    """
     if dim is None:
         dim = _softmax_dim("softmax", input.dim())
     return input.softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``log(softmax(x))`` along ``dim``, computed stably."""
+    """``log(softmax(x))`` along ``dim``, computed stably.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to normalise along. Default: None.
+        _stacklevel (int): the warning stack level (PyTorch's internal argument). Default: 3.
+        dtype (:class:`ferric.dtype`, optional): cast the input to this dtype first.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.log_softmax(ferric.tensor([0.0, 1.0, 2.0]), dim=0)
+        tensor([-2.4076, -1.4076, -0.4076])
+    """
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim())
     return input.log_softmax(dim, dtype=dtype)
@@ -686,12 +766,40 @@ def _feature_dropout(input, p, training, inplace, batched_dim, name):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of ``(N, C, L)`` / ``(C, L)`` inputs."""
+    """Zeroes whole channels of ``(N, C, L)`` / ``(C, L)`` inputs.
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or ``(C, L)``; whole channels are zeroed.
+        p (float): the probability of zeroing an element. Default: 0.5.
+        training (bool): apply dropout (only in training). Default: True.
+        inplace (bool): write the result into ``input``. Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.ones(1, 2, 3)
+        >>> F.dropout1d(x, p=0.5, training=False).shape
+        ferric.Size([1, 2, 3])
+    """
     return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of ``(N, C, H, W)`` / ``(C, H, W)`` inputs."""
+    """Zeroes whole channels of ``(N, C, H, W)`` / ``(C, H, W)`` inputs.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``; whole channels are zeroed.
+        p (float): the probability of zeroing an element. Default: 0.5.
+        training (bool): apply dropout (only in training). Default: True.
+        inplace (bool): write the result into ``input``. Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.ones(1, 2, 2, 2)
+        >>> F.dropout2d(x, p=0.5, training=False).shape
+        ferric.Size([1, 2, 2, 2])
+    """
     return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
 
 
@@ -727,6 +835,24 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     ``weight`` in place; ``scale_grad_by_freq`` divides gradients by the index counts of
     the mini-batch. ``sparse`` is accepted but gradients are always dense. The lookup and
     its scatter-add backward (``EmbeddingBackward0``) are one Rust op.
+
+    Args:
+        input (LongTensor): the indices.
+        weight (Tensor): the embedding matrix, one row per index.
+        padding_idx (int, optional): an index whose row gets no gradient.
+        max_norm (float, optional): renormalise the looked-up rows (in place) to at most this norm.
+        norm_type (float): the order of the norm for ``max_norm``. Default: 2.
+        scale_grad_by_freq (bool): scale gradients by the inverse frequency of the indices. Default:
+            False.
+        sparse (bool): must be False (ferric has no sparse gradients). Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> weight = ferric.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, 4.0]])
+        >>> F.embedding(ferric.tensor([2, 0]), weight)
+        tensor([[2., 4.],
+                [0., 0.]])
     """
     n = weight.shape[0] if weight.dim() >= 1 else 0
     if padding_idx is not None:
@@ -755,7 +881,20 @@ def _embedding_renorm_(weight, flat, max_norm, norm_type):
 
 
 def one_hot(tensor, num_classes=-1):
-    """``(*,)`` int64 class indices -> ``(*, num_classes)`` int64 one-hot rows."""
+    """``(*,)`` int64 class indices -> ``(*, num_classes)`` int64 one-hot rows.
+
+    Args:
+        tensor (LongTensor): class indices.
+        num_classes (int): the number of classes (-1: one more than the largest index). Default: -1.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.one_hot(ferric.tensor([0, 2, 1]), num_classes=3)
+        tensor([[1, 0, 0],
+                [0, 0, 1],
+                [0, 1, 0]])
+    """
     if not isinstance(tensor, Tensor) or tensor.dtype != _core.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:
@@ -793,7 +932,21 @@ def _norm_dims(input, normalized_shape, name="normalized_shape"):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalizes over the trailing ``normalized_shape`` dims (biased variance), then
     scales by ``weight`` and shifts by ``bias``: one fused Rust op
-    (``NativeLayerNormBackward0``)."""
+    (``NativeLayerNormBackward0``).
+
+    Args:
+        input (Tensor): the input tensor.
+        normalized_shape (int or tuple of ints): the trailing shape to normalise over.
+        weight (Tensor, optional): the elementwise scale, shaped ``normalized_shape``.
+        bias (Tensor, optional): the elementwise shift, shaped ``normalized_shape``.
+        eps (float): added to the variance. Default: 1e-05.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.layer_norm(ferric.tensor([[1.0, 2.0, 3.0]]), (3,))
+        tensor([[-1.2247,  0.0000,  1.2247]])
+    """
     ns = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     return _core._layer_norm(input, ns, weight, bias, eps)
 
@@ -801,7 +954,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 @_nested_hook.routed
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x^2) + eps)`` over the trailing dims (eps defaults to the dtype's
-    machine epsilon)."""
+    machine epsilon).
+
+    Args:
+        input (Tensor): the input tensor.
+        normalized_shape (int or tuple of ints): the trailing shape to normalise over.
+        weight (Tensor, optional): the elementwise scale, shaped ``normalized_shape``.
+        eps (float, optional): added to the mean square. Default: the dtype's ``eps``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.rms_norm(ferric.tensor([[3.0, 4.0]]), (2,))
+        tensor([[0.8485, 1.1314]])
+    """
     dims = _norm_dims(input, normalized_shape)
     if eps is None:
         eps = 2.220446049250313e-16 if input.dtype == _core.float64 else 1.1920928955078125e-07
@@ -814,7 +980,25 @@ def _channel_shape(input):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalizes each group of ``C / num_groups`` channels (and all spatial positions)."""
+    """Normalizes each group of ``C / num_groups`` channels (and all spatial positions).
+
+    Args:
+        input (Tensor): the input tensor.
+        num_groups (int): the number of groups the channels are divided into.
+        weight (Tensor, optional): the per-channel scale.
+        bias (Tensor, optional): the per-channel shift.
+        eps (float): added to the variance. Default: 1e-05.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([[[1.0], [3.0], [5.0], [9.0]]])
+        >>> F.group_norm(x, 2)
+        tensor([[[-1.0000],
+                 [ 1.0000],
+                 [-1.0000],
+                 [ 1.0000]]])
+    """
     if input.dim() < 2:
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
@@ -851,7 +1035,27 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum=0.1, eps=1e-5):
     """Normalizes each channel (dim 1) with batch statistics (``training``, also updating
     the running statistics in place) or with the running statistics: one fused Rust op
-    (``NativeBatchNormBackward0``)."""
+    (``NativeBatchNormBackward0``).
+
+    Args:
+        input (Tensor): the input tensor.
+        running_mean (Tensor, optional): the running mean (updated in training).
+        running_var (Tensor, optional): the running variance (updated in training).
+        weight (Tensor, optional): the per-channel scale.
+        bias (Tensor, optional): the per-channel shift.
+        training (bool): normalise with the batch statistics and update the running ones. Default:
+            False.
+        momentum (float): the update factor of the running statistics. Default: 0.1.
+        eps (float): added to the variance. Default: 1e-05.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([[1.0, 2.0], [3.0, 6.0]])
+        >>> F.batch_norm(x, ferric.zeros(2), ferric.ones(2), training=True)
+        tensor([[-1.0000, -1.0000],
+                [ 1.0000,  1.0000]])
+    """
     if input.dim() < 2:
         raise ValueError(f"Expected 2D or more input (got {input.dim()}D input)")
     if training:
@@ -862,7 +1066,26 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalizes each (sample, channel) over its spatial positions."""
+    """Normalizes each (sample, channel) over its spatial positions.
+
+    Args:
+        input (Tensor): the input tensor.
+        running_mean (Tensor, optional): the running mean (updated in training).
+        running_var (Tensor, optional): the running variance (updated in training).
+        weight (Tensor, optional): the per-channel scale.
+        bias (Tensor, optional): the per-channel shift.
+        use_input_stats (bool): normalise with each instance's statistics. Default: True.
+        momentum (float): the update factor of the running statistics. Default: 0.1.
+        eps (float): added to the variance. Default: 1e-05.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.tensor([[[1.0, 3.0], [2.0, 6.0]]])
+        >>> F.instance_norm(x)
+        tensor([[[-1.0000,  1.0000],
+                 [-1.0000,  1.0000]]])
+    """
     dims = tuple(range(2, input.dim()))
     if use_input_stats or running_mean is None:
         mean = input.mean(dims, keepdim=True)
@@ -887,7 +1110,22 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """``x / max(||x||_p, eps)`` along ``dim``."""
+    """``x / max(||x||_p, eps)`` along ``dim``.
+
+    Args:
+        input (Tensor): the input tensor.
+        p (float): the order of the norm. Default: 2.
+        dim (int): the dimension to normalise along. Default: 1.
+        eps (float): the lower bound of the norm. Default: 1e-12.
+        out (Tensor, optional): the output tensor.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.normalize(ferric.tensor([[3.0, 4.0], [0.0, 2.0]]), dim=1)
+        tensor([[0.6000, 0.8000],
+                [0.0000, 1.0000]])
+    """
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     res = input / denom
     if out is not None:
@@ -897,14 +1135,42 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``.
+
+    Args:
+        x1 (Tensor): the first input.
+        x2 (Tensor): the second input.
+        dim (int): the dimension of the vectors. Default: 1.
+        eps (float): the lower bound of each norm. Default: 1e-08.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> a = ferric.tensor([[1.0, 0.0], [1.0, 1.0]])
+        >>> F.cosine_similarity(a, ferric.tensor([[1.0, 0.0], [1.0, 0.0]]))
+        tensor([1.0000, 0.7071])
+    """
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """``||x1 - x2 + eps||_p`` over the last dim."""
+    """``||x1 - x2 + eps||_p`` over the last dim.
+
+    Args:
+        x1 (Tensor): the first input.
+        x2 (Tensor): the second input.
+        p (float): the order of the norm. Default: 2.
+        eps (float): added to the difference. Default: 1e-06.
+        keepdim (bool): keep the reduced dimension with size 1. Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.pairwise_distance(ferric.zeros(1, 2), ferric.tensor([[3.0, 4.0]]))
+        tensor([5.0000])
+    """
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
@@ -912,7 +1178,21 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def pad(input, pad, mode="constant", value=None):
-    """Pads the trailing dims: ``pad = (left_last, right_last, left_prev, ...)``."""
+    """Pads the trailing dims: ``pad = (left_last, right_last, left_prev, ...)``.
+
+    Args:
+        input (Tensor): the input tensor.
+        pad (tuple of ints): ``(left, right)`` for the last dimension, then the one before...
+        mode (str): ``'constant'``, ``'reflect'``, ``'replicate'`` or ``'circular'``. Default:
+            ``'constant'``.
+        value (float, optional): the fill value of ``'constant'`` padding. Default: 0.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.pad(ferric.tensor([[1.0, 2.0]]), (1, 2), value=-1.0)
+        tensor([[-1.,  1.,  2., -1., -1.]])
+    """
     return _core.pad(input, pad, mode, value)
 
 
@@ -1227,11 +1507,46 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """Extracts sliding blocks: ``(N, C, H, W)`` -> ``(N, C*prod(kernel), L)``."""
+    """Extracts sliding blocks: ``(N, C, H, W)`` -> ``(N, C*prod(kernel), L)``.
+
+    Args:
+        input (Tensor): ``(N, C, H, W)``.
+        kernel_size (int or tuple of ints): the size of the window.
+        dilation (int or tuple of ints): the spacing between window elements. Default: 1.
+        padding (int or tuple of ints): implicit padding on each side. Default: 0.
+        stride (int or tuple of ints): the step of the window. Default: 1.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.arange(9.0).reshape(1, 1, 3, 3)
+        >>> F.unfold(x, kernel_size=2)
+        tensor([[[0., 1., 3., 4.],
+                 [1., 2., 4., 5.],
+                 [3., 4., 6., 7.],
+                 [4., 5., 7., 8.]]])
+    """
     return _kernel("unfold")(input, kernel_size, dilation, padding, stride)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """Sums sliding blocks back: the adjoint of :func:`unfold`."""
+    """Sums sliding blocks back: the adjoint of :func:`unfold`.
+
+    Args:
+        input (Tensor): ``(N, C * prod(kernel_size), L)`` columns.
+        output_size (int or tuple of ints): the spatial size of the output.
+        kernel_size (int or tuple of ints): the size of the window.
+        dilation (int or tuple of ints): the spacing between window elements. Default: 1.
+        padding (int or tuple of ints): implicit padding on each side. Default: 0.
+        stride (int or tuple of ints): the step of the window. Default: 1.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> cols = ferric.arange(4.0).reshape(1, 4, 1)
+        >>> F.fold(cols, output_size=(2, 2), kernel_size=2)
+        tensor([[[[0., 1.],
+                  [2., 3.]]]])
+    """
     return _kernel("fold")(input, output_size, kernel_size, dilation, padding, stride)
 
