@@ -391,7 +391,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
     Args:
         input (Tensor): the input tensor.
-        indices (LongTensor): the positions to take along ``dim``.
+        indices (Tensor): the int64 positions to take along ``dim``.
         dim (int, optional): the dimension to index; the flattened input when None.
 
     Example::

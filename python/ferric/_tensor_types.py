@@ -104,13 +104,13 @@ def _ndarray():
 
 
 def _typed(name: str, dtype_name: str, doc: str, example: str) -> type:
-    doc = (f"{name}(data) / {name}(*sizes) -> Tensor\n\n{doc} ``{name}(data)`` copies "
+    doc = (f"{name}(*args, device=None) -> Tensor\n\n{doc} ``{name}(data)`` copies "
            f"nested data, ``{name}(*sizes)`` makes a (zero-filled) tensor of that shape, "
            f"``{name}()`` an empty one; ``isinstance(t, ferric.{name})`` tests the dtype.\n\n"
            "Args:\n"
            "    data (sequence or ndarray or Tensor): the values (a tensor must already have "
            "this dtype).\n"
-           "    sizes (int...): the shape of the result.\n"
+           "    sizes (int...): the shape of the result (instead of ``data``).\n"
            "    device (:class:`ferric.device`, optional): only ``'cpu'``.\n\n"
            "Example:\n"
            "    >>> import ferric\n"

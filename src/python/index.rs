@@ -633,7 +633,7 @@ impl PyTensor {
     /// ``self.where(condition, other)`` is ``ferric.where(condition, self, other)``.
     ///
     /// Args:
-    ///     condition (BoolTensor): where to keep this tensor's values.
+    ///     condition (Tensor): a bool tensor, where to keep this tensor's values.
     ///     other (Tensor or Scalar): the values where ``condition`` is False.
     ///
     /// Example:
@@ -705,7 +705,7 @@ fn alpha_arg(alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
 /// ``nonzero(condition, as_tuple=True)``.
 ///
 /// Args:
-///     condition (BoolTensor): where to take ``input``.
+///     condition (Tensor): a bool tensor, where to take ``input``.
 ///     input (Tensor or Scalar): the values where ``condition`` is True.
 ///     other (Tensor or Scalar): the values where ``condition`` is False.
 ///

@@ -323,7 +323,7 @@ fn no_int32(op: &str, out_int32: bool) -> PyResult<()> {
 ///     out_int32 (bool): return int32 indices instead of int64. Default: False.
 ///     right (bool): return the last suitable index instead of the first. Default: False.
 ///     side (str, optional): ``'left'`` or ``'right'``, the same as ``right``.
-///     sorter (LongTensor, optional): the indices that sort an unsorted ``sorted_sequence``.
+///     sorter (Tensor, optional): the int64 indices that sort an unsorted ``sorted_sequence``.
 ///
 /// Example:
 ///     >>> seq = ferric.tensor([1, 3, 5, 7, 9])

@@ -318,7 +318,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     its scatter-add backward (``EmbeddingBackward0``) are one Rust op.
 
     Args:
-        input (LongTensor): the indices.
+        input (Tensor): the int64 indices.
         weight (Tensor): the embedding matrix, one row per index.
         padding_idx (int, optional): an index whose row gets no gradient.
         max_norm (float, optional): renormalise the looked-up rows (in place) to at most this norm.
@@ -365,7 +365,7 @@ def one_hot(tensor, num_classes=-1):
     """``(*,)`` int64 class indices -> ``(*, num_classes)`` int64 one-hot rows.
 
     Args:
-        tensor (LongTensor): class indices.
+        tensor (Tensor): int64 class indices.
         num_classes (int): the number of classes (-1: one more than the largest index). Default: -1.
 
     Example:
