@@ -23,7 +23,13 @@ use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 mod factories;
 mod sampling;
 
-/// `ferric.Generator`: a handle on a random number generator state.
+/// Generator(device='cpu') -> Generator
+///
+/// A random number generator: its own state, seeded and saved independently of the
+/// default generator, for the ``generator=`` argument of the sampling functions.
+///
+/// Args:
+///     device (:class:`ferric.device` or str, optional): only ``'cpu'``.
 ///
 /// Example:
 ///     >>> g = ferric.Generator().manual_seed(0)
