@@ -19,6 +19,7 @@ import doctest
 import importlib
 import inspect
 import os
+import re
 import sys
 
 import pytest
@@ -213,11 +214,24 @@ def test_the_bindings_are_checked_as_bindings():
     assert _is_binding(ferric.tanh) and not _is_binding(ferric.nn.functional.relu6)
 
 
+def _hidden_from_doctest(where: str, obj) -> bool:
+    """A Python function whose examples tests/test_doctests.py cannot find: one attached
+    to ``Tensor`` (no module holds it), or a wrapper whose globals are not its module's
+    (the doctest finder only takes functions defined in the module it searches)."""
+    if not inspect.isfunction(obj):
+        return False
+    if where.startswith("ferric.Tensor."):
+        return True
+    module = sys.modules.get(obj.__module__ or "")
+    return module is not None and obj.__globals__ is not vars(module)
+
+
 def _examples():
     parser = doctest.DocTestParser()
     out = []
     for where, _, obj in _documentable():
-        doc = obj.__doc__ if _is_binding(obj) or _is_core_class(obj) else None
+        doc = obj.__doc__ if (_is_binding(obj) or _is_core_class(obj)
+                              or _hidden_from_doctest(where, obj)) else None
         if doc is None:
             continue
         test = parser.get_doctest(doc, {}, where, None, 0)
@@ -256,3 +270,91 @@ def test_a_wrong_example_fails():
 def test_there_are_examples_for_the_bindings():
     # the op-table families and the hand-written bindings: hundreds, not a handful
     assert len(_examples()) > 300
+
+
+# --- Args and Example sections ----------------------------------------------------------
+#
+# Every public callable of the namespaces above and every public ``Tensor`` method (and
+# every class there but exceptions) has an ``Example:`` section; one that takes arguments
+# also has ``Args:``, unless its summary hands the reader to another documented callable,
+# as PyTorch's docs do: "Alias for :func:`ferric.abs`", "In-place version of ...",
+# "See :func:`ferric.bmm`".
+
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Examples?):?:?\s*$", re.M)
+_DEFERS = re.compile(r"Alias (for|of) |In-place version of |See :(func|meth|class):")
+
+
+def _parameters(obj, doc: str, binding: bool) -> list[str]:
+    """The parameters a reader must be told about (``self``, ``*``, ``/`` excluded)."""
+    if binding:  # the signature line: ``name(a, b=1, *, c=None) -> Tensor``
+        first = doc.splitlines()[0] if doc else ""
+        head = first.split("->")[0]
+        inner = head[head.find("(") + 1:head.rfind(")")] if "(" in head else ""
+        return [p.strip() for p in inner.split(",") if p.strip() not in ("", "self", "*", "/")]
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return []
+    return [p for p in signature.parameters if p not in ("self", "cls")]
+
+
+_SIGNATURE_LINE = re.compile(r"^[A-Za-z_]\w*\(.*\)( -> .*)?$")
+
+
+def _summary(doc: str) -> str:
+    """The paragraph after the signature line (or the first one, if there is none)."""
+    paragraphs = doc.split("\n\n")
+    if len(paragraphs) > 1 and _SIGNATURE_LINE.match(paragraphs[0].strip()):
+        return paragraphs[1]
+    return paragraphs[0]
+
+
+def _section_problem(obj, doc: str, binding: bool) -> str | None:
+    sections = {m.group(1).rstrip("s") for m in _SECTION.finditer(doc)}
+    if "Example" not in sections:
+        return "no Example: section"
+    takes = _parameters(obj, doc, binding)
+    if takes and not sections & {"Arg", "Argument", "Parameter"} and not _DEFERS.search(
+            _summary(doc)):
+        return f"takes {', '.join(takes)} but has no Args: section"
+    return None
+
+
+def incomplete_docstrings():
+    out = []
+    for where, _, obj in _documentable():
+        if inspect.isclass(obj) and issubclass(obj, BaseException):
+            continue  # an exception class: raised, not called
+        binding = _is_binding(obj)
+        problem = _section_problem(obj, _docstring(obj), binding)
+        if problem is not None:
+            out.append(f"{where}: {problem}")
+    return out
+
+
+def test_every_callable_has_args_and_an_example():
+    incomplete = incomplete_docstrings()
+    assert not incomplete, (f"{len(incomplete)} docstrings without Args:/Example: sections:\n"
+                            + "\n".join(incomplete))
+
+
+SIG = "f(a, b=1, *, c=None) -> Tensor"
+
+
+@pytest.mark.parametrize("doc, binding, problem", [
+    (f"{SIG}\n\nDoes f.\n\nArgs:\n    a: x.\n\nExample:\n    >>> 1\n    1", True, None),
+    (f"{SIG}\n\nDoes f.\n\nExample:\n    >>> 1\n    1", True, "takes a, b=1, c=None"),
+    (f"{SIG}\n\nDoes f.\n\nArgs:\n    a: x.", True, "no Example"),
+    (f"{SIG}\n\nAlias for :func:`ferric.g`.\n\nExample:\n    >>> 1\n    1", True, None),
+    (f"{SIG}\n\nSee :func:`ferric.g`.\n\nExample:\n    >>> 1\n    1", True, None),
+    (f"{SIG}\n\nSee :func:`ferric.g`.", True, "no Example"),
+    ("f() -> int\n\nA number.\n\nExample:\n    >>> 1\n    1", True, None),
+    ("Does f.\n\nExamples::\n\n    >>> 1\n    1", False, "takes a, b"),
+    ("Does f.\n\nArgs:\n    a: x.\n\nExample::\n\n    >>> 1\n    1", False, None),
+])
+def test_the_section_check_can_fail(doc, binding, problem):
+    def f(a, b=1):
+        return a
+
+    found = _section_problem(f, doc, binding)
+    assert (found is None) if problem is None else (problem in (found or "")), found

@@ -43,13 +43,22 @@ def _modules() -> list[str]:
     return sorted(n for n in names if n != "ferric._core" and not _missing_optional(n))
 
 
+def _rust_classes() -> set[str]:
+    """Where the extension's classes say they live (``ferric.Tensor``, ``ferric.Generator``,
+    ``ferric.autograd.graph.Node``, ...)."""
+    return {f"{c.__module__}.{c.__qualname__}" for c in vars(ferric._core).values()
+            if isinstance(c, type) and not issubclass(c, BaseException)}
+
+
 def _examples(name: str) -> list[doctest.DocTest]:
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
-    # only docstrings written in this module (not re-exported objects)
-    # (the Rust class ``Tensor``'s examples run in tests/test_docstrings.py)
+    rust = _rust_classes()
+    # only docstrings written in this module (not re-exported objects); the Rust classes'
+    # examples (``Tensor``'s and the others') run in tests/test_docstrings.py, with
+    # ``ferric`` in scope
     return [t for t in finder.find(module, name)
-            if t.examples and not t.name.startswith("ferric.Tensor")]
+            if t.examples and not any(t.name == c or t.name.startswith(c + ".") for c in rust)]
 
 
 MODULES = [m for m in _modules() if _examples(m)]

@@ -299,7 +299,7 @@ _INPLACE_OK = {"ReLU", "ReLU6", "Hardtanh", "Dropout", "Dropout2d"}
 
 @pytest.mark.parametrize(("name", "args"), [
     pytest.param(n, a, id=n, marks=[] if n in _INPLACE_OK else [pytest.mark.xfail(
-        strict=True, reason=f"F.{n.lower()}(x, inplace=True) (ferric.nn.functional._inplace) "
+        strict=True, reason=f"F.{n.lower()}(x, inplace=True) (nn._functional_activation._inplace) "
         "returns a new tensor and leaves x unchanged when x requires grad; torch writes "
         "the result into x and returns x")])
     for n, a in INPLACE])

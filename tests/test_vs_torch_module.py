@@ -341,7 +341,7 @@ def test_batchnorm_running_stats_many_steps():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "Tensor.__format__ (Rust, src/python/tensor.rs): f'{ferric.tensor(0.5)}' is "
+    "Tensor.__format__ (Rust, src/python/tensor/protocols.rs): f'{ferric.tensor(0.5)}' is "
     "'tensor(0.5000)'; torch formats a 0-d tensor with an empty spec as its Python number "
     "('0.5'), so print(f'loss={loss}') differs; torch also raises TypeError for "
     "f'{ferric.ones(2):.2f}' where ferric returns the repr"))

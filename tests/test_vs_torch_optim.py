@@ -244,7 +244,7 @@ def test_optimizer_closure_and_loss():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "Tensor.__format__ (Rust, src/python/tensor.rs): f'{ferric.tensor(0.01)}' gives "
+    "Tensor.__format__ (Rust, src/python/tensor/protocols.rs): f'{ferric.tensor(0.01)}' gives "
     "'tensor(0.0100)'; torch formats a 0-d tensor with an empty spec as its item "
     "('0.009999999776482582'), which Optimizer.__repr__ shows for a tensor lr (and torch "
     "raises TypeError for a format spec on a non-0-d tensor, ferric returns the repr)"))

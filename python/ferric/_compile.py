@@ -39,6 +39,15 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     """Returns ``model`` prepared to run eagerly (ferric has no compiler). Accepts every
     ``torch.compile`` argument; usable as ``@compile`` or ``@compile(...)``.
 
+    Args:
+        model (callable, optional): the module or function (None: return a decorator).
+        fullgraph (bool): accepted and ignored. Default: False.
+        dynamic (bool, optional): accepted and ignored.
+        backend (str or callable): accepted and ignored. Default: ``'inductor'``.
+        mode (str, optional): accepted and ignored.
+        options (dict, optional): accepted and ignored.
+        disable (bool): accepted and ignored (the model always runs eagerly). Default: False.
+
     Example:
         >>> import ferric
         >>> f = ferric.compile(lambda a: a * 2)

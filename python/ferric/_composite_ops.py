@@ -66,6 +66,12 @@ def _short(dtype) -> str:
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast, promoted).
 
+    Args:
+        input (Tensor): the tensor to add to.
+        tensor1 (Tensor): the first factor.
+        tensor2 (Tensor): the second factor.
+        value (Number): the multiplier for ``tensor1 * tensor2``. Default: 1.
+
     Example::
 
         >>> import ferric
@@ -80,6 +86,12 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2`` (true division; integer ``tensor1`` and
     ``tensor2`` are rejected as PyTorch does).
+
+    Args:
+        input (Tensor): the tensor to add to.
+        tensor1 (Tensor): the numerator.
+        tensor2 (Tensor): the denominator.
+        value (Number): the multiplier for ``tensor1 / tensor2``. Default: 1.
 
     Example::
 
@@ -113,6 +125,13 @@ def _scale_add(input: Tensor, prod: Tensor, beta, alpha) -> Tensor:
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``.
 
+    Args:
+        input (Tensor): the vector to add.
+        mat (Tensor): the ``n x m`` matrix.
+        vec (Tensor): the vector of length ``m``.
+        beta (Number): the multiplier for ``input``. Default: 1.
+        alpha (Number): the multiplier for ``mat @ vec``. Default: 1.
+
     Example::
 
         >>> import ferric
@@ -130,6 +149,13 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
 @_records("AddrBackward0")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``.
+
+    Args:
+        input (Tensor): the matrix to add.
+        vec1 (Tensor): the first vector (the rows).
+        vec2 (Tensor): the second vector (the columns).
+        beta (Number): the multiplier for ``input``. Default: 1.
+        alpha (Number): the multiplier for the outer product. Default: 1.
 
     Example::
 
@@ -157,6 +183,13 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 @_records("AddbmmBackward0")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``.
+
+    Args:
+        input (Tensor): the matrix to add.
+        batch1 (Tensor): the first batch of matrices, ``b x n x m``.
+        batch2 (Tensor): the second batch of matrices, ``b x m x p``.
+        beta (Number): the multiplier for ``input``. Default: 1.
+        alpha (Number): the multiplier for the sum of products. Default: 1.
 
     Example::
 
@@ -190,6 +223,10 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input), dim))`` without overflow or underflow: each block of 64
     positions is a masked ``logsumexp`` over its prefix, and a running total carries
     across blocks.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to accumulate along.
 
     Example::
 
@@ -233,6 +270,12 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
     bin. The bin of ``x`` is ``int((x - min) * bins / (max - min))`` in the input's
     dtype, as PyTorch computes it.
 
+    Args:
+        input (Tensor): the input tensor.
+        bins (int): the number of bins. Default: 100.
+        min (Number): the lower end of the range. Default: 0.
+        max (Number): the upper end of the range. Default: 0.
+
     Example::
 
         >>> import ferric
@@ -272,6 +315,11 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     """Counts of each value of a 1-d tensor of non-negative integers (or the sums of
     ``weights`` at them), ``max(input) + 1`` long at least ``minlength``. Weighted counts
     are float32 for float32 weights, else float64, as in PyTorch.
+
+    Args:
+        input (Tensor): a 1-d tensor of non-negative integers.
+        weights (Tensor, optional): a weight per element of ``input``, summed instead of counted.
+        minlength (int): the least length of the result. Default: 0.
 
     Example::
 
@@ -394,6 +442,14 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
     (``linear``, ``lower``, ``higher``, ``midpoint``, ``nearest``); a NaN in a slice
     makes its quantiles NaN.
 
+    Args:
+        input (Tensor): the input tensor.
+        q (float or Tensor): the quantile(s), in ``[0, 1]``.
+        dim (int, optional): the dimension to reduce; everything when None.
+        keepdim (bool): keep the reduced dimension with size 1. Default: False.
+        interpolation (str): ``'linear'``, ``'lower'``, ``'higher'``, ``'midpoint'`` or
+            ``'nearest'``. Default: ``'linear'``.
+
     Example::
 
         >>> import ferric
@@ -411,6 +467,14 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """``quantile`` ignoring NaN values (a slice of only NaN gives NaN).
+
+    Args:
+        input (Tensor): the input tensor.
+        q (float or Tensor): the quantile(s), in ``[0, 1]``.
+        dim (int, optional): the dimension to reduce; everything when None.
+        keepdim (bool): keep the reduced dimension with size 1. Default: False.
+        interpolation (str): ``'linear'``, ``'lower'``, ``'higher'``, ``'midpoint'`` or
+            ``'nearest'``. Default: ``'linear'``.
 
     Example::
 

@@ -114,7 +114,7 @@ half: dtype
 class Tensor:
     def __new__(cls, *args: Any) -> Tensor: ...
 
-    # --- properties (src/python/tensor.rs, autograd.rs)
+    # --- properties (src/python/tensor/, autograd/tensor_api.rs)
     @property
     def shape(self) -> Size: ...
     @property
@@ -246,7 +246,7 @@ class Tensor:
     def __reduce_ex__(self, protocol: SupportsIndex) -> Any: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor: ...
 
-    # --- autograd (autograd.rs)
+    # --- autograd (autograd/)
     def backward(
         self,
         gradient: Tensor | None = None,
@@ -771,7 +771,7 @@ class Tensor:
         alpha: _Number | None = None,
     ) -> Tensor: ...
 
-    # --- random sampling in place (random.rs)
+    # --- random sampling in place (random/sampling.rs)
     def uniform_(
         self, from_: _float = 0.0, to: _float = 1.0, *, generator: Generator | None = None
     ) -> Tensor: ...
@@ -868,7 +868,7 @@ def _record_function(
 ) -> None: ...
 def detach(self: Tensor, /) -> Tensor: ...
 
-# ------------------------------------------------------------- random (random.rs)
+# ------------------------------------------------------------- random (random/)
 
 @final
 class Generator:
@@ -939,7 +939,7 @@ def multinomial(
     generator: Generator | None = None,
 ) -> Tensor: ...
 
-# ------------------------------------------------------------- creation (creation.rs)
+# ------------------------------------------------------------- creation (creation/)
 
 def tensor(
     data: Any, *, dtype: _DTypeArg | None = None, device: _Device = None,
@@ -1387,7 +1387,7 @@ def baddbmm(
 ) -> Tensor: ...
 def einsum(*args: Any) -> Tensor: ...
 
-# ------------------------------------------------------------- nn ops (arith.rs, conv.rs)
+# ------------------------------------------------------------- nn ops (arith.rs, conv/)
 # the functional forms behind ferric.nn.functional
 
 def elu(input: Tensor, alpha: _float = 1.0) -> Tensor: ...

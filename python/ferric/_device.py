@@ -56,6 +56,10 @@ class device:
     ferric. Devices compare equal when type and index match (a device never equals a
     string), hash accordingly, pickle, and print like PyTorch's.
 
+    Args:
+        type (str or :class:`ferric.device`): the device type, optionally with ``:index``.
+        index (int, optional): the device index.
+
     Example:
         >>> import ferric
         >>> ferric.device("cpu:0")
@@ -229,7 +233,18 @@ _default = _CPU
 def set_default_device(device) -> None:  # noqa: A002 - PyTorch's argument name
     """Sets the device new tensors are created on. ferric only has the CPU: ``None`` and
     CPU devices are accepted; any other device raises at once what PyTorch would raise
-    on the first tensor created there (ferric's factories cannot defer the check)."""
+    on the first tensor created there (ferric's factories cannot defer the check).
+
+    Args:
+        device (:class:`ferric.device` or str or None): the device (None: the CPU).
+
+    Example:
+        >>> import ferric
+        >>> ferric.set_default_device('cpu')
+        >>> ferric.zeros(1).device
+        device(type='cpu')
+        >>> ferric.set_default_device(None)
+    """
     global _default
     if device is None:
         _default = _CPU
@@ -239,5 +254,11 @@ def set_default_device(device) -> None:  # noqa: A002 - PyTorch's argument name
 
 
 def get_default_device() -> device:
-    """The device new tensors are created on: always ``device(type='cpu')`` in ferric."""
+    """The device new tensors are created on: always ``device(type='cpu')`` in ferric.
+
+    Example:
+        >>> import ferric
+        >>> ferric.get_default_device()
+        device(type='cpu')
+    """
     return _default

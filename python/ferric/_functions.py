@@ -10,6 +10,9 @@ from ._size import Size
 def is_tensor(obj) -> bool:
     """True if ``obj`` is a ferric tensor (``torch.is_tensor``).
 
+    Args:
+        obj (object): the object to test.
+
     Example::
 
         >>> import ferric
@@ -21,6 +24,9 @@ def is_tensor(obj) -> bool:
 
 def is_floating_point(input: Tensor) -> bool:
     """True if ``input`` has a floating-point dtype (float32 or float64).
+
+    Args:
+        input (Tensor): the input tensor.
 
     Example::
 
@@ -70,6 +76,9 @@ def set_default_dtype(d):
 def broadcast_shapes(*shapes):
     """Shape of the result of broadcasting tensors of the given shapes.
 
+    Args:
+        *shapes (int or sequence of ints): the shapes to broadcast.
+
     Example::
 
         >>> import ferric
@@ -100,6 +109,9 @@ def broadcast_shapes(*shapes):
 def broadcast_tensors(*tensors):
     """Views of ``tensors`` broadcast to a common shape (no data is copied).
 
+    Args:
+        *tensors (Tensor): the tensors to broadcast.
+
     Example::
 
         >>> import ferric
@@ -122,6 +134,13 @@ def broadcast_tensors(*tensors):
 def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (``torch.isclose``).
+
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor): the second tensor.
+        rtol (float): the relative tolerance. Default: 1e-05.
+        atol (float): the absolute tolerance. Default: 1e-08.
+        equal_nan (bool): count two NaNs as equal. Default: False.
 
     Example::
 
@@ -155,6 +174,13 @@ def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True if all elements are close (``torch.allclose``).
 
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor): the second tensor.
+        rtol (float): the relative tolerance. Default: 1e-05.
+        atol (float): the absolute tolerance. Default: 1e-08.
+        equal_nan (bool): count two NaNs as equal. Default: False.
+
     Example::
 
         >>> import ferric
@@ -166,6 +192,10 @@ def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08,
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True if both tensors have the same shape and elements.
+
+    Args:
+        input (Tensor): the first tensor.
+        other (Tensor): the second tensor.
 
     Example::
 
@@ -184,6 +214,10 @@ def adaptive_max_pool1d(input: Tensor, output_size) -> tuple[Tensor, Tensor]:
     """``torch.adaptive_max_pool1d``: the pooled values *and* their indices (the top-level
     function always returns both; ``nn.functional.adaptive_max_pool1d`` returns the
     indices only with ``return_indices=True``).
+
+    Args:
+        input (Tensor): ``(N, C, L)`` or ``(C, L)``.
+        output_size (int): the length of the output.
 
     Example::
 

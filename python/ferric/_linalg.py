@@ -57,6 +57,9 @@ def slogdet(A: Tensor, *, out=None):
     Args:
         A (Tensor): tensor of shape ``(*, n, n)``.
 
+    Args:
+        input (Tensor): a square matrix or a batch of them.
+
     Example:
         >>> import ferric
         >>> ferric.linalg.slogdet(ferric.tensor([[0.0, 2.0], [3.0, 0.0]])).sign
@@ -72,6 +75,11 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     Returns ``(inverse, info)``: ``info`` is 0 for invertible matrices, else the (1-based)
     index of the first zero pivot of the LU factorization (int64; PyTorch's is int32).
 
+    Args:
+        A (Tensor): a square matrix or a batch of them.
+        check_errors (bool): raise instead of reporting through ``info``. Default: False.
+        out (tuple of Tensors, optional): the output tensors.
+
     Example:
         >>> import ferric
         >>> ferric.linalg.inv_ex(ferric.eye(2)).info
@@ -83,6 +91,10 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
 
 def inv(A: Tensor, *, out=None) -> Tensor:
     """Inverse of a square matrix (batched). Raises :class:`LinAlgError` if singular.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -96,6 +108,13 @@ def inv(A: Tensor, *, out=None) -> Tensor:
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
     """:func:`solve` returning ``(result, info)`` instead of raising for singular ``A``.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them.
+        B (Tensor): the right-hand side(s).
+        left (bool): solve ``A X = B`` (True) or ``X A = B``. Default: True.
+        check_errors (bool): raise instead of reporting through ``info``. Default: False.
+        out (tuple of Tensors, optional): the output tensors.
 
     Example:
         >>> import ferric
@@ -135,6 +154,12 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     """:func:`cholesky` returning ``(L, info)``: ``info`` is the order of the first
     leading minor that is not positive-definite (0 on success).
 
+    Args:
+        A (Tensor): a symmetric positive-definite matrix or a batch of them.
+        upper (bool): return the upper factor instead of the lower. Default: False.
+        check_errors (bool): raise instead of reporting through ``info``. Default: False.
+        out (tuple of Tensors, optional): the output tensors.
+
     Example:
         >>> import ferric
         >>> ferric.linalg.cholesky_ex(ferric.eye(2)).info
@@ -148,6 +173,11 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     """Cholesky factor ``L`` (lower triangular, ``A = L L^T``) of a symmetric
     positive-definite matrix; ``U = L^T`` with ``upper=True``. Only the lower (upper)
     triangle of ``A`` is read.
+
+    Args:
+        input (Tensor): a symmetric positive-definite matrix or a batch of them.
+        upper (bool): return the upper factor ``U`` (``A = U^T U``) instead of the lower. Default:
+            False.
 
     Example:
         >>> import ferric
@@ -166,6 +196,10 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None):
         A (Tensor): ``(*, m, n)``.
         mode (str): ``'reduced'`` (``Q`` is ``m x k``), ``'complete'`` (``m x m``) or
             ``'r'`` (only ``R``; ``Q`` is empty).
+
+    Args:
+        input (Tensor): a matrix or a batch of them.
+        some (bool): the reduced factorisation (``True``) or the complete one. Default: True.
 
     Example:
         >>> import ferric
@@ -186,6 +220,11 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
         full_matrices (bool): full ``U`` (``m x m``) and ``Vh`` (``n x n``), or the
             reduced ``m x k`` / ``k x n`` ones.
 
+    Args:
+        input (Tensor): a matrix or a batch of them.
+        some (bool): the reduced factorisation (``True``) or the full one. Default: True.
+        compute_uv (bool): compute ``U`` and ``V`` (zero-filled when False). Default: True.
+
     Example:
         >>> import ferric
         >>> ferric.linalg.svd(ferric.tensor([[3.0, 0.0], [0.0, -4.0]])).S
@@ -198,6 +237,11 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
 
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     """Singular values of ``A`` in decreasing order.
+
+    Args:
+        A (Tensor): a matrix or a batch of them.
+        driver (str, optional): accepted for compatibility (CUDA only in PyTorch).
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -213,6 +257,11 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix, reading
     its lower (``UPLO='L'``) or upper triangle.
 
+    Args:
+        A (Tensor): a symmetric matrix or a batch of them.
+        UPLO (str): ``'L'`` or ``'U'``, the triangle to read. Default: ``'L'``.
+        out (tuple of Tensors, optional): the output tensors.
+
     Example:
         >>> import ferric
         >>> ferric.linalg.eigh(ferric.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
@@ -224,6 +273,11 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None):
 
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     """Eigenvalues (ascending) of a symmetric matrix.
+
+    Args:
+        A (Tensor): a symmetric matrix or a batch of them.
+        UPLO (str): ``'L'`` or ``'U'``, the triangle to read. Default: ``'L'``.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -242,6 +296,14 @@ def solve_triangular(
 
     Only the ``upper`` (or lower) triangle of ``A`` is read; ``unitriangular`` takes its
     diagonal as ones. A zero on the diagonal gives inf/nan, not an error (as PyTorch).
+
+    Args:
+        A (Tensor): a triangular matrix or a batch of them.
+        B (Tensor): the right-hand side(s).
+        upper (bool): whether ``A`` is upper triangular (keyword-only, required).
+        left (bool): solve ``A X = B`` (True) or ``X A = B``. Default: True.
+        unitriangular (bool): take ``A``'s diagonal as all ones. Default: False.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric

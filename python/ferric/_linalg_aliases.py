@@ -23,6 +23,9 @@ def logdet(input: Tensor) -> Tensor:
     """Natural log of the determinant: ``nan`` for a negative determinant, ``-inf`` for a
     singular matrix.
 
+    Args:
+        input (Tensor): a square matrix or a batch of them.
+
     Example:
         >>> import ferric
         >>> ferric.logdet(ferric.tensor([[2.0, 0.0], [0.0, 3.0]]))
@@ -35,6 +38,9 @@ def logdet(input: Tensor) -> Tensor:
 def slogdet_(input: Tensor):
     """``torch.slogdet``: ``(sign, logabsdet)`` as ``return_types.slogdet``.
 
+    Args:
+        input (Tensor): a square matrix or a batch of them.
+
     Example:
         >>> import ferric
         >>> ferric.slogdet(ferric.eye(2)).logabsdet
@@ -45,6 +51,11 @@ def slogdet_(input: Tensor):
 
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``).
+
+    Args:
+        input (Tensor): a symmetric positive-definite matrix or a batch of them.
+        upper (bool): return the upper factor ``U`` (``A = U^T U``) instead of the lower. Default:
+            False.
 
     Example:
         >>> import ferric
@@ -57,6 +68,11 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
     """Solves ``A X = B`` given the Cholesky factor ``L`` of ``A`` (``U`` with ``upper``).
+
+    Args:
+        B (Tensor): the right-hand sides.
+        L (Tensor): the Cholesky factor of ``A``.
+        upper (bool): whether ``L`` is the upper factor. Default: False.
 
     Example:
         >>> import ferric
@@ -78,6 +94,10 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
     """Inverse of ``A`` from its Cholesky factor ``L`` (``U`` with ``upper``).
 
+    Args:
+        L (Tensor): the Cholesky factor (or a batch of them).
+        upper (bool): whether ``L`` is the upper factor. Default: False.
+
     Example:
         >>> import ferric
         >>> ferric.cholesky_inverse(ferric.tensor([[2.0, 0.0], [0.0, 4.0]]))
@@ -92,6 +112,11 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """``torch.pinverse``: :func:`ferric.linalg.pinv` with ``rtol=rcond``.
 
+    Args:
+        input (Tensor): a matrix or a batch of them.
+        rcond (float): singular values below ``rcond`` times the largest count as zero. Default:
+            1e-15.
+
     Example:
         >>> import ferric
         >>> ferric.pinverse(ferric.tensor([[2.0, 0.0], [0.0, 0.0]]))
@@ -104,6 +129,11 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 def svd_(input: Tensor, some: bool = True, compute_uv: bool = True):
     """``torch.svd``: ``(U, S, V)`` with ``V`` (not ``Vh``); ``some=False`` gives the full
     ``U``/``V``; with ``compute_uv=False``, ``U`` and ``V`` are zero-filled (full size).
+
+    Args:
+        input (Tensor): a matrix or a batch of them.
+        some (bool): the reduced factorisation (``True``) or the full one. Default: True.
+        compute_uv (bool): compute ``U`` and ``V`` (zero-filled when False). Default: True.
 
     Example:
         >>> import ferric
@@ -124,6 +154,10 @@ def svd_(input: Tensor, some: bool = True, compute_uv: bool = True):
 
 def qr_(input: Tensor, some: bool = True):
     """``torch.qr``: ``linalg.qr`` with ``mode='reduced'`` (``some``) or ``'complete'``.
+
+    Args:
+        input (Tensor): a matrix or a batch of them.
+        some (bool): the reduced factorisation (``True``) or the complete one. Default: True.
 
     Example:
         >>> import ferric

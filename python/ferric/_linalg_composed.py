@@ -133,6 +133,15 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
     string or ``dim`` has two entries (or ``A`` is 2-D with ``ord`` given and ``dim``
     not), else a vector norm (of the flattened ``A`` when neither is given).
 
+    Args:
+        A (Tensor): the input tensor.
+        ord (int or float or str, optional): the order of the norm (see :func:`vector_norm` and
+            :func:`matrix_norm`).
+        dim (int or tuple of ints, optional): the dimension(s) to reduce.
+        keepdim (bool): keep the reduced dimensions with size 1. Default: False.
+        dtype (:class:`ferric.dtype`, optional): compute in this dtype.
+        out (Tensor, optional): the output tensor.
+
     Example:
         >>> import ferric
         >>> A = ferric.tensor([[3.0, 0.0], [0.0, -4.0]])
@@ -173,6 +182,12 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """Condition number of ``A`` in the norm ``p`` (``None``/``2``: ratio of the extreme
     singular values).
+
+    Args:
+        A (Tensor): a matrix or a batch of them.
+        p (int or float or str, optional): the norm: ``None``/``2``/``-2``, ``'fro'``, ``'nuc'``,
+            ``inf``, ``-inf``, ``1``, ``-1``.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -244,6 +259,14 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol
                 out=None) -> Tensor:
     """Numerical rank: the number of singular values above ``max(atol, rtol * s_max)``.
 
+    Args:
+        A (Tensor): a matrix or a batch of them.
+        atol (float or Tensor, optional): the absolute tolerance.
+        rtol (float or Tensor, optional): the tolerance relative to the largest singular value.
+        hermitian (bool): ``A`` is symmetric (use eigenvalues). Default: False.
+        tol (float, optional): the deprecated spelling of ``atol``.
+        out (Tensor, optional): the output tensor.
+
     Example:
         >>> import ferric
         >>> ferric.linalg.matrix_rank(ferric.tensor([[1.0, 2.0], [2.0, 4.0]]))
@@ -275,6 +298,11 @@ def _check_square(op: str, A: Tensor) -> None:
 def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     """``A`` to the integer power ``n`` (``n < 0``: powers of the inverse), by repeated
     squaring in PyTorch's order of products.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them.
+        n (int): the exponent (negative: a power of the inverse).
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -313,6 +341,12 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (inputs broadcast).
 
+    Args:
+        input (Tensor): the first operand.
+        other (Tensor): the second operand.
+        dim (int): the dimension of size 3 holding the vectors. Default: -1.
+        out (Tensor, optional): the output tensor.
+
     Example:
         >>> import ferric
         >>> ferric.linalg.cross(ferric.tensor([1.0, 0.0, 0.0]), ferric.tensor([0.0, 1.0, 0.0]))
@@ -345,6 +379,12 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """Dot product of vectors along ``dim`` (inputs broadcast).
 
+    Args:
+        x (Tensor): the first operand.
+        y (Tensor): the second operand.
+        dim (int): the dimension of the vectors. Default: -1.
+        out (Tensor, optional): the output tensor.
+
     Example:
         >>> import ferric
         >>> ferric.linalg.vecdot(ferric.tensor([1.0, 2.0]), ferric.tensor([3.0, 4.0]))
@@ -358,6 +398,12 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The diagonal of each matrix (``dim1``, ``dim2``) of ``A``, as a view.
+
+    Args:
+        A (Tensor): the input tensor, at least 2-D.
+        offset (int): which diagonal (0 the main one, positive above). Default: 0.
+        dim1 (int): the first matrix dimension. Default: -2.
+        dim2 (int): the second matrix dimension. Default: -1.
 
     Example:
         >>> import ferric
@@ -386,6 +432,10 @@ def _chain_order(dims: list[int]) -> list[list[int]]:
 def multi_dot(tensors: Sequence[Tensor], *, out=None) -> Tensor:
     """Product of a chain of matrices in the cheapest order; the first may be a row
     vector (1-D) and the last a column vector (1-D).
+
+    Args:
+        tensors (sequence of Tensors): two or more matrices (the first and last may be 1-D).
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -448,6 +498,12 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     ``m > n`` and every matrix has full rank). The solution is the minimum-norm one,
     computed through the SVD with singular values below ``rcond * s_max`` dropped
     (``rcond`` defaults to ``eps * max(m, n)``).
+
+    Args:
+        A (Tensor): the ``m x n`` matrix (or a batch).
+        B (Tensor): the right-hand sides, ``m x k`` (or a batch).
+        rcond (float, optional): singular values below ``rcond`` times the largest count as zero.
+        driver (str, optional): ``'gelsy'`` (default), ``'gelsd'``, ``'gelss'`` or ``'gels'``.
 
     Example:
         >>> import ferric
@@ -516,6 +572,9 @@ _THETA13 = 5.371920351148152
 def matrix_exp(A: Tensor) -> Tensor:
     """Matrix exponential by scaling and squaring with a [13/13] Pade approximant (one
     scaling for the whole batch); differentiable through its matmuls and solve.
+
+    Args:
+        A (Tensor): a square matrix or a batch of them.
 
     Example:
         >>> import ferric

@@ -20,12 +20,132 @@ def _write_back(self: Tensor, result: Tensor) -> Tensor:
     return self.copy_(result)
 
 
+# PyTorch's signature line and an example for each method; the docstring names the
+# function it forwards to, which documents the arguments.
+_DOCS = {
+    "kron": ("kron(other)", """
+    >>> ferric.tensor([1, 2]).kron(ferric.tensor([1, 10]))
+    tensor([ 1, 10,  2, 20])
+"""),
+    "diff": ("diff(n=1, dim=-1, prepend=None, append=None)", """
+    >>> ferric.tensor([1, 3, 6, 10]).diff()
+    tensor([2, 3, 4])
+"""),
+    "rot90": ("rot90(k=1, dims=(0, 1))", """
+    >>> ferric.tensor([[1, 2], [3, 4]]).rot90()
+    tensor([[2, 4],
+            [1, 3]])
+"""),
+    "take_along_dim": ("take_along_dim(indices, dim=None)", """
+    >>> x = ferric.tensor([[10, 30, 20], [60, 40, 50]])
+    >>> x.take_along_dim(x.argmax(dim=1, keepdim=True), dim=1)
+    tensor([[30],
+            [60]])
+"""),
+    "tensor_split": ("tensor_split(indices_or_sections, dim=0)", """
+    >>> ferric.arange(5).tensor_split(2)
+    (tensor([0, 1, 2]), tensor([3, 4]))
+"""),
+    "cross": ("cross(other, dim=None)", """
+    >>> ferric.tensor([1.0, 0.0, 0.0]).cross(ferric.tensor([0.0, 1.0, 0.0]), dim=0)
+    tensor([0., 0., 1.])
+"""),
+    "lerp": ("lerp(end, weight)", """
+    >>> ferric.tensor([0.0, 10.0]).lerp(ferric.tensor([10.0, 20.0]), 0.5)
+    tensor([ 5., 15.])
+"""),
+    "addcmul": ("addcmul(tensor1, tensor2, *, value=1)", """
+    >>> ferric.ones(2).addcmul(ferric.tensor([1.0, 2.0]), ferric.tensor([3.0, 4.0]), value=0.5)
+    tensor([2.5000, 5.0000])
+"""),
+    "addcdiv": ("addcdiv(tensor1, tensor2, *, value=1)", """
+    >>> ferric.ones(2).addcdiv(ferric.tensor([1.0, 2.0]), ferric.tensor([4.0, 4.0]), value=2)
+    tensor([1.5000, 2.0000])
+"""),
+    "addmv": ("addmv(mat, vec, *, beta=1, alpha=1)", """
+    >>> ferric.zeros(2).addmv(ferric.eye(2), ferric.tensor([3.0, 4.0]), alpha=2)
+    tensor([6., 8.])
+"""),
+    "addr": ("addr(vec1, vec2, *, beta=1, alpha=1)", """
+    >>> ferric.zeros(2, 2).addr(ferric.tensor([1.0, 2.0]), ferric.tensor([1.0, 10.0]))
+    tensor([[ 1., 10.],
+            [ 2., 20.]])
+"""),
+    "addbmm": ("addbmm(batch1, batch2, *, beta=1, alpha=1)", """
+    >>> b = ferric.ones(3, 2, 2)
+    >>> ferric.zeros(2, 2).addbmm(b, b)
+    tensor([[6., 6.],
+            [6., 6.]])
+"""),
+    "logcumsumexp": ("logcumsumexp(dim)", """
+    >>> ferric.tensor([0.0, 0.0, 0.0]).logcumsumexp(dim=0)
+    tensor([0.0000, 0.6931, 1.0986])
+"""),
+    "histc": ("histc(bins=100, min=0, max=0)", """
+    >>> ferric.tensor([1.0, 2.0, 1.0, 4.0]).histc(bins=4, min=0, max=4)
+    tensor([0., 2., 1., 1.])
+"""),
+    "bincount": ("bincount(weights=None, minlength=0)", """
+    >>> ferric.tensor([0, 1, 1, 3]).bincount()
+    tensor([1, 2, 0, 1])
+"""),
+    "quantile": ("quantile(q, dim=None, keepdim=False, *, interpolation='linear')", """
+    >>> ferric.tensor([0.0, 1.0, 2.0, 3.0]).quantile(0.5)
+    tensor(1.5000)
+"""),
+    "nanquantile": ("nanquantile(q, dim=None, keepdim=False, *, interpolation='linear')", """
+    >>> ferric.tensor([0.0, float('nan'), 2.0]).nanquantile(0.5)
+    tensor(1.)
+"""),
+    "lerp_": ("lerp_(end, weight)", """
+    >>> x = ferric.tensor([0.0, 10.0])
+    >>> x.lerp_(ferric.tensor([10.0, 20.0]), 0.5)
+    tensor([ 5., 15.])
+"""),
+    "addcmul_": ("addcmul_(tensor1, tensor2, *, value=1)", """
+    >>> x = ferric.ones(2)
+    >>> x.addcmul_(ferric.tensor([1.0, 2.0]), ferric.tensor([3.0, 4.0]))
+    tensor([4., 9.])
+"""),
+    "addcdiv_": ("addcdiv_(tensor1, tensor2, *, value=1)", """
+    >>> x = ferric.ones(2)
+    >>> x.addcdiv_(ferric.tensor([1.0, 2.0]), ferric.tensor([4.0, 4.0]))
+    tensor([1.2500, 1.5000])
+"""),
+    "addmv_": ("addmv_(mat, vec, *, beta=1, alpha=1)", """
+    >>> x = ferric.zeros(2)
+    >>> x.addmv_(ferric.eye(2), ferric.tensor([3.0, 4.0]))
+    tensor([3., 4.])
+"""),
+    "addr_": ("addr_(vec1, vec2, *, beta=1, alpha=1)", """
+    >>> x = ferric.zeros(2, 2)
+    >>> x.addr_(ferric.tensor([1.0, 2.0]), ferric.tensor([1.0, 10.0]))
+    tensor([[ 1., 10.],
+            [ 2., 20.]])
+"""),
+    "addbmm_": ("addbmm_(batch1, batch2, *, beta=1, alpha=1)", """
+    >>> x = ferric.zeros(2, 2)
+    >>> b = ferric.ones(3, 2, 2)
+    >>> x.addbmm_(b, b)
+    tensor([[6., 6.],
+            [6., 6.]])
+"""),
+}
+
+
+def _doc(name: str, summary: str) -> str:
+    signature, example = _DOCS[name]
+    example = example.strip("\n")
+    return f"{signature} -> Tensor\n\n{summary}\n\nExample:\n{example}\n"
+
+
 def _inplace(fn, name: str):
     def method(self, *args, **kwargs):
         return _write_back(self, fn(self, *args, **kwargs))
 
     method.__name__ = name
-    method.__doc__ = f"In-place ``{name[:-1]}``: writes the result into this tensor."
+    method.__doc__ = _doc(name, f"In-place version of :meth:`Tensor.{name[:-1]}`: writes "
+                                f"the result into this tensor and returns it.")
     return method
 
 
@@ -34,7 +154,7 @@ def _method(fn, name: str):
         return fn(self, *args, **kwargs)
 
     method.__name__ = name
-    method.__doc__ = f"``ferric.{name}(self, ...)``."
+    method.__doc__ = _doc(name, f"See :func:`ferric.{name}`.")
     return method
 
 
@@ -50,7 +170,15 @@ _INPLACE = {"lerp_": C.lerp, "addcmul_": C.addcmul, "addcdiv_": C.addcdiv,
 
 
 def trace(self) -> Tensor:
-    """``ferric.trace(self)``: the sum of the main diagonal."""
+    """trace() -> Tensor
+
+    See :func:`ferric.trace`: the sum of the main diagonal.
+
+    Example:
+        >>> import ferric
+        >>> ferric.tensor([[1.0, 2.0], [3.0, 4.0]]).trace()
+        tensor(5.)
+    """
     return S.trace(self)
 
 

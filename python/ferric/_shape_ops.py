@@ -122,6 +122,9 @@ def cartesian_prod(*tensors) -> Tensor:
     """The Cartesian product of 1-d tensors, one row per combination (like
     ``itertools.product``); a single tensor comes back as it is.
 
+    Args:
+        *tensors (Tensor): 1-d tensors.
+
     Example::
 
         >>> import ferric
@@ -194,6 +197,14 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
     (row indices, then column indices), in row-major order; ``offset`` moves the
     diagonal up (positive) or down.
 
+    Args:
+        row (int): the number of rows.
+        col (int): the number of columns.
+        offset (int): the diagonal to stop at (0 the main one, positive above). Default: 0.
+        dtype (:class:`ferric.dtype`, optional): the index dtype. Default: ``ferric.int64``.
+        device (:class:`ferric.device`, optional): only ``'cpu'``.
+        layout (optional): only ``ferric.strided``.
+
     Example::
 
         >>> import ferric
@@ -207,6 +218,14 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None,
                  layout=None) -> Tensor:
     """The indices of the upper triangle of a ``row x col`` matrix as a ``2 x N`` tensor.
+
+    Args:
+        row (int): the number of rows.
+        col (int): the number of columns.
+        offset (int): the diagonal to start at (0 the main one, positive above). Default: 0.
+        dtype (:class:`ferric.dtype`, optional): the index dtype. Default: ``ferric.int64``.
+        device (:class:`ferric.device`, optional): only ``'cpu'``.
+        layout (optional): only ``ferric.strided``.
 
     Example::
 
@@ -222,6 +241,9 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
 def block_diag(*tensors) -> Tensor:
     """A block-diagonal matrix of the inputs (0-d inputs are ``1 x 1`` blocks, 1-d ones a
     single row), in the promoted dtype.
+
+    Args:
+        *tensors (Tensor): the blocks, 0-d, 1-d or 2-d.
 
     Example::
 
@@ -261,6 +283,10 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: block ``(i, j, ...)`` of the result is
     ``input[i, j, ...] * other`` (the shorter shape is padded with leading 1s).
 
+    Args:
+        input (Tensor): the first operand.
+        other (Tensor): the second operand.
+
     Example::
 
         >>> import ferric
@@ -279,6 +305,13 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
          append: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, or
     ``x[i + 1] ^ x[i]`` for bool), after concatenating ``prepend`` and ``append``.
+
+    Args:
+        input (Tensor): the input tensor.
+        n (int): how many times to difference. Default: 1.
+        dim (int): the dimension to difference along. Default: -1.
+        prepend (Tensor, optional): values to put before ``input`` along ``dim``.
+        append (Tensor, optional): values to put after ``input`` along ``dim``.
 
     Example::
 
@@ -320,6 +353,11 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotates by 90 degrees ``k`` times in the plane of ``dims``, from the first axis
     toward the second.
 
+    Args:
+        input (Tensor): the input tensor.
+        k (int): the number of quarter turns. Default: 1.
+        dims (sequence of two ints): the plane to rotate in. Default: ``(0, 1)``.
+
     Example::
 
         >>> import ferric
@@ -350,6 +388,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     """Picks values along ``dim`` at ``indices`` (which broadcasts against ``input``
     elsewhere), like ``numpy.take_along_axis``; without ``dim``, indexes the flattened
     input.
+
+    Args:
+        input (Tensor): the input tensor.
+        indices (Tensor): the int64 positions to take along ``dim``.
+        dim (int, optional): the dimension to index; the flattened input when None.
 
     Example::
 
@@ -382,6 +425,12 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     """Splits into views along ``dim``: into ``n`` nearly equal parts (an int; the first
     ``size % n`` parts get one element more) or at the given indices (a list; parts may
     be empty). A 0-d or 1-d int64 tensor means the same.
+
+    Args:
+        input (Tensor): the input tensor.
+        indices_or_sections (int or sequence of ints or Tensor): the number of parts, or the split
+            indices.
+        dim (int): the dimension to split along. Default: 0.
 
     Example::
 
@@ -429,6 +478,13 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
 def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Contracts the last ``dims`` dims of ``a`` with the first ``dims`` of ``b`` (an
     int), or the listed dims (two lists), through one matrix product.
+
+    Args:
+        a (Tensor): the first operand.
+        b (Tensor): the second operand.
+        dims (int or pair of sequences): how many trailing/leading dims to contract, or which ones.
+            Default: 2.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -481,6 +537,9 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a 2-d tensor (int64 for integer inputs).
 
+    Args:
+        input (Tensor): a 2-d tensor.
+
     Example::
 
         >>> import ferric
@@ -499,6 +558,11 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (broadcasting the other dims).
     Without ``dim`` the first dim of size 3 is used, with PyTorch's deprecation
     warning.
+
+    Args:
+        input (Tensor): the input tensor.
+        other (Tensor): the second operand (broadcast with ``input``).
+        dim (int, optional): the dimension of size 3 holding the vectors.
 
     Example::
 
@@ -551,6 +615,13 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     form ``|a|^2 + |b|^2 - 2 a.b`` is used when a side has more than 25 rows (or always /
     never, by ``compute_mode``), as in PyTorch.
 
+    Args:
+        x1 (Tensor): ``B x P x M`` (or ``P x M``) rows.
+        x2 (Tensor): ``B x R x M`` (or ``R x M``) rows.
+        p (float): the order of the norm, non-negative. Default: 2.
+        compute_mode (str): whether ``p = 2`` may use matrix products (see above). Default:
+            ``'use_mm_for_euclid_dist_if_necessary'``.
+
     Example::
 
         >>> import ferric
@@ -598,6 +669,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance between every pair of rows ``i < j`` of a 2-d tensor, in
     row-major order of the pairs (the condensed form of ``cdist(x, x)``).
+
+    Args:
+        input (Tensor): an ``N x M`` tensor of rows.
+        p (float): the order of the norm, non-negative. Default: 2.
 
     Example::
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 class Size(tuple):
     """The shape of a tensor: a tuple of ints that prints like ``torch.Size``.
 
+    Args:
+        iterable (iterable of ints): the sizes. Default: ``()``.
+
     Example::
 
         >>> import ferric

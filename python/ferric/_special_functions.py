@@ -24,34 +24,47 @@ def _need_tensor(op: str, arg: str, pos: int, v) -> None:
                         f"not {_type_name(v)}")
 
 
-def _unary(row: str, name: str, doc: str):
+# The functions of a family take the same arguments, so their docstrings share one
+# ``Args:`` block; each function gives its summary and its example.
+_UNARY_ARGS = """
+Args:
+    input (Tensor): the input tensor.
+"""
+
+_POLY_ARGS = """
+Args:
+    input (Tensor or Number): the points ``x``.
+    n (Tensor or Number): the degree.
+"""
+
+
+def _docstring(summary: str, args: str, example: str) -> str:
+    return f"{summary}\n{args}\nExample::\n\n{example}"
+
+
+def _unary(row: str, name: str, summary: str, example: str):
     def fn(input: Tensor) -> Tensor:
         _need_tensor(row, "input", 1, input)
         return _core._special_unary(row, input)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
+    fn.__doc__ = _docstring(summary, _UNARY_ARGS, example)
     return fn
 
 
-def _poly(name: str, doc: str):
+def _poly(name: str, summary: str, example: str):
     def fn(input, n) -> Tensor:
         return _core._special_binary("special_" + name, input, n)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
+    fn.__doc__ = _docstring(summary, _POLY_ARGS, example)
     return fn
 
 
 airy_ai = _unary(
     "special_airy_ai", "airy_ai",
-    """The Airy function ``Ai(x)``, the solution of ``y'' = x y`` that decays as ``x -> +inf``.
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The Airy function ``Ai(x)``, the solution of ``y'' = x y`` that decays as ``x -> +inf``.""",
+    """\
     >>> import ferric
     >>> ferric.special.airy_ai(ferric.tensor([-2.0, 0.0, 1.0]))
     tensor([0.2274, 0.3550, 0.1353])
@@ -59,13 +72,8 @@ Example::
 
 bessel_j0 = _unary(
     "special_bessel_j0", "bessel_j0",
-    """The Bessel function of the first kind, order 0.
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The Bessel function of the first kind, order 0.""",
+    """\
     >>> import ferric
     >>> ferric.special.bessel_j0(ferric.tensor([0.0, 1.0, 2.5]))
     tensor([ 1.0000,  0.7652, -0.0484])
@@ -73,13 +81,8 @@ Example::
 
 bessel_j1 = _unary(
     "special_bessel_j1", "bessel_j1",
-    """The Bessel function of the first kind, order 1.
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The Bessel function of the first kind, order 1.""",
+    """\
     >>> import ferric
     >>> ferric.special.bessel_j1(ferric.tensor([0.0, 1.0, -2.5]))
     tensor([ 0.0000,  0.4401, -0.4971])
@@ -87,13 +90,8 @@ Example::
 
 bessel_y0 = _unary(
     "special_bessel_y0", "bessel_y0",
-    """The Bessel function of the second kind, order 0 (``-inf`` at 0, NaN below).
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The Bessel function of the second kind, order 0 (``-inf`` at 0, NaN below).""",
+    """\
     >>> import ferric
     >>> ferric.special.bessel_y0(ferric.tensor([0.5, 1.0, 2.5]))
     tensor([-0.4445,  0.0883,  0.4981])
@@ -101,13 +99,8 @@ Example::
 
 bessel_y1 = _unary(
     "special_bessel_y1", "bessel_y1",
-    """The Bessel function of the second kind, order 1 (``-inf`` at 0, NaN below).
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The Bessel function of the second kind, order 1 (``-inf`` at 0, NaN below).""",
+    """\
     >>> import ferric
     >>> ferric.special.bessel_y1(ferric.tensor([0.5, 1.0, 2.5]))
     tensor([-1.4715, -0.7812,  0.1459])
@@ -115,13 +108,8 @@ Example::
 
 modified_bessel_i0 = _unary(
     "special_modified_bessel_i0", "modified_bessel_i0",
-    """The modified Bessel function of the first kind, order 0.
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The modified Bessel function of the first kind, order 0.""",
+    """\
     >>> import ferric
     >>> ferric.special.modified_bessel_i0(ferric.tensor([0.0, 1.0, -2.0]))
     tensor([1.0000, 1.2661, 2.2796])
@@ -129,13 +117,8 @@ Example::
 
 modified_bessel_i1 = _unary(
     "special_modified_bessel_i1", "modified_bessel_i1",
-    """The modified Bessel function of the first kind, order 1.
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The modified Bessel function of the first kind, order 1.""",
+    """\
     >>> import ferric
     >>> ferric.special.modified_bessel_i1(ferric.tensor([0.0, 1.0, -2.0]))
     tensor([ 0.0000,  0.5652, -1.5906])
@@ -143,13 +126,8 @@ Example::
 
 modified_bessel_k0 = _unary(
     "special_modified_bessel_k0", "modified_bessel_k0",
-    """The modified Bessel function of the second kind, order 0 (``inf`` at 0, NaN below).
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The modified Bessel function of the second kind, order 0 (``inf`` at 0, NaN below).""",
+    """\
     >>> import ferric
     >>> ferric.special.modified_bessel_k0(ferric.tensor([0.5, 1.0, 5.0]))
     tensor([0.9244, 0.4210, 0.0037])
@@ -157,13 +135,8 @@ Example::
 
 modified_bessel_k1 = _unary(
     "special_modified_bessel_k1", "modified_bessel_k1",
-    """The modified Bessel function of the second kind, order 1 (``inf`` at 0, NaN below).
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The modified Bessel function of the second kind, order 1 (``inf`` at 0, NaN below).""",
+    """\
     >>> import ferric
     >>> ferric.special.modified_bessel_k1(ferric.tensor([0.5, 1.0, 5.0]))
     tensor([1.6564, 0.6019, 0.0040])
@@ -171,13 +144,8 @@ Example::
 
 scaled_modified_bessel_k0 = _unary(
     "special_scaled_modified_bessel_k0", "scaled_modified_bessel_k0",
-    """``exp(x) * modified_bessel_k0(x)``, finite where ``K0`` underflows.
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """``exp(x) * modified_bessel_k0(x)``, finite where ``K0`` underflows.""",
+    """\
     >>> import ferric
     >>> ferric.special.scaled_modified_bessel_k0(ferric.tensor([0.5, 1.0, 800.0]))
     tensor([1.5241, 1.1445, 0.0443])
@@ -185,13 +153,8 @@ Example::
 
 scaled_modified_bessel_k1 = _unary(
     "special_scaled_modified_bessel_k1", "scaled_modified_bessel_k1",
-    """``exp(x) * modified_bessel_k1(x)``, finite where ``K1`` underflows.
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """``exp(x) * modified_bessel_k1(x)``, finite where ``K1`` underflows.""",
+    """\
     >>> import ferric
     >>> ferric.special.scaled_modified_bessel_k1(ferric.tensor([0.5, 1.0, 800.0]))
     tensor([2.7310, 1.6362, 0.0443])
@@ -199,13 +162,8 @@ Example::
 
 spherical_bessel_j0 = _unary(
     "special_spherical_bessel_j0", "spherical_bessel_j0",
-    """The spherical Bessel function of the first kind, order 0: ``sin(x) / x``.
-
-Args:
-    input (Tensor): the input tensor.
-
-Example::
-
+    """The spherical Bessel function of the first kind, order 0: ``sin(x) / x``.""",
+    """\
     >>> import ferric
     >>> ferric.special.spherical_bessel_j0(ferric.tensor([0.0, 1.0, 3.0]))
     tensor([1.0000, 0.8415, 0.0470])
@@ -216,14 +174,8 @@ chebyshev_polynomial_t = _poly(
     """The Chebyshev polynomial of the first kind ``T_n(x)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.chebyshev_polynomial_t(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([ 1.0000, -0.6875, -0.5625])
@@ -234,14 +186,8 @@ chebyshev_polynomial_u = _poly(
     """The Chebyshev polynomial of the second kind ``U_n(x)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.chebyshev_polynomial_u(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([ 1.0000, -0.8750,  0.3750])
@@ -252,14 +198,8 @@ chebyshev_polynomial_v = _poly(
     """The Chebyshev polynomial of the third kind ``V_n(x)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.chebyshev_polynomial_v(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([ 1.0000, -0.1250, -0.8750])
@@ -270,14 +210,8 @@ chebyshev_polynomial_w = _poly(
     """The Chebyshev polynomial of the fourth kind ``W_n(x)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.chebyshev_polynomial_w(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([ 1.0000, -1.6250,  1.6250])
@@ -288,14 +222,8 @@ shifted_chebyshev_polynomial_t = _poly(
     """The shifted Chebyshev polynomial of the first kind ``T_n(2x - 1)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.shifted_chebyshev_polynomial_t(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([-26.,   1.,  -1.])
@@ -306,14 +234,8 @@ shifted_chebyshev_polynomial_u = _poly(
     """The shifted Chebyshev polynomial of the second kind ``U_n(2x - 1)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.shifted_chebyshev_polynomial_u(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([-56.,   1.,  -1.])
@@ -324,14 +246,8 @@ shifted_chebyshev_polynomial_v = _poly(
     """The shifted Chebyshev polynomial of the third kind ``V_n(2x - 1)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.shifted_chebyshev_polynomial_v(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([-71.,   1.,  -1.])
@@ -342,14 +258,8 @@ shifted_chebyshev_polynomial_w = _poly(
     """The shifted Chebyshev polynomial of the fourth kind ``W_n(2x - 1)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.shifted_chebyshev_polynomial_w(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([-41.,   1.,  -1.])
@@ -361,14 +271,8 @@ hermite_polynomial_h = _poly(
 128 in float32, as PyTorch).
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.hermite_polynomial_h(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([ 5.0000, -2.8750, -5.6250])
@@ -380,46 +284,32 @@ hermite_polynomial_he = _poly(
 float32, as PyTorch).
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.hermite_polynomial_he(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([ 1.3750, -0.7344, -1.8281])
 """)
 
-laguerre_polynomial_l = _poly("laguerre_polynomial_l", """The Laguerre polynomial ``L_n(x)``.
+laguerre_polynomial_l = _poly(
+    "laguerre_polynomial_l",
+    """The Laguerre polynomial ``L_n(x)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.laguerre_polynomial_l(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([ 2.8958,  0.3411, -0.4766])
 """)
 
-legendre_polynomial_p = _poly("legendre_polynomial_p", """The Legendre polynomial ``P_n(x)``.
+legendre_polynomial_p = _poly(
+    "legendre_polynomial_p",
+    """The Legendre polynomial ``P_n(x)``.
 
 The degree ``n`` is truncated to an integer; a negative degree gives 0. Either argument
-may be a Python number (not both); they broadcast.
-
-Args:
-    input (Tensor or Number): the points ``x``.
-    n (Tensor or Number): the degree.
-
-Example::
-
+may be a Python number (not both); they broadcast.""",
+    """\
     >>> import ferric
     >>> ferric.special.legendre_polynomial_p(ferric.tensor([-0.5, 0.25, 0.75]), 3)
     tensor([ 0.4375, -0.3359, -0.0703])

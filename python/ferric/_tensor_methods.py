@@ -8,6 +8,7 @@ PyTorch build. Everything here calls the core; nothing is on a hot path.
 
 from __future__ import annotations
 
+import textwrap
 import warnings
 
 from . import _core
@@ -33,7 +34,23 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
-    """A new tensor holding ``data`` (copied), with this tensor's dtype unless given."""
+    """A new tensor holding ``data`` (copied), with this tensor's dtype unless given.
+
+    Args:
+        data (array_like): the values.
+        dtype (:class:`ferric.dtype`, optional): the data type. Default: this tensor's.
+        device (:class:`ferric.device`, optional): only ``'cpu'``.
+        requires_grad (bool): whether autograd records operations on the result.
+            Default: False.
+        layout (optional): only ``ferric.strided``.
+        pin_memory (bool): must be False (no accelerator). Default: False.
+
+    Example:
+        >>> import ferric
+        >>> x = ferric.ones(2, dtype=ferric.float64)
+        >>> x.new_tensor([1, 2])
+        tensor([1., 2.], dtype=ferric.float64)
+    """
     _check_device(device)
     dtype = self.dtype if dtype is None else dtype
     if isinstance(data, Tensor):
@@ -48,6 +65,34 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
     return _finish(out, requires_grad)
 
 
+_FACTORY_ARGS = """\
+dtype (:class:`ferric.dtype`, optional): the data type. Default: this tensor's.
+device (:class:`ferric.device`, optional): only ``'cpu'``.
+requires_grad (bool): whether autograd records operations on the result. Default: False.
+layout (optional): only ``ferric.strided``.
+pin_memory (bool): must be False (no accelerator). Default: False."""
+
+_FACTORY_EXAMPLES = {
+    "new_zeros": """\
+>>> x = ferric.ones(2, dtype=ferric.float64)
+>>> x.new_zeros(2, 3)
+tensor([[0., 0., 0.],
+        [0., 0., 0.]], dtype=ferric.float64)
+""",
+    "new_ones": """\
+>>> x = ferric.ones(2, dtype=ferric.int64)
+>>> x.new_ones((2,))
+tensor([1, 1])
+""",
+    "new_empty": """\
+>>> x = ferric.ones(2, dtype=ferric.int8)
+>>> y = x.new_empty(3)
+>>> y.shape, y.dtype
+(ferric.Size([3]), ferric.int8)
+""",
+}
+
+
 def _factory(core_fn, name: str):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
@@ -56,14 +101,40 @@ def _factory(core_fn, name: str):
         return _finish(out, requires_grad)
 
     method.__name__ = name
-    method.__doc__ = (f"A new tensor of the given size filled as ``ferric.{name[4:]}`` "
-                      "does, with this tensor's dtype unless ``dtype`` is given.")
+    method.__doc__ = (
+        f"{name}(*size, *, dtype=None, device=None, requires_grad=False, layout=None, "
+        "pin_memory=False) -> Tensor\n\n"
+        f"A new tensor of the given size filled as ``ferric.{name[4:]}`` does, with this "
+        "tensor's dtype unless ``dtype`` is given.\n\n"
+        "Args:\n"
+        "    size (int...): the shape of the result, as separate ints or one sequence.\n"
+        + textwrap.indent(_FACTORY_ARGS, "    ") + "\n\n"
+        "Example:\n" + textwrap.indent(_FACTORY_EXAMPLES[name], "    "))
     return method
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
-    """A new tensor of ``size`` filled with ``fill_value``, with this tensor's dtype."""
+    """A new tensor of ``size`` filled with ``fill_value``, with this tensor's dtype unless
+    given.
+
+    Args:
+        size (sequence of ints): the shape of the result.
+        fill_value (Number): the value of every element.
+        dtype (:class:`ferric.dtype`, optional): the data type. Default: this tensor's.
+        device (:class:`ferric.device`, optional): only ``'cpu'``.
+        requires_grad (bool): whether autograd records operations on the result.
+            Default: False.
+        layout (optional): only ``ferric.strided``.
+        pin_memory (bool): must be False (no accelerator). Default: False.
+
+    Example:
+        >>> import ferric
+        >>> x = ferric.ones(2, dtype=ferric.int32)
+        >>> x.new_full((2, 2), 7)
+        tensor([[7, 7],
+                [7, 7]], dtype=ferric.int32)
+    """
     if isinstance(size, int):
         raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, "
                         f"not {type(size).__name__}")
@@ -76,7 +147,22 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
     """With no argument, the legacy type name (``'torch.FloatTensor'``, as PyTorch prints
     it, so ``x.type() == 'torch.FloatTensor'`` keeps working); with a dtype, a legacy type
     name or a typed class (``ferric.LongTensor``), the tensor cast to it (``self`` if it
-    already has that dtype)."""
+    already has that dtype).
+
+    Args:
+        dtype (:class:`ferric.dtype` or str or legacy type, optional): the type to cast to.
+        non_blocking (bool): accepted for compatibility. Default: False.
+
+    Example:
+        >>> import ferric
+        >>> x = ferric.ones(2)
+        >>> x.type()
+        'torch.FloatTensor'
+        >>> x.type(ferric.int64)
+        tensor([1, 1])
+        >>> x.type('torch.DoubleTensor').dtype
+        ferric.float64
+    """
     if dtype is None:
         return _TYPE_NAMES[str(self.dtype).split(".")[-1]]
     if isinstance(dtype, str):
@@ -92,17 +178,49 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 
 
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    """Raises as on a CPU-only PyTorch build (``AssertionError``: no CUDA)."""
+    """Raises as on a CPU-only PyTorch build (``AssertionError``: no CUDA).
+
+    Args:
+        device (:class:`ferric.device`, optional): the CUDA device.
+        non_blocking (bool): accepted for compatibility. Default: False.
+        memory_format (:class:`ferric.memory_format`, optional): accepted for compatibility.
+
+    Example:
+        >>> import ferric
+        >>> try:
+        ...     ferric.ones(1).cuda()
+        ... except AssertionError as e:
+        ...     print(e)
+        Torch not compiled with CUDA enabled
+    """
     _check_device("cuda")
 
 
 def pin_memory(self, device=None):
-    """Raises as on a CPU-only PyTorch build: there is no accelerator to pin memory for."""
+    """Raises as on a CPU-only PyTorch build: there is no accelerator to pin memory for.
+
+    Args:
+        device (:class:`ferric.device`, optional): the accelerator (there is none).
+
+    Example:
+        >>> import ferric
+        >>> try:
+        ...     ferric.ones(1).pin_memory()
+        ... except RuntimeError as e:
+        ...     print(e)
+        Cannot access accelerator device when none is available.
+    """
     raise RuntimeError("Cannot access accelerator device when none is available.")
 
 
 def get_device(self) -> int:
-    """The CUDA ordinal of the tensor's device: ``-1`` for CPU tensors (all of them)."""
+    """The CUDA ordinal of the tensor's device: ``-1`` for CPU tensors (all of them).
+
+    Example:
+        >>> import ferric
+        >>> ferric.ones(1).get_device()
+        -1
+    """
     return -1
 
 
@@ -117,7 +235,16 @@ def __format__(self, spec: str) -> str:
 
 
 def is_pinned(self, device=None):
-    """Whether the memory is pinned: never (no accelerator)."""
+    """Whether the memory is pinned: never (no accelerator).
+
+    Args:
+        device (:class:`ferric.device`, optional): the accelerator (there is none).
+
+    Example:
+        >>> import ferric
+        >>> ferric.ones(1).is_pinned()
+        False
+    """
     return False
 
 

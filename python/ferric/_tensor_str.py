@@ -23,7 +23,27 @@ PRINT_OPTS = _PrintOptions()
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
                      profile=None, sci_mode=None):
-    """Set options for printing, like ``torch.set_printoptions``."""
+    """Set options for printing, like ``torch.set_printoptions``.
+
+    Args:
+        precision (int, optional): digits after the decimal point. Default: 4.
+        threshold (int, optional): the element count above which arrays are summarised.
+            Default: 1000.
+        edgeitems (int, optional): items shown at each end of a summarised dimension.
+            Default: 3.
+        linewidth (int, optional): characters per line. Default: 80.
+        profile (str, optional): ``'default'``, ``'short'`` or ``'full'``, setting the
+            above together.
+        sci_mode (bool, optional): force scientific notation on (True) or off (False);
+            None chooses per tensor.
+
+    Example:
+        >>> import ferric
+        >>> ferric.set_printoptions(precision=2)
+        >>> ferric.tensor([1.23456, 2.0])
+        tensor([1.23, 2.00])
+        >>> ferric.set_printoptions(profile='default')
+    """
     if profile == "default":
         PRINT_OPTS.precision, PRINT_OPTS.threshold = 4, 1000
         PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = 3, 80
@@ -179,7 +199,16 @@ def _add_suffixes(tensor_str, suffixes, indent):
 
 
 def tensor_repr(t):
-    """``repr`` of a tensor, matching PyTorch's layout and number formatting."""
+    """``repr`` of a tensor, matching PyTorch's layout and number formatting.
+
+    Args:
+        t (Tensor): the tensor to print.
+
+    Example:
+        >>> import ferric
+        >>> print(ferric.tensor_repr(ferric.tensor([1.5, 2.0])))
+        tensor([1.5000, 2.0000])
+    """
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []

@@ -103,23 +103,47 @@ def _ndarray():
     return np.ndarray
 
 
-def _typed(name: str, dtype_name: str, doc: str) -> type:
+def _typed(name: str, dtype_name: str, doc: str, example: str) -> type:
+    doc = (f"{name}(*args, device=None) -> Tensor\n\n{doc} ``{name}(data)`` copies "
+           f"nested data, ``{name}(*sizes)`` makes a (zero-filled) tensor of that shape, "
+           f"``{name}()`` an empty one; ``isinstance(t, ferric.{name})`` tests the dtype.\n\n"
+           "Args:\n"
+           "    data (sequence or ndarray or Tensor): the values (a tensor must already have "
+           "this dtype).\n"
+           "    sizes (int...): the shape of the result (instead of ``data``).\n"
+           "    device (:class:`ferric.device`, optional): only ``'cpu'``.\n\n"
+           "Example:\n"
+           "    >>> import ferric\n"
+           f"    >>> ferric.{name}([1, 0])\n"
+           f"    {example}\n"
+           f"    >>> ferric.{name}(2, 3).shape\n"
+           "    ferric.Size([2, 3])\n")
     cls = _TensorType(name, (), {"_dtype_name": dtype_name, "__doc__": doc,
                                  "__module__": "ferric"})
     return cls
 
 
-FloatTensor = _typed("FloatTensor", "float32", "Legacy constructor of float32 tensors.")
-DoubleTensor = _typed("DoubleTensor", "float64", "Legacy constructor of float64 tensors.")
-LongTensor = _typed("LongTensor", "int64", "Legacy constructor of int64 tensors.")
-BoolTensor = _typed("BoolTensor", "bool", "Legacy constructor of bool tensors.")
-IntTensor = _typed("IntTensor", "int32", "Legacy constructor of int32 tensors.")
-ShortTensor = _typed("ShortTensor", "int16", "Legacy constructor of int16 tensors.")
-CharTensor = _typed("CharTensor", "int8", "Legacy constructor of int8 tensors.")
-ByteTensor = _typed("ByteTensor", "uint8", "Legacy constructor of uint8 tensors.")
-HalfTensor = _typed("HalfTensor", "float16", "Legacy constructor of float16 tensors.")
+FloatTensor = _typed("FloatTensor", "float32", "Legacy constructor of float32 tensors.",
+                     "tensor([1., 0.])")
+DoubleTensor = _typed("DoubleTensor", "float64", "Legacy constructor of float64 tensors.",
+                      "tensor([1., 0.], dtype=ferric.float64)")
+LongTensor = _typed("LongTensor", "int64", "Legacy constructor of int64 tensors.",
+                    "tensor([1, 0])")
+BoolTensor = _typed("BoolTensor", "bool", "Legacy constructor of bool tensors.",
+                    "tensor([ True, False])")
+IntTensor = _typed("IntTensor", "int32", "Legacy constructor of int32 tensors.",
+                   "tensor([1, 0], dtype=ferric.int32)")
+ShortTensor = _typed("ShortTensor", "int16", "Legacy constructor of int16 tensors.",
+                     "tensor([1, 0], dtype=ferric.int16)")
+CharTensor = _typed("CharTensor", "int8", "Legacy constructor of int8 tensors.",
+                    "tensor([1, 0], dtype=ferric.int8)")
+ByteTensor = _typed("ByteTensor", "uint8", "Legacy constructor of uint8 tensors.",
+                    "tensor([1, 0], dtype=ferric.uint8)")
+HalfTensor = _typed("HalfTensor", "float16", "Legacy constructor of float16 tensors.",
+                    "tensor([1., 0.], dtype=ferric.float16)")
 BFloat16Tensor = _typed("BFloat16Tensor", "bfloat16",
-                        "Legacy constructor of bfloat16 tensors.")
+                        "Legacy constructor of bfloat16 tensors.",
+                        "tensor([1., 0.], dtype=ferric.bfloat16)")
 
 # 'torch.FloatTensor' <-> typed name, for Tensor.type()
 BY_NAME = {f"torch.{c.__name__}": c for c in (

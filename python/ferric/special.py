@@ -295,6 +295,10 @@ def expit(input: Tensor) -> Tensor:
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """``ferric.round``: round half to even, to ``decimals`` places.
 
+    Args:
+        input (Tensor): the input tensor.
+        decimals (int): the number of decimal places. Default: 0.
+
     Example::
 
         >>> import ferric
@@ -306,6 +310,11 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 
 def softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """``ferric.softmax`` along ``dim`` (``dtype`` casts the input first).
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to normalise along.
+        dtype (:class:`ferric.dtype`, optional): cast the input to this dtype first.
 
     Example::
 
@@ -319,6 +328,11 @@ def softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """``ferric.log_softmax`` along ``dim`` (``dtype`` casts the input first).
 
+    Args:
+        input (Tensor): the input tensor.
+        dim (int): the dimension to normalise along.
+        dtype (:class:`ferric.dtype`, optional): cast the input to this dtype first.
+
     Example::
 
         >>> import ferric
@@ -330,6 +344,11 @@ def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """``ferric.logsumexp``: ``log(sum(exp(input)))`` over ``dim``, computed stably.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints): the dimension(s) to reduce.
+        keepdim (bool): keep the reduced dimensions with size 1. Default: False.
 
     Example::
 

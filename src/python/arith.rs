@@ -370,6 +370,11 @@ impl PyTensor {
     /// logical_not_() -> Tensor
     ///
     /// In-place version of :func:`ferric.logical_not` (writes 0/1 in the tensor's dtype).
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([0.0, 2.0, -1.0])
+    ///     >>> x.logical_not_()
+    ///     tensor([1., 0., 0.])
     fn logical_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
         unary_inplace(&slf, UnaryOp::LogicalNot)?;
         Ok(slf)
@@ -390,6 +395,11 @@ impl PyTensor {
     /// bitwise_not_() -> Tensor
     ///
     /// In-place version of :func:`ferric.bitwise_not`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([0, 1, -4])
+    ///     >>> x.bitwise_not_()
+    ///     tensor([-1, -2,  3])
     fn bitwise_not_<'py>(slf: PyRef<'py, Self>) -> PyResult<PyRef<'py, Self>> {
         unary_inplace(&slf, UnaryOp::BitwiseNot)?;
         Ok(slf)
@@ -793,6 +803,10 @@ impl PyTensor {
     /// pow(exponent) -> Tensor
     ///
     /// See :func:`ferric.pow`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.0, 2.0, 3.0]).pow(2)
+    ///     tensor([1., 4., 9.])
     fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         method(py, self, exponent, BinaryOp::Pow)
     }
@@ -962,6 +976,11 @@ impl PyTensor {
     /// div_(other, *, rounding_mode=None) -> Tensor
     ///
     /// In-place version of :func:`ferric.div`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([5.0, -7.0])
+    ///     >>> x.div_(2, rounding_mode='floor')
+    ///     tensor([ 2., -4.])
     fn div_<'py>(
         slf: PyRef<'py, Self>,
         other: &Bound<'_, PyAny>,
@@ -1092,6 +1111,11 @@ impl PyTensor {
     /// clip_(min=None, max=None) -> Tensor
     ///
     /// Alias for :meth:`Tensor.clamp_`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([-2.0, 0.5, 3.0])
+    ///     >>> x.clip_(min=-1.0, max=1.0)
+    ///     tensor([-1.0000,  0.5000,  1.0000])
     fn clip_<'py>(
         slf: PyRef<'py, Self>,
         min: Option<&Bound<'_, PyAny>>,
@@ -1172,6 +1196,11 @@ impl PyTensor {
     /// round_(decimals=0) -> Tensor
     ///
     /// In-place version of :func:`ferric.round`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1.2345, -2.5, 0.5])
+    ///     >>> x.round_(decimals=2)
+    ///     tensor([ 1.2300, -2.5000,  0.5000])
     fn round_<'py>(slf: PyRef<'py, Self>, decimals: i64) -> PyResult<PyRef<'py, Self>> {
         slf.t.check_writable("round_")?;
         let r = round_impl(&slf.t, decimals)?;
@@ -1214,6 +1243,11 @@ impl PyTensor {
     /// nan_to_num_(nan=0.0, posinf=None, neginf=None) -> Tensor
     ///
     /// In-place version of :func:`ferric.nan_to_num`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([float('nan'), float('inf'), -float('inf'), 1.0])
+    ///     >>> x.nan_to_num_(nan=0.0, posinf=9.0, neginf=-9.0)
+    ///     tensor([ 0.,  9., -9.,  1.])
     fn nan_to_num_<'py>(
         slf: PyRef<'py, Self>,
         nan: f64,
@@ -1480,7 +1514,21 @@ fn nan_to_num_impl(
 
 /// pow(input, exponent) -> Tensor
 ///
-/// `torch.pow(self, exponent)` where `self` may be a Python number.
+/// Raises each element of ``input`` to the power ``exponent`` (broadcast); ``input`` may be a
+/// Python number when ``exponent`` is a tensor.
+///
+/// Args:
+///     input (Tensor or Number): the base.
+///     exponent (Tensor or Number): the exponent.
+///
+/// Example:
+///     >>> x = ferric.tensor([1.0, 2.0, 3.0])
+///     >>> ferric.pow(x, 2)
+///     tensor([1., 4., 9.])
+///     >>> ferric.pow(x, ferric.tensor([0.0, 1.0, 2.0]))
+///     tensor([1., 2., 9.])
+///     >>> ferric.pow(2, x)
+///     tensor([2., 4., 8.])
 #[pyfunction]
 fn pow(
     py: Python<'_>,
@@ -1649,7 +1697,18 @@ fn elu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<Py
 
 /// result_type(tensor1, tensor2) -> dtype
 ///
-/// `torch.result_type(a, b)`.
+/// Returns the dtype an arithmetic operation on the two operands produces, by PyTorch's
+/// promotion rules (a Python number counts less than a tensor of its kind).
+///
+/// Args:
+///     tensor1 (Tensor or Number): the first operand.
+///     tensor2 (Tensor or Number): the second operand.
+///
+/// Example:
+///     >>> ferric.result_type(ferric.tensor([1, 2]), 1.0)
+///     ferric.float32
+///     >>> ferric.result_type(ferric.tensor([1.0], dtype=ferric.float16), ferric.tensor([1.0]))
+///     ferric.float32
 #[pyfunction]
 fn result_type(
     a: &Bound<'_, PyAny>,

@@ -12,6 +12,14 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PySequence, PyTuple};
 use std::sync::Arc;
 
 /// `ferric.float32` and friends.
+///
+/// Example:
+///     >>> ferric.float32
+///     ferric.float32
+///     >>> ferric.tensor([1, 2]).dtype
+///     ferric.int64
+///     >>> ferric.float64.is_floating_point, ferric.float64.itemsize
+///     (True, 8)
 #[pyclass(name = "dtype", module = "ferric", frozen, eq, hash)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PyDType {
@@ -68,7 +76,18 @@ fn _set_default_dtype(d: &Bound<'_, PyAny>) -> PyResult<()> {
 
 /// can_cast(from_, to) -> bool
 ///
-/// `torch.can_cast(from_, to)`: PyTorch's same-kind casting rule.
+/// Whether a cast from ``from_`` to ``to`` is allowed by PyTorch's same-kind casting rule
+/// (no float to int, no complex to real, no number to bool).
+///
+/// Args:
+///     from_ (:class:`ferric.dtype`): the source data type.
+///     to (:class:`ferric.dtype`): the target data type.
+///
+/// Example:
+///     >>> ferric.can_cast(ferric.double, ferric.float)
+///     True
+///     >>> ferric.can_cast(ferric.float, ferric.int)
+///     False
 #[pyfunction]
 fn can_cast(from_: PyDType, to: PyDType) -> bool {
     from_.d.can_cast_to(to.d)

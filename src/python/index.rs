@@ -227,6 +227,15 @@ impl PyTensor {
     ///     src (Tensor): the tensor to take the values from.
     ///     value (Number, optional): the value to write instead of ``src``.
     ///     reduce (str, optional): ``'add'`` or ``'multiply'`` to combine instead of writing.
+    ///
+    /// Example:
+    ///     >>> x = ferric.zeros(2, 3)
+    ///     >>> x.scatter_(1, ferric.tensor([[2], [0]]), ferric.tensor([[5.0], [6.0]]))
+    ///     tensor([[0., 0., 5.],
+    ///             [6., 0., 0.]])
+    ///     >>> x.scatter_(1, ferric.tensor([[0], [0]]), 1.0, reduce='add')
+    ///     tensor([[1., 0., 5.],
+    ///             [7., 0., 0.]])
     fn scatter_<'py>(
         slf: PyRef<'py, Self>,
         dim: i64,
@@ -277,6 +286,11 @@ impl PyTensor {
     /// scatter_add_(dim, index, src) -> Tensor
     ///
     /// In-place version of :func:`ferric.scatter_add`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.zeros(3)
+    ///     >>> x.scatter_add_(0, ferric.tensor([0, 0, 2]), ferric.tensor([1.0, 2.0, 3.0]))
+    ///     tensor([3., 0., 3.])
     fn scatter_add_<'py>(
         slf: PyRef<'py, Self>,
         dim: i64,
@@ -346,6 +360,13 @@ impl PyTensor {
     ///     index (Tensor): the int64 indices.
     ///     source (Tensor): the tensor to take the values from.
     ///     alpha (Number): the multiplier for ``source``.
+    ///
+    /// Example:
+    ///     >>> x = ferric.zeros(3, 2)
+    ///     >>> x.index_add_(0, ferric.tensor([0, 2]), ferric.ones(2, 2), alpha=3)
+    ///     tensor([[3., 3.],
+    ///             [0., 0.],
+    ///             [3., 3.]])
     fn index_add_<'py>(
         slf: PyRef<'py, Self>,
         dim: i64,
@@ -392,6 +413,12 @@ impl PyTensor {
     /// index_fill_(dim, index, value) -> Tensor
     ///
     /// In-place version of :func:`ferric.index_fill`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.zeros(2, 3)
+    ///     >>> x.index_fill_(1, ferric.tensor([0, 2]), -1.0)
+    ///     tensor([[-1.,  0., -1.],
+    ///             [-1.,  0., -1.]])
     fn index_fill_<'py>(
         slf: PyRef<'py, Self>,
         dim: i64,
@@ -511,6 +538,11 @@ impl PyTensor {
     /// Args:
     ///     mask (Tensor): a bool tensor broadcastable to ``input``.
     ///     value (Number or 0-d Tensor): the value to write.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1.0, 2.0, 3.0])
+    ///     >>> x.masked_fill_(x > 1.5, 0.0)
+    ///     tensor([1., 0., 0.])
     fn masked_fill_<'py>(
         slf: PyRef<'py, Self>,
         mask: PyRef<'_, PyTensor>,
@@ -572,6 +604,11 @@ impl PyTensor {
     /// masked_scatter_(mask, source) -> Tensor
     ///
     /// In-place version of :func:`ferric.masked_scatter`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.zeros(4)
+    ///     >>> x.masked_scatter_(ferric.tensor([True, False, True, False]), ferric.tensor([7.0, 8.0, 9.0]))
+    ///     tensor([7., 0., 8., 0.])
     fn masked_scatter_<'py>(
         slf: PyRef<'py, Self>,
         mask: PyRef<'_, PyTensor>,
@@ -593,7 +630,16 @@ impl PyTensor {
 
     /// where(condition, other) -> Tensor
     ///
-    /// `x.where(condition, y)`: `x` where the condition holds, else `y`.
+    /// ``self.where(condition, other)`` is ``ferric.where(condition, self, other)``.
+    ///
+    /// Args:
+    ///     condition (Tensor): a bool tensor, where to keep this tensor's values.
+    ///     other (Tensor or Scalar): the values where ``condition`` is False.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([-1.0, 2.0, -3.0])
+    ///     >>> x.where(x > 0, ferric.zeros(3))
+    ///     tensor([0., 2., 0.])
     #[pyo3(name = "where")]
     fn where_method(
         &self,
@@ -654,8 +700,22 @@ fn alpha_arg(alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
 
 /// where(condition, input, other) -> Tensor
 ///
-/// `ferric.where(condition, input, other)`; with only a condition it is
-/// `nonzero(condition, as_tuple=True)`.
+/// Returns the elements of ``input`` where ``condition`` holds and those of ``other``
+/// elsewhere (all three broadcast). With only a condition it is
+/// ``nonzero(condition, as_tuple=True)``.
+///
+/// Args:
+///     condition (Tensor): a bool tensor, where to take ``input``.
+///     input (Tensor or Scalar): the values where ``condition`` is True.
+///     other (Tensor or Scalar): the values where ``condition`` is False.
+///
+/// Example:
+///     >>> x = ferric.tensor([[-1.0, 2.0], [3.0, -4.0]])
+///     >>> ferric.where(x > 0, x, 0.0)
+///     tensor([[0., 2.],
+///             [3., 0.]])
+///     >>> ferric.where(x > 0)
+///     (tensor([0, 1]), tensor([1, 0]))
 #[pyfunction]
 #[pyo3(name = "where", signature = (condition, input=None, other=None))]
 fn where_fn(

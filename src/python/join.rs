@@ -187,7 +187,23 @@ fn column_stack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTen
 
 /// pad(input, pad, mode='constant', value=None) -> Tensor
 ///
-/// `nn.functional.pad(input, pad, mode='constant', value=None)`.
+/// Pads ``input``: ``pad`` lists (before, after) amounts starting from the last dimension,
+/// as :func:`ferric.nn.functional.pad`.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     pad (tuple of ints): ``(left, right)`` for the last dimension, then the one before...
+///     mode (str): ``'constant'``, ``'reflect'``, ``'replicate'`` or ``'circular'``. Default: ``'constant'``.
+///     value (float, optional): the fill value of ``'constant'`` padding. Default: 0.
+///
+/// Example:
+///     >>> x = ferric.tensor([[1.0, 2.0], [3.0, 4.0]])
+///     >>> ferric.pad(x, (1, 0))
+///     tensor([[0., 1., 2.],
+///             [0., 3., 4.]])
+///     >>> ferric.pad(x, (1, 1), mode='reflect')
+///     tensor([[2., 1., 2., 1.],
+///             [4., 3., 4., 3.]])
 #[pyfunction]
 #[pyo3(signature = (input, pad, mode="constant", value=None))]
 fn pad(
@@ -334,8 +350,25 @@ impl PyTensor {
 
     /// repeat_interleave(input, repeats, dim=None) -> Tensor
     ///
-    /// `repeat_interleave(repeats, dim=None)`; `ferric.repeat_interleave(repeats)` with a
-    /// single tensor returns the repeated indices.
+    /// Repeats each element (or each slice along ``dim``) ``repeats`` times, next to each other.
+    /// ``ferric.repeat_interleave(repeats)`` with one integer tensor returns the indices
+    /// ``0, 1, ...`` each repeated as often as ``repeats`` says.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor (flattened when ``dim`` is None).
+    ///     repeats (Tensor or int): the number of repeats, one for all or one per element.
+    ///     dim (int, optional): the dimension to repeat along.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([1, 2, 3])
+    ///     >>> ferric.repeat_interleave(x, 2)
+    ///     tensor([1, 1, 2, 2, 3, 3])
+    ///     >>> ferric.repeat_interleave(ferric.tensor([[1, 2], [3, 4]]), ferric.tensor([1, 2]), dim=0)
+    ///     tensor([[1, 2],
+    ///             [3, 4],
+    ///             [3, 4]])
+    ///     >>> ferric.repeat_interleave(ferric.tensor([2, 1]))
+    ///     tensor([0, 0, 1])
     #[pyo3(signature = (repeats=None, dim=None, *, output_size=None))]
     fn repeat_interleave(
         &self,
@@ -404,6 +437,13 @@ impl PyTensor {
     /// tril_(diagonal=0) -> Tensor
     ///
     /// In-place version of :func:`ferric.tril`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.ones(3, 3)
+    ///     >>> x.tril_()
+    ///     tensor([[1., 0., 0.],
+    ///             [1., 1., 0.],
+    ///             [1., 1., 1.]])
     fn tril_(slf: PyRef<'_, Self>, diagonal: i64) -> PyResult<PyRef<'_, Self>> {
         inplace_with(
             &slf,
@@ -418,6 +458,13 @@ impl PyTensor {
     /// triu_(diagonal=0) -> Tensor
     ///
     /// In-place version of :func:`ferric.triu`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.ones(3, 3)
+    ///     >>> x.triu_(diagonal=1)
+    ///     tensor([[0., 1., 1.],
+    ///             [0., 0., 1.],
+    ///             [0., 0., 0.]])
     fn triu_(slf: PyRef<'_, Self>, diagonal: i64) -> PyResult<PyRef<'_, Self>> {
         inplace_with(
             &slf,

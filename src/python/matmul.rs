@@ -56,6 +56,11 @@ impl PyTensor {
     /// matmul(other) -> Tensor
     ///
     /// See :func:`ferric.matmul`.
+    ///
+    /// Example:
+    ///     >>> a = ferric.tensor([[1.0, 2.0], [3.0, 4.0]])
+    ///     >>> a.matmul(ferric.tensor([1.0, -1.0]))
+    ///     tensor([-1., -1.])
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("matmul", "other", 1, other)?;
         wrap_var(py, ag::matmul(&self.var()?, &o)?)
@@ -64,6 +69,12 @@ impl PyTensor {
     /// mm(mat2) -> Tensor
     ///
     /// See :func:`ferric.mm`.
+    ///
+    /// Example:
+    ///     >>> a = ferric.tensor([[1.0, 2.0], [3.0, 4.0]])
+    ///     >>> a.mm(ferric.eye(2) * 2)
+    ///     tensor([[2., 4.],
+    ///             [6., 8.]])
     fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("mm", "mat2", 1, mat2)?;
         wrap_var(py, ag::mm(&self.var()?, &o)?)
@@ -72,6 +83,11 @@ impl PyTensor {
     /// bmm(mat2) -> Tensor
     ///
     /// See :func:`ferric.bmm`.
+    ///
+    /// Example:
+    ///     >>> a = ferric.ones(2, 1, 3)
+    ///     >>> a.bmm(ferric.ones(2, 3, 2)).shape
+    ///     ferric.Size([2, 1, 2])
     fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("bmm", "mat2", 1, mat2)?;
         wrap_var(py, ag::bmm(&self.var()?, &o)?)
@@ -80,6 +96,10 @@ impl PyTensor {
     /// mv(vec) -> Tensor
     ///
     /// See :func:`ferric.mv`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([[1.0, 2.0], [3.0, 4.0]]).mv(ferric.tensor([1.0, 1.0]))
+    ///     tensor([3., 7.])
     fn mv(&self, py: Python<'_>, vec: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("mv", "vec", 1, vec)?;
         wrap_var(py, ag::mv(&self.var()?, &o)?)
@@ -88,6 +108,10 @@ impl PyTensor {
     /// dot(tensor) -> Tensor
     ///
     /// See :func:`ferric.dot`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.0, 2.0]).dot(ferric.tensor([3.0, 4.0]))
+    ///     tensor(11.)
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("dot", "tensor", 1, tensor)?;
         wrap_var(py, ag::dot(&self.var()?, &o)?)
@@ -96,6 +120,10 @@ impl PyTensor {
     /// vdot(other) -> Tensor
     ///
     /// See :func:`ferric.vdot`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.0, 2.0]).vdot(ferric.tensor([3.0, 4.0]))
+    ///     tensor(11.)
     fn vdot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("vdot", "other", 1, other)?;
         wrap_var(py, ag::vdot(&self.var()?, &o)?)
@@ -104,6 +132,11 @@ impl PyTensor {
     /// outer(vec2) -> Tensor
     ///
     /// See :func:`ferric.outer`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.0, 2.0]).outer(ferric.tensor([1.0, 10.0, 100.0]))
+    ///     tensor([[  1.,  10., 100.],
+    ///             [  2.,  20., 200.]])
     fn outer(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("outer", "vec2", 1, vec2)?;
         wrap_var(py, ag::outer(&self.var()?, &o)?)
@@ -112,6 +145,11 @@ impl PyTensor {
     /// ger(vec2) -> Tensor
     ///
     /// See :func:`ferric.outer`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.0, 2.0]).ger(ferric.tensor([1.0, 10.0, 100.0]))
+    ///     tensor([[  1.,  10., 100.],
+    ///             [  2.,  20., 200.]])
     fn ger(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let o = var_arg("ger", "vec2", 1, vec2)?;
         wrap_var(py, ag::outer(&self.var()?, &o)?)
@@ -121,6 +159,12 @@ impl PyTensor {
     /// addmm(mat1, mat2, *, beta=1, alpha=1) -> Tensor
     ///
     /// See :func:`ferric.addmm`.
+    ///
+    /// Example:
+    ///     >>> m = ferric.ones(2, 2)
+    ///     >>> m.addmm(ferric.eye(2), ferric.full((2, 2), 2.0), beta=0.5)
+    ///     tensor([[2.5000, 2.5000],
+    ///             [2.5000, 2.5000]])
     fn addmm(
         &self,
         py: Python<'_>,
@@ -142,6 +186,12 @@ impl PyTensor {
     /// baddbmm(batch1, batch2, *, beta=1, alpha=1) -> Tensor
     ///
     /// See :func:`ferric.baddbmm`.
+    ///
+    /// Example:
+    ///     >>> b = ferric.ones(1, 2, 2)
+    ///     >>> b.baddbmm(b, b, alpha=2)
+    ///     tensor([[[5., 5.],
+    ///              [5., 5.]]])
     fn baddbmm(
         &self,
         py: Python<'_>,
@@ -202,7 +252,23 @@ fn sublist_equation(args: &Bound<'_, PyTuple>) -> PyResult<(String, Vec<Var>)> {
 
 /// einsum(equation, *operands) -> Tensor
 ///
-/// `einsum(equation, *operands)`; the operands may also be given as one list/tuple.
+/// Sums the product of the operands' elements over the indices the Einstein-summation
+/// ``equation`` names (``'ij,jk->ik'`` is a matrix product); the operands may also be
+/// given as one list or tuple.
+///
+/// Args:
+///     equation (str): the subscripts of each operand, optionally ``->`` and the output's.
+///     operands (Tensor...): the tensors to combine.
+///
+/// Example:
+///     >>> a = ferric.arange(6.0).reshape(2, 3)
+///     >>> b = ferric.arange(3.0)
+///     >>> ferric.einsum('ij,j->i', a, b)
+///     tensor([ 5., 14.])
+///     >>> ferric.einsum('ij->ji', a)
+///     tensor([[0., 3.],
+///             [1., 4.],
+///             [2., 5.]])
 #[pyfunction]
 #[pyo3(signature = (*args))]
 fn einsum(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {

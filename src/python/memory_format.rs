@@ -69,6 +69,15 @@ impl MemoryFormat {
 }
 
 /// `ferric.contiguous_format` and friends (printed as PyTorch prints them).
+///
+/// Example:
+///     >>> ferric.channels_last
+///     torch.channels_last
+///     >>> x = ferric.ones(1, 2, 3, 3).to(memory_format=ferric.channels_last)
+///     >>> x.stride()
+///     (18, 1, 6, 2)
+///     >>> x.is_contiguous(memory_format=ferric.channels_last)
+///     True
 #[pyclass(name = "memory_format", module = "ferric", frozen, eq, hash)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PyMemoryFormat {

@@ -741,8 +741,21 @@ impl PyTensor {
 
 /// var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)
 ///
-/// `ferric.var_mean(input, dim=None, *, correction=1, keepdim=False)` (and the
-/// `unbiased` spelling): a plain (var, mean) tuple, as in PyTorch.
+/// Returns the variance and the mean of ``input`` over ``dim`` as a plain tuple
+/// ``(var, mean)``, as in PyTorch (the ``unbiased=`` spelling is accepted too).
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     dim (int or tuple of ints, optional): the dimensions to reduce; all when None.
+///     correction (int): the difference between the sample size and the divisor (1: Bessel's correction). Default: 1.
+///     keepdim (bool): keep the reduced dimensions with size 1. Default: False.
+///
+/// Example:
+///     >>> x = ferric.tensor([[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]])
+///     >>> ferric.var_mean(x, dim=1)
+///     (tensor([1., 4.]), tensor([2., 6.]))
+///     >>> ferric.var_mean(x, dim=0, keepdim=True)
+///     (tensor([[ 4.5000,  8.0000, 12.5000]]), tensor([[2.5000, 4.0000, 5.5000]]))
 #[pyfunction]
 #[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]
 fn var_mean(
@@ -760,7 +773,21 @@ fn var_mean(
 
 /// std_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)
 ///
-/// `ferric.std_mean(...)`: (std, mean).
+/// Returns the standard deviation and the mean of ``input`` over ``dim`` as a tuple
+/// ``(std, mean)``, in one pass.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     dim (int or tuple of ints, optional): the dimensions to reduce; all when None.
+///     correction (int): the difference between the sample size and the divisor (1: Bessel's correction). Default: 1.
+///     keepdim (bool): keep the reduced dimensions with size 1. Default: False.
+///
+/// Example:
+///     >>> x = ferric.tensor([[1.0, 2.0, 3.0], [4.0, 6.0, 8.0]])
+///     >>> ferric.std_mean(x, dim=1)
+///     (tensor([1., 2.]), tensor([2., 6.]))
+///     >>> ferric.std_mean(x, correction=0)
+///     (tensor(2.3805), tensor(4.))
 #[pyfunction]
 #[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]
 fn std_mean(

@@ -22,7 +22,27 @@ type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 impl PyTensor {
     /// sort(input, dim=-1, descending=False, *, stable=False) -> (Tensor values, LongTensor indices)
     ///
-    /// `stable` is keyword-only, as in PyTorch's signatures.
+    /// Sorts the elements of ``input`` along ``dim`` and returns the named tuple
+    /// ``(values, indices)``, where ``indices`` locate the sorted values in ``input``.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dim (int): the dimension to sort along. Default: -1.
+    ///     descending (bool): sort largest first. Default: False.
+    ///     stable (bool): keep the order of equal elements (keyword-only, as in PyTorch). Default: False.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]])
+    ///     >>> values, indices = ferric.sort(x)
+    ///     >>> values
+    ///     tensor([[ 1.0000,  2.0000,  3.0000],
+    ///             [-1.0000,  0.5000,  4.0000]])
+    ///     >>> indices
+    ///     tensor([[1, 2, 0],
+    ///             [1, 0, 2]])
+    ///     >>> ferric.sort(x, dim=0, descending=True).values
+    ///     tensor([[ 3.0000,  1.0000,  4.0000],
+    ///             [ 0.5000, -1.0000,  2.0000]])
     #[pyo3(
         signature = (dim=-1, descending=false, *, stable=None),
         text_signature = "(self, /, dim=-1, descending=False, *, stable=None)"
@@ -294,8 +314,24 @@ fn no_int32(op: &str, out_int32: bool) -> PyResult<()> {
 
 /// searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor
 ///
-/// `ferric.searchsorted(sorted_sequence, input, *, out_int32=False, right=False,
-/// side=None, sorter=None)`.
+/// Returns the indices at which the values of ``input`` would be inserted into
+/// ``sorted_sequence`` (along its last dimension) to keep it sorted.
+///
+/// Args:
+///     sorted_sequence (Tensor): increasing along its last dimension (or made so by ``sorter``).
+///     input (Tensor or Scalar): the values to insert.
+///     out_int32 (bool): return int32 indices instead of int64. Default: False.
+///     right (bool): return the last suitable index instead of the first. Default: False.
+///     side (str, optional): ``'left'`` or ``'right'``, the same as ``right``.
+///     sorter (Tensor, optional): the int64 indices that sort an unsorted ``sorted_sequence``.
+///
+/// Example:
+///     >>> seq = ferric.tensor([1, 3, 5, 7, 9])
+///     >>> v = ferric.tensor([3, 6, 9])
+///     >>> ferric.searchsorted(seq, v)
+///     tensor([1, 3, 4])
+///     >>> ferric.searchsorted(seq, v, side='right')
+///     tensor([2, 3, 5])
 #[pyfunction]
 #[pyo3(signature = (sorted_sequence, input, *, out_int32=false, right=false, side=None, sorter=None))]
 fn searchsorted(
@@ -338,7 +374,25 @@ fn searchsorted(
 
 /// bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor
 ///
-/// `ferric.bucketize(input, boundaries, *, out_int32=False, right=False)`.
+/// Returns, for each value of ``input``, the index of the bucket of the sorted 1-D
+/// ``boundaries`` it falls in: the ``i`` with ``boundaries[i-1] < x <= boundaries[i]``
+/// (``boundaries[i-1] <= x < boundaries[i]`` with ``right=True``).
+///
+/// Args:
+///     input (Tensor or Scalar): the values to place.
+///     boundaries (Tensor): the increasing 1-D bucket boundaries.
+///     out_int32 (bool): return int32 indices instead of int64. Default: False.
+///     right (bool): which side of a boundary equal values go to (see above). Default: False.
+///
+/// Example:
+///     >>> boundaries = ferric.tensor([1, 3, 5, 7, 9])
+///     >>> v = ferric.tensor([[3, 6, 9], [3, 6, 9]])
+///     >>> ferric.bucketize(v, boundaries)
+///     tensor([[1, 3, 4],
+///             [1, 3, 4]])
+///     >>> ferric.bucketize(v, boundaries, right=True)
+///     tensor([[2, 3, 5],
+///             [2, 3, 5]])
 #[pyfunction]
 #[pyo3(signature = (input, boundaries, *, out_int32=false, right=false))]
 fn bucketize(

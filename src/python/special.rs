@@ -36,7 +36,11 @@ fn write_back(name: &str, t: &Tensor, r: Result<Tensor>) -> Result<()> {
 impl PyTensor {
     /// polygamma(n) -> Tensor
     ///
-    /// `polygamma(n, self)`.
+    /// See :func:`ferric.polygamma`: ``x.polygamma(n)`` is ``ferric.polygamma(n, x)``.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([1.0, 0.5]).polygamma(1)
+    ///     tensor([1.6449, 4.9348])
     fn polygamma(&self, py: Python<'_>, n: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, diff::polygamma(n, &self.var()?)?)
     }
@@ -64,6 +68,10 @@ impl PyTensor {
     /// mvlgamma(p) -> Tensor
     ///
     /// See :func:`ferric.mvlgamma`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([2.5, 3.0]).mvlgamma(2)
+    ///     tensor([0.8570, 1.5502])
     fn mvlgamma(&self, py: Python<'_>, p: i64) -> PyResult<Py<PyTensor>> {
         wrap_var(py, diff::mvlgamma(&self.var()?, p)?)
     }
@@ -73,6 +81,11 @@ impl PyTensor {
     ///
     /// Args:
     ///     p (int): the dimension.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([2.5, 3.0])
+    ///     >>> x.mvlgamma_(2)
+    ///     tensor([0.8570, 1.5502])
     fn mvlgamma_<'py>(slf: PyRef<'py, Self>, p: i64) -> PyResult<PyRef<'py, Self>> {
         inplace_with(
             &slf,
@@ -87,6 +100,10 @@ impl PyTensor {
     /// logit(eps=None) -> Tensor
     ///
     /// See :func:`ferric.logit`.
+    ///
+    /// Example:
+    ///     >>> ferric.tensor([0.25, 0.5, 1.0]).logit(eps=1e-6)
+    ///     tensor([-1.0986,  0.0000, 13.8023])
     fn logit(&self, py: Python<'_>, eps: Option<f64>) -> PyResult<Py<PyTensor>> {
         wrap_var(py, diff::logit(&self.var()?, eps)?)
     }
@@ -94,6 +111,11 @@ impl PyTensor {
     /// logit_(eps=None) -> Tensor
     ///
     /// In-place version of :func:`ferric.logit`.
+    ///
+    /// Example:
+    ///     >>> x = ferric.tensor([0.25, 0.5, 0.75])
+    ///     >>> x.logit_()
+    ///     tensor([-1.0986,  0.0000,  1.0986])
     fn logit_<'py>(slf: PyRef<'py, Self>, eps: Option<f64>) -> PyResult<PyRef<'py, Self>> {
         logit_inplace(&slf, eps)?;
         Ok(slf)
@@ -112,15 +134,21 @@ fn logit_inplace(t: &PyTensor, eps: Option<f64>) -> PyResult<()> {
 
 /// polygamma(n, input) -> Tensor
 ///
-/// `ferric.polygamma(n, input)`.
+/// Computes the ``n``-th derivative of the digamma function of ``input``
+/// (``polygamma(0, x)`` is ``digamma(x)``).
+///
+/// Args:
+///     n (int): the order of the derivative, non-negative.
+///     input (Tensor): the input tensor.
+///
+/// Example:
+///     >>> ferric.polygamma(1, ferric.tensor([1.0, 0.5]))
+///     tensor([1.6449, 4.9348])
 #[pyfunction]
 fn polygamma(py: Python<'_>, n: i64, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
     wrap_var(py, diff::polygamma(n, &input.var()?)?)
 }
 
-/// mvlgamma(input, p) -> Tensor
-///
-/// `ferric.mvlgamma(input, p)`.
 #[pyfunction]
 /// mvlgamma(input, p) -> Tensor
 ///

@@ -7,7 +7,17 @@ use pyo3::types::{PyBool, PyInt};
 
 /// set_num_threads(int) -> None
 ///
-/// Sets the number of threads ferric's kernels use (like `torch.set_num_threads`).
+/// Sets the number of threads ferric's kernels use (like ``torch.set_num_threads``).
+///
+/// Args:
+///     int (int): the number of threads, at least 1.
+///
+/// Example:
+///     >>> n = ferric.get_num_threads()
+///     >>> ferric.set_num_threads(1)
+///     >>> ferric.get_num_threads()
+///     1
+///     >>> ferric.set_num_threads(n)
 #[pyfunction]
 fn set_num_threads(n: &Bound<'_, PyAny>) -> PyResult<()> {
     if !n.is_instance_of::<PyInt>() || n.is_instance_of::<PyBool>() {
@@ -23,7 +33,11 @@ fn set_num_threads(n: &Bound<'_, PyAny>) -> PyResult<()> {
 
 /// get_num_threads() -> int
 ///
-/// The number of threads ferric's kernels use.
+/// Returns the number of threads ferric's kernels use.
+///
+/// Example:
+///     >>> ferric.get_num_threads() >= 1
+///     True
 #[pyfunction]
 fn get_num_threads() -> usize {
     crate::threads::num_threads()

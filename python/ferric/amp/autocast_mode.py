@@ -30,19 +30,50 @@ def _default_dtype(device_type: str):
 
 
 def is_autocast_available(device_type: str) -> bool:
-    """Whether ``autocast`` accepts ``device_type`` (PyTorch answers for CPU and CUDA)."""
+    """Whether ``autocast`` accepts ``device_type`` (PyTorch answers for CPU and CUDA).
+
+    Args:
+        device_type (str): a device type, ``'cpu'`` or ``'cuda'``...
+
+    Example:
+        >>> import ferric
+        >>> ferric.is_autocast_available('cpu'), ferric.is_autocast_available('mps')
+        (True, False)
+    """
     return _device(device_type).type in ("cpu", "cuda")
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
     """Whether an autocast region is active for ``device_type`` (``None`` means CUDA,
-    as in PyTorch, so a bare call reports ``False`` inside a CPU region)."""
+    as in PyTorch, so a bare call reports ``False`` inside a CPU region).
+
+    Args:
+        device_type (str, optional): the device type to ask about. Default: CUDA.
+
+    Example:
+        >>> import ferric
+        >>> with ferric.autocast('cpu'):
+        ...     print(ferric.is_autocast_enabled('cpu'), ferric.is_autocast_enabled())
+        True False
+    """
     return _enabled.get("cuda" if device_type is None else device_type, False)
 
 
 def set_autocast_enabled(device_type, enabled=None) -> None:
     """Switches autocast on or off for ``device_type`` (``set_autocast_enabled(flag)``
-    alone means CUDA)."""
+    alone means CUDA).
+
+    Args:
+        device_type (str): the device type (the flag itself when ``enabled`` is omitted).
+        enabled (bool): whether autocast is on.
+
+    Example:
+        >>> import ferric
+        >>> ferric.set_autocast_enabled('cpu', True)
+        >>> ferric.is_autocast_enabled('cpu')
+        True
+        >>> ferric.set_autocast_enabled('cpu', False)
+    """
     if enabled is None:
         device_type, enabled = "cuda", device_type
     _enabled[device_type] = bool(enabled)
@@ -50,7 +81,16 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
 
 def get_autocast_dtype(device_type: str):
     """The dtype autocast casts to on ``device_type``: ferric reports ``float32`` (it has
-    no float16/bfloat16; see the module docstring)."""
+    no float16/bfloat16; see the module docstring).
+
+    Args:
+        device_type (str): the device type to ask about.
+
+    Example:
+        >>> import ferric
+        >>> ferric.get_autocast_dtype('cpu')
+        ferric.float32
+    """
     return _dtypes.get(device_type, _default_dtype(device_type))
 
 

@@ -27,7 +27,11 @@ class _DecoratorContextManager:
 class no_grad(_DecoratorContextManager):
     """Disables graph recording inside the block (results do not require grad).
 
-    Also usable as a decorator (``@ferric.no_grad()``).
+    Also usable as a decorator (``@ferric.no_grad()`` or ``@ferric.no_grad``).
+
+    Args:
+        orig_func (callable, optional): the function to wrap, when used as a bare
+            decorator (``@ferric.no_grad``).
 
     Example::
 
@@ -65,6 +69,10 @@ class no_grad(_DecoratorContextManager):
 class enable_grad(_DecoratorContextManager):
     """Enables graph recording inside the block (e.g. within ``no_grad``).
 
+    Args:
+        orig_func (callable, optional): the function to wrap, when used as a bare
+            decorator (``@ferric.enable_grad``).
+
     Example::
 
         >>> import ferric
@@ -97,6 +105,9 @@ class set_grad_enabled(_DecoratorContextManager):
     """Sets grad mode on or off. Takes effect immediately (usable as a function) and is
     restored when used as a context manager.
 
+    Args:
+        mode (bool): whether to record operations for autograd.
+
     Example::
 
         >>> import ferric
@@ -128,6 +139,9 @@ class set_grad_enabled(_DecoratorContextManager):
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``; tensors allocated inside are inference tensors, which outside the
     mode may not be written in place or set to require grad (as in PyTorch).
+
+    Args:
+        mode (bool): whether to turn inference mode on. Default: True.
 
     Example::
 
@@ -176,5 +190,14 @@ def is_grad_enabled() -> bool:
 
 
 def is_inference_mode_enabled() -> bool:
-    """Whether inference mode is on now (inside ``ferric.inference_mode()``)."""
+    """Whether inference mode is on now (inside ``ferric.inference_mode()``).
+
+    Example:
+        >>> import ferric
+        >>> ferric.is_inference_mode_enabled()
+        False
+        >>> with ferric.inference_mode():
+        ...     print(ferric.is_inference_mode_enabled())
+        True
+    """
     return _core._is_inference_mode_enabled()

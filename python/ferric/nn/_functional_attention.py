@@ -16,6 +16,27 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
     A bool ``attn_mask`` marks the positions that *take part* in attention (True);
     a float mask is added to the scores. ``is_causal`` applies a lower-triangular mask.
+
+    Args:
+        query (Tensor): ``(..., L, E)``.
+        key (Tensor): ``(..., S, E)``.
+        value (Tensor): ``(..., S, Ev)``.
+        attn_mask (Tensor, optional): a bool mask (True: attend) or a float bias added to the
+            scores.
+        dropout_p (float): the dropout probability of the attention weights. Default: 0.
+        is_causal (bool): mask out future positions. Default: False.
+        scale (float, optional): the score scale. Default: ``1 / sqrt(E)``.
+        enable_gqa (bool): let ``key``/``value`` have fewer heads than ``query`` (grouped-query
+            attention). Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> q = ferric.tensor([[[1.0, 0.0]]])
+        >>> k = ferric.tensor([[[1.0, 0.0], [0.0, 1.0]]])
+        >>> v = ferric.tensor([[[1.0, 2.0], [3.0, 4.0]]])
+        >>> F.scaled_dot_product_attention(q, k, v)
+        tensor([[[1.6605, 2.6605]]])
     """
     if is_causal and attn_mask is not None:
         raise RuntimeError(
@@ -123,7 +144,48 @@ def multi_head_attention_forward(
     is_causal=False,
 ):
     """The computation of ``nn.MultiheadAttention`` on sequence-first inputs
-    ``(L, N, E)`` (or unbatched ``(L, E)``). Returns ``(output, weights or None)``."""
+    ``(L, N, E)`` (or unbatched ``(L, E)``). Returns ``(output, weights or None)``.
+
+    Args:
+        query (Tensor): ``(L, N, E)`` or ``(L, E)``.
+        key (Tensor): ``(S, N, E)`` or ``(S, E)``.
+        value (Tensor): ``(S, N, E)`` or ``(S, E)``.
+        embed_dim_to_check (int): the expected embedding size ``E``.
+        num_heads (int): the number of heads.
+        in_proj_weight (Tensor, optional): the packed ``(3E, E)`` input projection.
+        in_proj_bias (Tensor, optional): the packed ``(3E,)`` input bias.
+        bias_k (Tensor, optional): a bias appended to the keys.
+        bias_v (Tensor, optional): a bias appended to the values.
+        add_zero_attn (bool): append a zero key/value position.
+        dropout_p (float): the dropout probability of the attention weights.
+        out_proj_weight (Tensor): the ``(E, E)`` output projection.
+        out_proj_bias (Tensor, optional): the output bias.
+        training (bool): apply dropout. Default: True.
+        key_padding_mask (Tensor, optional): ``(N, S)``, True (or a float bias) for padding keys.
+        need_weights (bool): also return the attention weights. Default: True.
+        attn_mask (Tensor, optional): ``(L, S)`` or ``(N * num_heads, L, S)``, a bool mask (True:
+            masked) or a float bias.
+        use_separate_proj_weight (bool): use ``q/k/v_proj_weight`` instead of ``in_proj_weight``.
+            Default: False.
+        q_proj_weight (Tensor, optional): the query projection.
+        k_proj_weight (Tensor, optional): the key projection.
+        v_proj_weight (Tensor, optional): the value projection.
+        static_k (Tensor, optional): precomputed projected keys.
+        static_v (Tensor, optional): precomputed projected values.
+        average_attn_weights (bool): average the returned weights over the heads. Default: True.
+        is_causal (bool): a hint that ``attn_mask`` is the causal mask. Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> E = 2
+        >>> x = ferric.ones(3, 1, E)
+        >>> out, w = F.multi_head_attention_forward(
+        ...     x, x, x, E, 1, ferric.eye(E).repeat(3, 1), ferric.zeros(3 * E), None, None, False,
+        ...     0.0, ferric.eye(E), ferric.zeros(E))
+        >>> out.shape, w.shape
+        (ferric.Size([3, 1, 2]), ferric.Size([1, 3, 3]))
+    """
     batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

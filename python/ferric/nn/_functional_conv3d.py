@@ -53,6 +53,16 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     r"""3-d convolution over ``(N, C_in, D, H, W)`` (or unbatched) inputs with a
     ``(C_out, C_in / groups, kD, kH, kW)`` weight.
 
+    Args:
+        input (Tensor): ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``.
+        weight (Tensor): ``(C_out, C_in / groups, kD, kH, kW)``.
+        bias (Tensor, optional): ``(C_out,)``.
+        stride (int or tuple of ints): the step of the kernel. Default: 1.
+        padding (int or tuple of ints or str): implicit padding, or ``'valid'``/``'same'``. Default:
+            0.
+        dilation (int or tuple of ints): the spacing between window elements. Default: 1.
+        groups (int): the number of blocked connections from input to output channels. Default: 1.
+
     Example:
         >>> import ferric
         >>> import ferric.nn.functional as F
@@ -121,6 +131,18 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      groups=1, dilation=1):
     r"""3-d transposed convolution (the gradient of :func:`conv3d` w.r.t. its input) with
     a ``(C_in, C_out / groups, kD, kH, kW)`` weight.
+
+    Args:
+        input (Tensor): ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``.
+        weight (Tensor): ``(C_in, C_out / groups, kD, kH, kW)``.
+        bias (Tensor, optional): ``(C_out,)``.
+        stride (int or tuple of ints): the step of the kernel. Default: 1.
+        padding (int or tuple of ints): ``dilation * (kernel_size - 1) - padding`` zeros are added
+            to each side. Default: 0.
+        output_padding (int or tuple of ints): extra size added to one side of the output. Default:
+            0.
+        groups (int): the number of blocked connections from input to output channels. Default: 1.
+        dilation (int or tuple of ints): the spacing between window elements. Default: 1.
 
     Example:
         >>> import ferric
@@ -195,6 +217,15 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     r"""3-d max pooling over ``(N, C, D, H, W)`` (or unbatched) inputs; with
     ``return_indices`` also the flat ``D * H * W`` index of each maximum.
 
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size (int or tuple of ints): the size of the window.
+        stride (int or tuple of ints, optional): the step of the window. Default: ``kernel_size``.
+        padding (int or tuple of ints): implicit padding on each side. Default: 0.
+        dilation (int or tuple of ints): the spacing between window elements. Default: 1.
+        ceil_mode (bool): round the output size up instead of down. Default: False.
+        return_indices (bool): also return the positions of the maxima. Default: False.
+
     Example:
         >>> import ferric
         >>> import ferric.nn.functional as F
@@ -248,6 +279,15 @@ def _pool_dims(input):
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     r"""3-d average pooling over ``(N, C, D, H, W)`` (or unbatched) inputs.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size (int or tuple of ints): the size of the window.
+        stride (int or tuple of ints, optional): the step of the window. Default: ``kernel_size``.
+        padding (int or tuple of ints): implicit padding on each side. Default: 0.
+        ceil_mode (bool): round the output size up instead of down. Default: False.
+        count_include_pad (bool): count the padding zeros in the average. Default: True.
+        divisor_override (int, optional): divide by this instead of the window size.
 
     Example:
         >>> import ferric
@@ -309,6 +349,10 @@ def _window_counts(size, out, k, s, p, ceil_mode, count_include_pad):
 def adaptive_avg_pool3d(input, output_size):
     r"""3-d adaptive average pooling to ``output_size`` (a box average is separable: one
     adaptive 1-d pooling per dimension).
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        output_size (int or tuple of ints): the size of the output.
 
     Example:
         >>> import ferric

@@ -28,7 +28,24 @@ def _apply_noise(input, noise_shape, p, inplace):
 @_nested_hook.routed
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)``
-    (only when ``training``)."""
+    (only when ``training``).
+
+    Args:
+        input (Tensor): the input tensor.
+        p (float): the probability of zeroing an element. Default: 0.5.
+        training (bool): apply dropout (only in training). Default: True.
+        inplace (bool): write the result into ``input``. Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> x = ferric.ones(4)
+        >>> F.dropout(x, p=0.5, training=False)
+        tensor([1., 1., 1., 1.])
+        >>> y = F.dropout(x, p=0.5)
+        >>> bool(((y == 0) | (y == 2)).all())
+        True
+    """
     _check_p(p)
     if not training or p == 0.0 or input.numel() == 0:
         return input

@@ -226,6 +226,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False,
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     r"""In-place :func:`rrelu`.
 
+    Args:
+        input (Tensor): the input tensor.
+        lower (float): the lower bound of the random slope. Default: 1/8.
+        upper (float): the upper bound of the random slope. Default: 1/3.
+        training (bool): draw random slopes (else the mean slope). Default: False.
+        generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+
     Example:
         >>> import ferric
         >>> import ferric.nn.functional as F

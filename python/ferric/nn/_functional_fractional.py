@@ -235,6 +235,16 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,
     """:func:`fractional_max_pool2d` returning ``(values, indices)`` whatever
     ``return_indices`` says, as PyTorch's function of that name.
 
+    Args:
+        input (Tensor): ``(N, C, H, W)`` or ``(C, H, W)``.
+        kernel_size (int or tuple of ints): the size of the window.
+        output_size (int or tuple of ints, optional): the output size.
+        output_ratio (float or tuple of floats, optional): the output size as a fraction of the
+            input size.
+        return_indices (bool): also return the positions of the maxima. Default: False.
+        _random_samples (Tensor, optional): the random pooling offsets (PyTorch's internal
+            argument).
+
     Example:
         >>> import ferric
         >>> import ferric.nn.functional as F
@@ -253,6 +263,16 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None,
                                        _random_samples=None):
     """:func:`fractional_max_pool3d` returning ``(values, indices)`` whatever
     ``return_indices`` says, as PyTorch's function of that name.
+
+    Args:
+        input (Tensor): ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+        kernel_size (int or tuple of ints): the size of the window.
+        output_size (int or tuple of ints, optional): the output size.
+        output_ratio (float or tuple of floats, optional): the output size as a fraction of the
+            input size.
+        return_indices (bool): also return the positions of the maxima. Default: False.
+        _random_samples (Tensor, optional): the random pooling offsets (PyTorch's internal
+            argument).
 
     Example:
         >>> import ferric

@@ -442,6 +442,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     r"""Deprecated alias of :func:`interpolate` (PyTorch warns the same way).
 
+    Args:
+        input (Tensor): the input tensor.
+        size (int or tuple of ints, optional): the output size.
+        scale_factor (float or tuple of floats, optional): the multiplier for the spatial size.
+        mode (str): the interpolation mode. Default: ``'nearest'``.
+        align_corners (bool, optional): align the corner pixels of input and output.
+
     Example:
         >>> import ferric
         >>> import ferric.nn.functional as F
@@ -457,6 +464,11 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
 
 def upsample_nearest(input, size=None, scale_factor=None):
     r"""Deprecated: ``interpolate(input, size, scale_factor, mode='nearest')``.
+
+    Args:
+        input (Tensor): the input tensor.
+        size (int or tuple of ints, optional): the output size.
+        scale_factor (float or tuple of floats, optional): the multiplier for the spatial size.
 
     Example:
         >>> import ferric
@@ -474,6 +486,11 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     r"""Deprecated: ``interpolate(..., mode='bilinear', align_corners=True)``.
+
+    Args:
+        input (Tensor): the input tensor.
+        size (int or tuple of ints, optional): the output size.
+        scale_factor (float or tuple of floats, optional): the multiplier for the spatial size.
 
     Example:
         >>> import ferric

@@ -79,6 +79,15 @@ def _warn_broadcast(input, target):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error ``(x - y)^2`` (optionally weighted).
 
+    Args:
+        input (Tensor): the input tensor.
+        target (Tensor): the target, shaped like ``input`` unless said otherwise.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+        weight (Tensor, optional): a weight per element (broadcast).
+
     Example::
 
         >>> import ferric
@@ -97,6 +106,15 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error ``|x - y|`` (optionally weighted).
+
+    Args:
+        input (Tensor): the input tensor.
+        target (Tensor): the target, shaped like ``input`` unless said otherwise.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+        weight (Tensor, optional): a weight per element (broadcast).
 
     Example::
 
@@ -118,7 +136,23 @@ def _huber(diff, delta):
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",
                    beta=1.0):
-    """Huber loss divided by ``beta`` (L1 when ``beta == 0``)."""
+    """Huber loss divided by ``beta`` (L1 when ``beta == 0``).
+
+    Args:
+        input (Tensor): the input tensor.
+        target (Tensor): the target, shaped like ``input`` unless said otherwise.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+        beta (float): where the loss turns from quadratic to linear. Default: 1.0.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.smooth_l1_loss(ferric.tensor([0.0, 3.0]), ferric.tensor([0.5, 0.0]))
+        tensor(1.3125)
+    """
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -132,7 +166,22 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """``0.5 d^2`` for ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    """``0.5 d^2`` for ``|d| < delta``, else ``delta (|d| - 0.5 delta)``.
+
+    Args:
+        input (Tensor): the input tensor.
+        target (Tensor): the target, shaped like ``input`` unless said otherwise.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+        delta (float): where the loss turns from quadratic to linear. Default: 1.0.
+        weight (Tensor, optional): a weight per element (broadcast).
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.huber_loss(ferric.tensor([0.0, 3.0]), ferric.tensor([0.5, 0.0]))
+        tensor(1.3125)
+    """
     _warn_broadcast(input, target)
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
@@ -143,7 +192,23 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
-    """``-(y log x + (1 - y) log(1 - x))`` with the logs clamped at -100 (as PyTorch)."""
+    """``-(y log x + (1 - y) log(1 - x))`` with the logs clamped at -100 (as PyTorch).
+
+    Args:
+        input (Tensor): probabilities in ``[0, 1]``.
+        target (Tensor): targets in ``[0, 1]``, shaped like ``input``.
+        weight (Tensor, optional): a rescaling weight per element (broadcast).
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.binary_cross_entropy(ferric.tensor([0.8, 0.3]), ferric.tensor([1.0, 0.0]))
+        tensor(0.2899)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -165,6 +230,16 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """BCE on logits in the stable form ``(1 - y) x - w_pos(y) logsigmoid(x)``.
+
+    Args:
+        input (Tensor): logits.
+        target (Tensor): targets in ``[0, 1]``, shaped like ``input``.
+        weight (Tensor, optional): a rescaling weight per element (broadcast).
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+        pos_weight (Tensor, optional): the weight of the positive examples, per class.
 
     Example::
 
@@ -198,7 +273,24 @@ def _xlogy(t):
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
            log_target=False):
-    """KL divergence with ``input`` in log space: ``y (log y - x)`` pointwise."""
+    """KL divergence with ``input`` in log space: ``y (log y - x)`` pointwise.
+
+    Args:
+        input (Tensor): log-probabilities.
+        target (Tensor): probabilities (log-probabilities when ``log_target``).
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+        log_target (bool): ``target`` holds log-probabilities. Default: False.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> log_p = ferric.tensor([0.25, 0.75]).log()
+        >>> F.kl_div(log_p, ferric.tensor([0.5, 0.5]), reduction='sum')
+        tensor(0.1438)
+    """
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     elif reduction == "mean":
@@ -229,6 +321,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     denominator, which is the sum of the selected class weights). One fused Rust op
     (``NllLossBackward0``; ``NllLoss2DBackward0`` for inputs of 3+ dims).
 
+    Args:
+        input (Tensor): log-probabilities, ``(N, C)`` or ``(C,)`` or ``(N, C, d1, ...)``.
+        target (Tensor): class indices (int64).
+        weight (Tensor, optional): a weight per class, ``(C,)``.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        ignore_index (int): a target class that does not count. Default: -100.
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+
     Example::
 
         >>> import ferric
@@ -252,6 +354,18 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     with the uniform distribution. Computed as PyTorch does: a fused ``log_softmax``
     followed by a fused ``nll_loss`` for class indices, plus the smoothing term.
 
+    Args:
+        input (Tensor): unnormalised logits, ``(N, C)`` or ``(C,)`` or ``(N, C, d1, ...)``.
+        target (Tensor): class indices (int64) or class probabilities shaped like ``input``.
+        weight (Tensor, optional): a weight per class, ``(C,)``.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        ignore_index (int): a target class that does not count. Default: -100.
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+        label_smoothing (float): how much probability mass to spread over all classes, in ``[0,
+            1]``. Default: 0.
+
     Example:
         >>> import ferric
         >>> import ferric.nn.functional as F
@@ -266,7 +380,25 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
-    """Poisson negative log likelihood (with the Stirling term when ``full``)."""
+    """Poisson negative log likelihood (with the Stirling term when ``full``).
+
+    Args:
+        input (Tensor): the predicted rates (their logs when ``log_input``).
+        target (Tensor): the target, shaped like ``input`` unless said otherwise.
+        log_input (bool): ``input`` holds log-rates. Default: True.
+        full (bool): add the Stirling term. Default: False.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        eps (float): avoids ``log(0)`` when ``log_input`` is False. Default: 1e-08.
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.poisson_nll_loss(ferric.tensor([0.0, 1.0]), ferric.tensor([1.0, 2.0]))
+        tensor(0.8591)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
@@ -280,7 +412,24 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    """Gaussian negative log likelihood with predicted variance ``var``."""
+    """Gaussian negative log likelihood with predicted variance ``var``.
+
+    Args:
+        input (Tensor): the predicted means.
+        target (Tensor): the target, shaped like ``input`` unless said otherwise.
+        var (Tensor or float): the predicted variances (positive).
+        full (bool): include the constant term of the loss. Default: False.
+        eps (float): the lower clamp of ``var``. Default: 1e-06.
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> mean, target = ferric.tensor([1.0, 2.0]), ferric.tensor([1.0, 3.0])
+        >>> F.gaussian_nll_loss(mean, target, ferric.ones(2))
+        tensor(0.2500)
+    """
     reduction = _reduction(None, None, reduction)
     if not isinstance(var, Tensor):
         if var < 0:
@@ -302,7 +451,22 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """``log(1 + exp(-y x))``."""
+    """``log(1 + exp(-y x))``.
+
+    Args:
+        input (Tensor): the input tensor.
+        target (Tensor): 1 or -1 per element.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.soft_margin_loss(ferric.tensor([1.0, -1.0]), ferric.ones(2))
+        tensor(0.8133)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     loss = _reduce(_core.softplus(-target * input), reduction)
     return _core._named_node(loss, "SoftMarginLossBackward0")
@@ -310,14 +474,48 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
-    """``max(0, -y (x1 - x2) + margin)``."""
+    """``max(0, -y (x1 - x2) + margin)``.
+
+    Args:
+        input1 (Tensor): the first input.
+        input2 (Tensor): the second input.
+        target (Tensor): 1 (``input1`` should rank higher) or -1.
+        margin (float): the margin. Default: 0.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> a, b = ferric.tensor([1.0, 2.0]), ferric.tensor([2.0, 1.0])
+        >>> F.margin_ranking_loss(a, b, ferric.tensor([1.0, 1.0]))
+        tensor(0.5000)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0.0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
-    """``x`` where ``y == 1``; ``max(0, margin - x)`` where ``y == -1``."""
+    """``x`` where ``y == 1``; ``max(0, margin - x)`` where ``y == -1``.
+
+    Args:
+        input (Tensor): the input tensor.
+        target (Tensor): 1 or -1 per element.
+        margin (float): the margin for the -1 elements. Default: 1.0.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> F.hinge_embedding_loss(ferric.tensor([0.3, 2.0]), ferric.tensor([1, -1]))
+        tensor(0.1500)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     zeros = _core.zeros_like(input)
     margin_clamp = (margin - input).clamp_min(0.0)
@@ -328,7 +526,26 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):
-    """``1 - cos(x1, x2)`` where ``y == 1``; ``max(0, cos - margin)`` where ``y == -1``."""
+    """``1 - cos(x1, x2)`` where ``y == 1``; ``max(0, cos - margin)`` where ``y == -1``.
+
+    Args:
+        input1 (Tensor): the first input.
+        input2 (Tensor): the second input.
+        target (Tensor): 1 (similar) or -1 (dissimilar) per pair.
+        margin (float): the margin for dissimilar pairs, in ``[-1, 1]``. Default: 0.
+        size_average (bool, optional): deprecated (see ``reduction``).
+        reduce (bool, optional): deprecated (see ``reduction``).
+        reduction (str): ``'none'``, ``'mean'`` or ``'sum'``: how to combine the per-element losses.
+            Default: ``'mean'``.
+
+    Example:
+        >>> import ferric
+        >>> import ferric.nn.functional as F
+        >>> a = ferric.tensor([[1.0, 0.0], [0.0, 1.0]])
+        >>> b = ferric.tensor([[1.0, 0.0], [1.0, 0.0]])
+        >>> F.cosine_embedding_loss(a, b, ferric.tensor([1, -1]))
+        tensor(0.)
+    """
     reduction = _reduction(size_average, reduce, reduction)
     eps = 1e-12
     dim = input1.dim() - 1

@@ -1,317 +1,19 @@
-//! Bindings for convolutions, pooling and fold/unfold: module functions with
-//! `torch.nn.functional`'s names, signatures and defaults (`ferric.nn.functional`
-//! forwards to them).
+//! The pooling bindings: max, average and adaptive pools in one and two dimensions,
+//! with PyTorch's `return_indices` and `ceil_mode` handling.
 
 use crate::autograd::conv as ac;
 use crate::autograd::{is_grad_enabled, Var};
-use crate::ops::conv::fold::{plan_fold, plan_unfold};
 use crate::ops::conv::pool::{
     self as pops, plan_adaptive, plan_avg_pool2d, plan_max_pool2d, AvgRule,
 };
-use crate::ops::conv::{ConvArgs, Padding};
-use crate::python::convert::{index_int, type_name};
-use crate::python::tensor::{opt_var, var_arg, wrap, wrap_var, Obj, PyTensor};
+use crate::python::convert::type_name;
+use crate::python::tensor::{var_arg, wrap, wrap_var, Obj, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PySequence, PyString, PyTuple};
+use pyo3::types::{PyBool, PyInt, PySequence, PyTuple};
 
-/// An int-list argument: one int (repeated `n` times, like PyTorch's `_pair`) or a
-/// sequence of ints. Bools and floats are TypeErrors, as in PyTorch.
-fn ints(op: &str, name: &str, obj: Obj, default: i64, n: usize) -> PyResult<Vec<i64>> {
-    let Some(o) = obj else {
-        return Ok(vec![default; n]);
-    };
-    let bad = || {
-        PyTypeError::new_err(format!(
-            "{op}(): argument '{name}' must be tuple of ints, not {}",
-            type_name(o)
-        ))
-    };
-    if o.is_instance_of::<PyBool>() || o.is_instance_of::<PyFloat>() {
-        return Err(bad());
-    }
-    if o.is_instance_of::<PyInt>() || o.cast::<PyTensor>().is_ok() {
-        return Ok(vec![index_int(o, name).map_err(|_| bad())?; n]);
-    }
-    let seq = o.cast::<PySequence>().map_err(|_| bad())?;
-    let mut out = Vec::new();
-    for item in seq.try_iter()? {
-        let item = item?;
-        if !item.is_instance_of::<PyInt>() || item.is_instance_of::<PyBool>() {
-            return Err(PyTypeError::new_err(format!(
-                "{op}(): argument '{name}' must be tuple of ints, but found element of type {} at \
-                 pos {}",
-                type_name(&item),
-                out.len()
-            )));
-        }
-        out.push(item.extract::<i64>()?);
-    }
-    Ok(out)
-}
-
-/// `stride=None` of the pools: empty (meaning "the kernel size").
-fn stride_arg(op: &str, obj: Obj, n: usize) -> PyResult<Vec<i64>> {
-    match obj {
-        Some(o) if !o.is_none() => ints(op, "stride", Some(o), 1, n),
-        _ => Ok(Vec::new()),
-    }
-}
-
-fn padding_arg(op: &str, obj: Obj, n: usize) -> PyResult<Padding> {
-    match obj {
-        Some(o) if o.is_instance_of::<PyString>() => {
-            let s: String = o.extract()?;
-            match s.as_str() {
-                "valid" => Ok(Padding::Valid),
-                "same" => Ok(Padding::Same),
-                _ => Err(crate::error::Error::runtime(
-                    "",
-                    format!("Invalid padding string: '{s}'"),
-                )
-                .into()),
-            }
-        }
-        _ => Ok(Padding::Explicit(ints(op, "padding", obj, 0, n)?)),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn conv(
-    py: Python<'_>,
-    op: &str,
-    sd: usize,
-    transposed: bool,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    args: ConvArgs,
-) -> PyResult<Py<PyTensor>> {
-    let x = var_arg(op, "input", 1, input)?;
-    let w = var_arg(op, "weight", 2, weight)?;
-    let b = opt_var(op, "bias", 3, bias)?;
-    wrap_var(
-        py,
-        ac::convolution(op, sd, transposed, &x, &w, b.as_ref(), &args)?,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn conv_nd(
-    py: Python<'_>,
-    op: &str,
-    sd: usize,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    dilation: Obj,
-    groups: i64,
-) -> PyResult<Py<PyTensor>> {
-    let args = ConvArgs {
-        stride: ints(op, "stride", stride, 1, sd)?,
-        padding: padding_arg(op, padding, sd)?,
-        dilation: ints(op, "dilation", dilation, 1, sd)?,
-        groups,
-        output_padding: Vec::new(),
-    };
-    conv(py, op, sd, false, input, weight, bias, args)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn conv_transpose_nd(
-    py: Python<'_>,
-    op: &str,
-    sd: usize,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    output_padding: Obj,
-    groups: i64,
-    dilation: Obj,
-) -> PyResult<Py<PyTensor>> {
-    let args = ConvArgs {
-        stride: ints(op, "stride", stride, 1, sd)?,
-        padding: Padding::Explicit(ints(op, "padding", padding, 0, sd)?),
-        dilation: ints(op, "dilation", dilation, 1, sd)?,
-        groups,
-        output_padding: ints(op, "output_padding", output_padding, 0, sd)?,
-    };
-    conv(py, op, sd, true, input, weight, bias, args)
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
-#[allow(clippy::too_many_arguments)]
-/// conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
-///
-/// 1-D convolution (cross-correlation) of a ``(N, C_in, L)`` or ``(C_in, L)`` input. ``padding``
-/// may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv1d`.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     weight (Tensor): the filters, ``(out_channels, in_channels / groups, *kernel)``.
-///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///     groups (int): the number of blocked connections from input to output channels.
-///
-/// Example:
-///     >>> ferric.conv1d(ferric.ones(1, 1, 4), ferric.ones(1, 1, 2))
-///     tensor([[[2., 2., 2.]]])
-fn conv1d(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    dilation: Obj,
-    groups: i64,
-) -> PyResult<Py<PyTensor>> {
-    conv_nd(
-        py, "conv1d", 1, input, weight, bias, stride, padding, dilation, groups,
-    )
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
-#[allow(clippy::too_many_arguments)]
-/// conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
-///
-/// 2-D convolution (cross-correlation) of a ``(N, C_in, H, W)`` or ``(C_in, H, W)`` input.
-/// ``padding`` may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv2d`.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     weight (Tensor): the filters, ``(out_channels, in_channels / groups, *kernel)``.
-///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///     groups (int): the number of blocked connections from input to output channels.
-///
-/// Example:
-///     >>> ferric.conv2d(ferric.ones(1, 1, 3, 3), ferric.ones(1, 1, 2, 2))
-///     tensor([[[[4., 4.],
-///               [4., 4.]]]])
-fn conv2d(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    dilation: Obj,
-    groups: i64,
-) -> PyResult<Py<PyTensor>> {
-    conv_nd(
-        py, "conv2d", 2, input, weight, bias, stride, padding, dilation, groups,
-    )
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
-#[allow(clippy::too_many_arguments)]
-/// conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
-///
-/// 1-D transposed convolution (the gradient of :func:`ferric.conv1d` with respect to its input).
-/// ``weight`` is ``(C_in, C_out / groups, k)``.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     weight (Tensor): the filters, ``(in_channels, out_channels / groups, k)``.
-///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     output_padding (int or tuple, optional): extra size added to one side of the output.
-///     groups (int): the number of blocked connections from input to output channels.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///
-/// Example:
-///     >>> ferric.conv_transpose1d(ferric.ones(1, 1, 2), ferric.ones(1, 1, 2))
-///     tensor([[[1., 2., 1.]]])
-fn conv_transpose1d(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    output_padding: Obj,
-    groups: i64,
-    dilation: Obj,
-) -> PyResult<Py<PyTensor>> {
-    conv_transpose_nd(
-        py,
-        "conv_transpose1d",
-        1,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-    )
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
-#[allow(clippy::too_many_arguments)]
-/// conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
-///
-/// 2-D transposed convolution (the gradient of :func:`ferric.conv2d` with respect to its input).
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     weight (Tensor): the filters, ``(in_channels, out_channels / groups, kH, kW)``.
-///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     output_padding (int or tuple, optional): extra size added to one side of the output.
-///     groups (int): the number of blocked connections from input to output channels.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///
-/// Example:
-///     >>> ferric.conv_transpose2d(ferric.ones(1, 1, 1, 1), ferric.ones(1, 1, 2, 2))
-///     tensor([[[[1., 1.],
-///               [1., 1.]]]])
-fn conv_transpose2d(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    output_padding: Obj,
-    groups: i64,
-    dilation: Obj,
-) -> PyResult<Py<PyTensor>> {
-    conv_transpose_nd(
-        py,
-        "conv_transpose2d",
-        2,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-    )
-}
+use super::*;
 
 /// (values, indices) as PyTorch returns them from `return_indices=True` pools, or just
 /// the values.
@@ -377,7 +79,7 @@ fn max_pool2d_impl(
 ///     >>> ferric.max_pool2d(ferric.arange(16.).reshape(1, 1, 4, 4), 2)
 ///     tensor([[[[ 5.,  7.],
 ///               [13., 15.]]]])
-fn max_pool2d(
+pub(super) fn max_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     kernel_size: &Bound<'_, PyAny>,
@@ -419,7 +121,7 @@ fn max_pool2d(
 /// Example:
 ///     >>> ferric.max_pool2d_with_indices(ferric.arange(4.).reshape(1, 1, 2, 2), 2)
 ///     (tensor([[[[3.]]]]), tensor([[[[3]]]]))
-fn max_pool2d_with_indices(
+pub(super) fn max_pool2d_with_indices(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     kernel_size: &Bound<'_, PyAny>,
@@ -463,7 +165,7 @@ fn max_pool2d_with_indices(
 /// Example:
 ///     >>> ferric.max_pool1d(ferric.tensor([[[1., 3., 2., 4.]]]), 2)
 ///     tensor([[[3., 4.]]])
-fn max_pool1d(
+pub(super) fn max_pool1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     kernel_size: &Bound<'_, PyAny>,
@@ -539,7 +241,7 @@ fn max_pool1d(
 ///     >>> ferric.avg_pool2d(ferric.arange(16.).reshape(1, 1, 4, 4), 2)
 ///     tensor([[[[ 2.5000,  4.5000],
 ///               [10.5000, 12.5000]]]])
-fn avg_pool2d(
+pub(super) fn avg_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     kernel_size: &Bound<'_, PyAny>,
@@ -581,7 +283,7 @@ fn avg_pool2d(
 /// Example:
 ///     >>> ferric.avg_pool1d(ferric.arange(6.).reshape(1, 1, 6), 2)
 ///     tensor([[[0.5000, 2.5000, 4.5000]]])
-fn avg_pool1d(
+pub(super) fn avg_pool1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     kernel_size: &Bound<'_, PyAny>,
@@ -662,7 +364,7 @@ fn adaptive_sizes(op: &str, obj: &Bound<'_, PyAny>, x: &Tensor, n: usize) -> PyR
 ///     >>> ferric.adaptive_avg_pool2d(ferric.arange(16.).reshape(1, 1, 4, 4), 2)
 ///     tensor([[[[ 2.5000,  4.5000],
 ///               [10.5000, 12.5000]]]])
-fn adaptive_avg_pool2d(
+pub(super) fn adaptive_avg_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     output_size: &Bound<'_, PyAny>,
@@ -690,7 +392,7 @@ fn adaptive_avg_pool2d(
 ///     >>> ferric.adaptive_max_pool2d(ferric.arange(16.).reshape(1, 1, 4, 4), 2)
 ///     tensor([[[[ 5.,  7.],
 ///               [13., 15.]]]])
-fn adaptive_max_pool2d(
+pub(super) fn adaptive_max_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     output_size: &Bound<'_, PyAny>,
@@ -717,7 +419,7 @@ fn adaptive_max_pool2d(
 /// Example:
 ///     >>> ferric.adaptive_avg_pool1d(ferric.arange(6.).reshape(1, 1, 6), 3)
 ///     tensor([[[0.5000, 2.5000, 4.5000]]])
-fn adaptive_avg_pool1d(
+pub(super) fn adaptive_avg_pool1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     output_size: &Bound<'_, PyAny>,
@@ -735,7 +437,7 @@ fn adaptive_avg_pool1d(
 
 #[pyfunction]
 #[pyo3(signature = (input, output_size, return_indices=false))]
-fn adaptive_max_pool1d(
+pub(super) fn adaptive_max_pool1d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     output_size: &Bound<'_, PyAny>,
@@ -751,103 +453,4 @@ fn adaptive_max_pool1d(
         Ok((v, Some(i)))
     })?;
     values_and_indices(py, v, idx, return_indices)
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, kernel_size, dilation=None, padding=None, stride=None))]
-/// unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
-///
-/// Extracts sliding local blocks of a ``(N, C, H, W)`` input as the columns of a ``(N, C *
-/// prod(kernel_size), L)`` tensor (im2col).
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     kernel_size (int or tuple): the size of the pooling or sliding window.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///
-/// Example:
-///     >>> ferric.unfold(ferric.arange(9.).reshape(1, 1, 3, 3), 2).shape
-///     ferric.Size([1, 4, 4])
-fn unfold(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    kernel_size: &Bound<'_, PyAny>,
-    dilation: Obj,
-    padding: Obj,
-    stride: Obj,
-) -> PyResult<Py<PyTensor>> {
-    let op = "unfold";
-    let x = var_arg(op, "input", 1, input)?;
-    let g = plan_unfold(
-        &x.t,
-        &ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
-        &ints(op, "dilation", dilation, 1, 2)?,
-        &ints(op, "padding", padding, 0, 2)?,
-        &ints(op, "stride", stride, 1, 2)?,
-    )?;
-    wrap_var(py, ac::unfold(&x, &g)?)
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, output_size, kernel_size, dilation=None, padding=None, stride=None))]
-/// fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
-///
-/// Combines sliding local blocks (the columns of a ``(N, C * prod(kernel_size), L)`` input) into a
-/// ``(N, C, *output_size)`` tensor, summing overlaps; the inverse layout of :func:`ferric.unfold`.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     output_size (int or tuple): the size of the output.
-///     kernel_size (int or tuple): the size of the pooling or sliding window.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///
-/// Example:
-///     >>> ferric.fold(ferric.ones(1, 4, 1), (2, 2), 2)
-///     tensor([[[[1., 1.],
-///               [1., 1.]]]])
-fn fold(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    output_size: &Bound<'_, PyAny>,
-    kernel_size: &Bound<'_, PyAny>,
-    dilation: Obj,
-    padding: Obj,
-    stride: Obj,
-) -> PyResult<Py<PyTensor>> {
-    let op = "fold";
-    let x = var_arg(op, "input", 1, input)?;
-    let g = plan_fold(
-        &x.t,
-        &ints(op, "output_size", Some(output_size), 1, 2)?,
-        &ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
-        &ints(op, "dilation", dilation, 1, 2)?,
-        &ints(op, "padding", padding, 0, 2)?,
-        &ints(op, "stride", stride, 1, 2)?,
-    )?;
-    wrap_var(py, ac::fold(&x, &g)?)
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(conv1d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv2d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv_transpose1d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv_transpose2d, m)?)?;
-    m.add_function(wrap_pyfunction!(max_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(max_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(max_pool2d_with_indices, m)?)?;
-    m.add_function(wrap_pyfunction!(avg_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(avg_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(adaptive_avg_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(adaptive_avg_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(adaptive_max_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(adaptive_max_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(unfold, m)?)?;
-    m.add_function(wrap_pyfunction!(fold, m)?)?;
-    Ok(())
 }
