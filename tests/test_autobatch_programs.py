@@ -324,3 +324,14 @@ def test_a_region_that_never_reads_evaluates_on_its_own(monkeypatch):
         ys = [ferric.tanh(x * float(i)) for i in range(60)]
         assert ab.stats()["evaluations"] >= 2      # every 50 pending ops: evaluated
     assert all(ferric.allclose(y, ferric.tanh(x * float(i))) for i, y in enumerate(ys))
+
+
+def test_a_method_fetched_before_the_region_raises_on_a_pending_tensor():
+    sigmoid = ferric.sigmoid           # Tensor.sigmoid itself: the region cannot route it
+    x = ferric.randn(3)
+    with ferric.autobatch():
+        y = ferric.tanh(x)
+        with pytest.raises(RuntimeError, match="pending"):
+            sigmoid(y)
+        z = ferric.sigmoid(y)          # through the module: fine
+    assert ferric.allclose(z, ferric.sigmoid(ferric.tanh(x)))

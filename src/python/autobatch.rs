@@ -16,7 +16,17 @@ impl PyTensor {
     fn _autobatch_bind(&mut self, src: PyRef<'_, PyTensor>) -> PyResult<()> {
         let meta = src.ag.get()?;
         self.ag.set(meta)?;
+        self.ag.set_pending(false);
         self.t = src.t.clone();
         Ok(())
+    }
+
+    /// _autobatch_mark() -> None
+    ///
+    /// Marks this tensor object as the placeholder of a pending ``ferric.autobatch``
+    /// value: until :meth:`_autobatch_bind` gives it its value, an op that reaches it
+    /// directly raises ``RuntimeError`` instead of computing on the empty placeholder.
+    fn _autobatch_mark(&self) {
+        self.ag.set_pending(true);
     }
 }

@@ -28,6 +28,7 @@ from .. import _core
 
 Tensor = _core.Tensor
 _bind = Tensor._autobatch_bind
+_mark = Tensor._autobatch_mark
 _select = Tensor.select
 _narrow = Tensor.narrow
 _index_select = Tensor.index_select
@@ -122,6 +123,7 @@ class Graph:
         """Records one call; returns its handle (a Pending tensor)."""
         sig = self._sig(rule, key, kwargs, False, depth)
         h = Pending()
+        _mark(h)
         n = [args, shape, dtype, depth, h, None, 0, sig, 0, None]
         self.order.append(n)
         self.nodes[id(h)] = n
@@ -140,6 +142,7 @@ class Graph:
         parent = (ITEM, n)
         for s in shapes:
             h = Pending()
+            _mark(h)
             item = [parent, s, dtype, depth, h, None, 0, None, 0, None]
             nodes[id(h)] = item
             items.append(item)

@@ -47,6 +47,10 @@ pub struct PyTensor {
 pub struct AgSlot {
     meta: std::cell::RefCell<Option<Rc<Meta>>>,
     owner: std::cell::Cell<Option<std::thread::ThreadId>>,
+    /// Set on the placeholder data of a tensor that an `autobatch` region has not
+    /// computed yet: any op that reaches it through its autograd state raises instead of
+    /// computing on the empty placeholder.
+    pending: std::cell::Cell<bool>,
 }
 
 // SAFETY: see the type's docs: all access happens under the GIL, and graph metadata is
@@ -59,6 +63,7 @@ impl AgSlot {
         AgSlot {
             meta: std::cell::RefCell::new(None),
             owner: std::cell::Cell::new(None),
+            pending: std::cell::Cell::new(false),
         }
     }
 
@@ -77,6 +82,15 @@ impl AgSlot {
 
     pub fn get(&self) -> PyResult<Option<Rc<Meta>>> {
         if self.owner.get().is_none() {
+            if self.pending.get() {
+                return Err(PyRuntimeError::new_err(
+                    "ferric.autobatch: this tensor is pending (its value is computed when the \
+                     region evaluates) and reached an op that the region does not route, such \
+                     as a Tensor method fetched before the region (`sig = torch.sigmoid`). \
+                     Inside a region, call ops through their module or as methods \
+                     (`torch.sigmoid(x)`, `x.sigmoid()`, `F.relu(x)`).",
+                ));
+            }
             return Ok(None);
         }
         self.check_thread()?;
@@ -90,6 +104,11 @@ impl AgSlot {
             return None;
         }
         self.meta.try_borrow().ok()?.clone()
+    }
+
+    /// Marks (or clears) the placeholder of a pending `autobatch` tensor.
+    pub fn set_pending(&self, on: bool) {
+        self.pending.set(on);
     }
 
     pub fn set(&self, meta: Option<Rc<Meta>>) -> PyResult<()> {
