@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 mod arith;
+mod autocast;
 mod autograd;
 mod conv;
 pub mod convert;
@@ -57,5 +58,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     simd::register(m)?;
     sort::register(m)?;
     special::register(m)?;
+    out::register(m)?;
+    autocast::register(m)?;
     Ok(())
 }
