@@ -17,6 +17,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     A bool ``attn_mask`` marks the positions that *take part* in attention (True);
     a float mask is added to the scores. ``is_causal`` applies a lower-triangular mask.
     """
+    query, key, value = _core._autocast_args("lower", query, key, value)
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "

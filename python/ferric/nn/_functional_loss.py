@@ -88,6 +88,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         >>> F.mse_loss(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 0.0]), reduction="none")
         tensor([1., 4.])
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     diff = input - target
@@ -105,6 +106,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
         >>> F.l1_loss(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 4.0]), reduction="sum")
         tensor(3.)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     return _weighted((input - target).abs(), weight, input, reduction)
@@ -119,6 +121,7 @@ def _huber(diff, delta):
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",
                    beta=1.0):
     """Huber loss divided by ``beta`` (L1 when ``beta == 0``)."""
+    input, target = _core._autocast_args("fp32", input, target)
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -133,6 +136,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` for ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     _warn_broadcast(input, target)
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
@@ -144,6 +148,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """``-(y log x + (1 - y) log(1 - x))`` with the logs clamped at -100 (as PyTorch)."""
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -174,6 +179,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         >>> F.binary_cross_entropy_with_logits(logits, target)
         tensor(0.3466)
     """
+    input, target, weight, pos_weight = _core._autocast_args(
+        "fp32", input, target, weight, pos_weight)
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -199,6 +206,7 @@ def _xlogy(t):
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
            log_target=False):
     """KL divergence with ``input`` in log space: ``y (log y - x)`` pointwise."""
+    input, target = _core._autocast_args("fp32", input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     elif reduction == "mean":
@@ -239,6 +247,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         >>> F.nll_loss(logp, ferric.tensor([1, -100]))  # ignore_index=-100 is skipped
         tensor(0.3133)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     return _core._nll_loss(input, target, weight, reduction, ignore_index)
 
@@ -259,6 +268,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         >>> F.cross_entropy(logits, ferric.tensor([0, 1]))
         tensor(0.1269)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     return _core._cross_entropy(input, target, weight, reduction, ignore_index,
                                 label_smoothing)
@@ -267,6 +277,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     """Poisson negative log likelihood (with the Stirling term when ``full``)."""
+    input, target = _core._autocast_args("fp32", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
@@ -303,6 +314,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))``."""
+    input, target = _core._autocast_args("fp32", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     loss = _reduce(_core.softplus(-target * input), reduction)
     return _core._named_node(loss, "SoftMarginLossBackward0")
@@ -311,6 +323,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
     """``max(0, -y (x1 - x2) + margin)``."""
+    input1, input2, target = _core._autocast_args("fp32", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0.0), reduction)
 
@@ -318,6 +331,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """``x`` where ``y == 1``; ``max(0, margin - x)`` where ``y == -1``."""
+    input, target = _core._autocast_args("fp32", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     zeros = _core.zeros_like(input)
     margin_clamp = (margin - input).clamp_min(0.0)
@@ -329,6 +343,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):
     """``1 - cos(x1, x2)`` where ``y == 1``; ``max(0, cos - margin)`` where ``y == -1``."""
+    input1, input2, target = _core._autocast_args("fp32", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     eps = 1e-12
     dim = input1.dim() - 1

@@ -606,6 +606,7 @@ def glu(input, dim=-1):
 
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)``; ``weight`` has 1 or ``C`` (= dim 1) entries."""
+    input, weight = _core._autocast_args("lower", input, weight)
     if weight.numel() != 1:
         if input.dim() == 0 or weight.numel() != input.shape[min(1, input.dim() - 1)]:
             raise RuntimeError(
@@ -949,6 +950,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         tensor([[[3., 3., 3.],
                  [3., 3., 3.]]])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     return _kernel("conv1d")(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -976,6 +978,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                   [6., 9., 9., 6.],
                   [4., 6., 6., 4.]]]])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     return _kernel("conv2d")(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -1000,6 +1003,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> F.conv_transpose1d(ferric.ones(1, 1, 3), ferric.ones(1, 1, 2), stride=2)
         tensor([[[1., 1., 1., 1., 1., 1.]]])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     return _kernel("conv_transpose1d")(input, weight, bias, stride, padding, output_padding,
                                        groups, dilation)
 
@@ -1025,6 +1029,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> F.conv_transpose2d(ferric.ones(1, 1, 2, 2), ferric.ones(1, 1, 2, 2), stride=2).shape
         ferric.Size([1, 1, 4, 4])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     return _kernel("conv_transpose2d")(input, weight, bias, stride, padding, output_padding,
                                        groups, dilation)
 
