@@ -414,6 +414,11 @@ impl Storage {
     pub fn bump_version(&self) {
         self.version.fetch_add(1, Ordering::Relaxed);
     }
+    /// Carries a version over to fresh memory that replaces a tensor's storage (an
+    /// `out=` tensor resized beyond its storage keeps counting from its old version).
+    pub fn set_version(&self, v: u64) {
+        self.version.store(v, Ordering::Relaxed);
+    }
 
     /// The elements as a slice.
     ///

@@ -32,8 +32,6 @@ DIFFERS = {
     "float_tensor_from_long": "message",
     # argument-parser messages list every overload; ferric names the bad argument only
     "float_tensor_scalar": "message",
-    # ferric has no float16: the CUDA autocast dtype cannot be torch.float16
-    "autocast_cuda_dtype": "skip",
     # Tensor(Size) is the Rust constructor's call (it reads a Size as data today)
     "tensor_ctor_size_obj": "skip",
 }

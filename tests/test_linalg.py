@@ -482,10 +482,8 @@ def check_value(got, want, tol, what):
         return
     arr, dt = decode(want)
     assert tuple(got.shape) == arr.shape, what
-    if dt in ("int32", "int64"):
-        assert got.dtype == ferric.int64, what
-    else:
-        assert str(got.dtype).endswith(dt), what
+    # (the info tensors are int32, as PyTorch's)
+    assert str(got.dtype).endswith(dt), what
     np.testing.assert_allclose(npf(got), arr, rtol=tol, atol=tol, equal_nan=True, err_msg=what)
 
 

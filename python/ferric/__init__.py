@@ -137,10 +137,8 @@ from . import (  # noqa: E402
     cpu,
     cuda,
 )
+from ._autobatch import autobatch  # noqa: E402  (automatic batching, docs/autobatch.md)
 from ._compile import compile  # noqa: E402
-
-# automatic batching of per-example code (docs/autobatch.md)
-from ._autobatch import autobatch  # noqa: E402
 from ._device import device, get_default_device, set_default_device  # noqa: E402
 from ._tensor_types import (  # noqa: E402
     BFloat16Tensor,

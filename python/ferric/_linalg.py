@@ -44,8 +44,7 @@ def det(A: Tensor, *, out=None) -> Tensor:
         >>> ferric.linalg.det(ferric.tensor([[2.0, 1.0], [1.0, 3.0]]))
         tensor(5.)
     """
-    _check_out(out)
-    return _core._linalg_det(A)
+    return _out("_linalg_det", out, _core._linalg_det(A))
 
 
 def slogdet(A: Tensor, *, out=None):
@@ -65,15 +64,15 @@ def slogdet(A: Tensor, *, out=None):
         >>> ferric.linalg.slogdet(ferric.tensor([[0.0, 2.0], [3.0, 0.0]])).sign
         tensor(-1.)
     """
-    _check_out(out)
-    return return_types.linalg_slogdet(_core._linalg_slogdet(A))
+    res = _core._linalg_slogdet(A)
+    return _out_tuple("linalg_slogdet", out, return_types.linalg_slogdet, res)
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     """Inverse of a square matrix, with the factorization's ``info`` instead of an error.
 
     Returns ``(inverse, info)``: ``info`` is 0 for invertible matrices, else the (1-based)
-    index of the first zero pivot of the LU factorization (int64; PyTorch's is int32).
+    index of the first zero pivot of the LU factorization (int32, as PyTorch's).
 
     Args:
         A (Tensor): a square matrix or a batch of them.
@@ -83,10 +82,11 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     Example:
         >>> import ferric
         >>> ferric.linalg.inv_ex(ferric.eye(2)).info
-        tensor(0)
+        tensor(0, dtype=ferric.int32)
     """
-    _check_out(out)
-    return return_types.linalg_inv_ex(_core._linalg_inv_ex(A, check_errors))
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
+    res = _core._linalg_inv_ex(A, check_errors)
+    return _out_tuple("linalg_inv_ex", out, return_types.linalg_inv_ex, res)
 
 
 def inv(A: Tensor, *, out=None) -> Tensor:
@@ -102,8 +102,8 @@ def inv(A: Tensor, *, out=None) -> Tensor:
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.2500]])
     """
-    _check_out(out)
-    return _core._linalg_inv_ex(A, True)[0]
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
+    return _out("linalg_inv_ex", out, _core._linalg_inv_ex(A, True)[0])
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
@@ -121,10 +121,10 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
         >>> ferric.linalg.solve_ex(ferric.eye(2), ferric.ones(2)).result
         tensor([1., 1.])
     """
-    _check_out(out)
     _check_tensor("linalg.solve_ex", "A", A)
     _check_tensor("linalg.solve_ex", "B", B, 2)
-    return return_types.linalg_solve_ex(_core._linalg_solve_ex(A, B, left, check_errors))
+    res = _core._linalg_solve_ex(A, B, left, check_errors)
+    return _out_tuple("linalg_solve_ex", out, return_types.linalg_solve_ex, res)
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
@@ -144,10 +144,10 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
         >>> ferric.linalg.solve(A, ferric.tensor([9.0, 8.0]))
         tensor([2., 3.])
     """
-    _check_out(out)
+    A, B = _core._autocast_args("fp32", A, B)  # autocast fp32 list
     _check_tensor("linalg.solve", "A", A)
     _check_tensor("linalg.solve", "B", B, 2)
-    return _core._linalg_solve_ex(A, B, left, True)[0]
+    return _out("linalg_solve_ex", out, _core._linalg_solve_ex(A, B, left, True)[0])
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
@@ -163,10 +163,11 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     Example:
         >>> import ferric
         >>> ferric.linalg.cholesky_ex(ferric.eye(2)).info
-        tensor(0)
+        tensor(0, dtype=ferric.int32)
     """
-    _check_out(out)
-    return return_types.linalg_cholesky_ex(_core._linalg_cholesky_ex(A, upper, check_errors))
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
+    res = _core._linalg_cholesky_ex(A, upper, check_errors)
+    return _out_tuple("linalg_cholesky_ex", out, return_types.linalg_cholesky_ex, res)
 
 
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
@@ -185,8 +186,8 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
         tensor([[2., 0.],
                 [1., 2.]])
     """
-    _check_out(out)
-    return _core._linalg_cholesky_ex(A, upper, True)[0]
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
+    return _out("linalg_cholesky_ex", out, _core._linalg_cholesky_ex(A, upper, True)[0])
 
 
 def qr(A: Tensor, mode: str = "reduced", *, out=None):
@@ -207,8 +208,8 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None):
         >>> ferric.allclose(Q @ R, ferric.tensor([[3.0, 1.0], [4.0, 2.0]]))
         True
     """
-    _check_out(out)
-    return return_types.linalg_qr(_core._linalg_qr(A, mode))
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
+    return _out_tuple("linalg_qr", out, return_types.linalg_qr, _core._linalg_qr(A, mode))
 
 
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
@@ -230,9 +231,10 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
         >>> ferric.linalg.svd(ferric.tensor([[3.0, 0.0], [0.0, -4.0]])).S
         tensor([4., 3.])
     """
-    _check_out(out)
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
     _check_driver(driver)
-    return return_types.linalg_svd(_core._linalg_svd(A, full_matrices))
+    res = _core._linalg_svd(A, full_matrices)
+    return _out_tuple("_linalg_svd", out, return_types.linalg_svd, res)
 
 
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
@@ -248,9 +250,9 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
         >>> ferric.linalg.svdvals(ferric.tensor([[0.0, 2.0], [1.0, 0.0]]))
         tensor([2., 1.])
     """
-    _check_out(out)
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
     _check_driver(driver)
-    return _core._linalg_svdvals(A)
+    return _out("_linalg_svd", out, _core._linalg_svdvals(A))
 
 
 def eigh(A: Tensor, UPLO: str = "L", *, out=None):
@@ -267,8 +269,8 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None):
         >>> ferric.linalg.eigh(ferric.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
         tensor([1., 3.])
     """
-    _check_out(out)
-    return return_types.linalg_eigh(_core._linalg_eigh(A, UPLO))
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
+    return _out_tuple("_linalg_eigh", out, return_types.linalg_eigh, _core._linalg_eigh(A, UPLO))
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
@@ -284,8 +286,8 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
         >>> ferric.linalg.eigvalsh(ferric.tensor([[2.0, 1.0], [1.0, 2.0]]))
         tensor([1., 3.])
     """
-    _check_out(out)
-    return _core._linalg_eigvalsh(A, UPLO)
+    A, = _core._autocast_args("fp32", A)  # autocast fp32 list
+    return _out("_linalg_eigh", out, _core._linalg_eigvalsh(A, UPLO))
 
 
 def solve_triangular(
@@ -312,10 +314,43 @@ def solve_triangular(
         tensor([[1.],
                 [2.]])
     """
-    _check_out(out)
     _check_tensor("linalg.solve_triangular", "A", A)
     _check_tensor("linalg.solve_triangular", "B", B, 2)
-    return _core._linalg_solve_triangular(A, B, upper, left, unitriangular)
+    res = _core._linalg_solve_triangular(A, B, upper, left, unitriangular)
+    return _out("linalg_solve_triangular", out, res)
+
+
+def _out(op: str, out, result: Tensor) -> Tensor:
+    """PyTorch's ``out=``: the result written into ``out`` (whose dtype must be the
+    result's), which is returned; the result itself without ``out``."""
+    if out is None:
+        return result
+    return _core._out_write(op, out, result, "same")
+
+
+def _out_tuple(op: str, out, cls, results):
+    """``_out`` for the named-tuple results: ``out`` is a tuple of tensors, one each."""
+    if out is None:
+        return cls(results)
+    if not isinstance(out, (tuple, list)) or len(out) != len(results):
+        kind = type(out).__name__
+        raise TypeError(f"{op}(): argument 'out' must be tuple of Tensors, not {kind}")
+    for o, r in zip(out, results, strict=True):
+        # every dtype is checked before anything is written, as PyTorch does
+        if isinstance(o, Tensor) and o.dtype != r.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_CPP[r.dtype]}, but got "
+                               f"{_CPP[o.dtype]} instead")
+    outs = [_core._out_write(op, o, r, "same") for o, r in zip(out, results, strict=True)]
+    return cls(outs)
+
+
+# PyTorch's C++ type names in its out= dtype messages
+_CPP = {
+    _core.float32: "float", _core.float64: "double", _core.float16: "c10::Half",
+    _core.bfloat16: "c10::BFloat16", _core.int64: "long int", _core.int32: "int",
+    _core.int16: "short int", _core.int8: "signed char", _core.uint8: "unsigned char",
+    _core.bool: "bool",
+}
 
 
 def _check_out(out) -> None:

@@ -630,6 +630,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         tensor([[0., 5.],
                 [5., 0.]])
     """
+    x1, x2 = _core._autocast_args("fp32", x1, x2)
     if x1.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x2.dim() < 2:

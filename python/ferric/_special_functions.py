@@ -24,17 +24,27 @@ def _need_tensor(op: str, arg: str, pos: int, v) -> None:
                         f"not {_type_name(v)}")
 
 
+def _out(op: str, out, result: Tensor) -> Tensor:
+    """PyTorch's ``out=`` of the elementwise special functions: the result is written
+    into ``out`` (of any dtype it can be cast to), which is returned."""
+    if out is None:
+        return result
+    return _core._out_write(op, out, result, "cast")
+
+
 # The functions of a family take the same arguments, so their docstrings share one
 # ``Args:`` block; each function gives its summary and its example.
 _UNARY_ARGS = """
 Args:
     input (Tensor): the input tensor.
+    out (Tensor, optional): the output tensor.
 """
 
 _POLY_ARGS = """
 Args:
     input (Tensor or Number): the points ``x``.
     n (Tensor or Number): the degree.
+    out (Tensor, optional): the output tensor.
 """
 
 
@@ -43,9 +53,9 @@ def _docstring(summary: str, args: str, example: str) -> str:
 
 
 def _unary(row: str, name: str, summary: str, example: str):
-    def fn(input: Tensor) -> Tensor:
+    def fn(input: Tensor, *, out=None) -> Tensor:
         _need_tensor(row, "input", 1, input)
-        return _core._special_unary(row, input)
+        return _out(row, out, _core._special_unary(row, input))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _docstring(summary, _UNARY_ARGS, example)
@@ -53,8 +63,8 @@ def _unary(row: str, name: str, summary: str, example: str):
 
 
 def _poly(name: str, summary: str, example: str):
-    def fn(input, n) -> Tensor:
-        return _core._special_binary("special_" + name, input, n)
+    def fn(input, n, *, out=None) -> Tensor:
+        return _out("special_" + name, out, _core._special_binary("special_" + name, input, n))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = _docstring(summary, _POLY_ARGS, example)
@@ -316,7 +326,7 @@ may be a Python number (not both); they broadcast.""",
 """)
 
 
-def gammainc(input: Tensor, other: Tensor) -> Tensor:
+def gammainc(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The regularized lower incomplete gamma function
     ``P(a, x) = 1/Gamma(a) * int_0^x t^(a-1) e^-t dt`` (``ferric.igamma``), with ``input``
     the shape ``a`` and ``other`` the point ``x``. Only ``other`` has a gradient (as in
@@ -325,6 +335,7 @@ def gammainc(input: Tensor, other: Tensor) -> Tensor:
     Args:
         input (Tensor): the shape parameter ``a``.
         other (Tensor): the upper limit ``x``.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -334,16 +345,17 @@ def gammainc(input: Tensor, other: Tensor) -> Tensor:
     """
     _need_tensor("special_gammainc", "input", 1, input)
     _need_tensor("special_gammainc", "other", 2, other)
-    return _core.igamma(input, other)
+    return _core.igamma(input, other, out=out)
 
 
-def gammaincc(input: Tensor, other: Tensor) -> Tensor:
+def gammaincc(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``
     (``ferric.igammac``). Only ``other`` has a gradient, as in PyTorch.
 
     Args:
         input (Tensor): the shape parameter ``a``.
         other (Tensor): the lower limit ``x``.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -353,7 +365,7 @@ def gammaincc(input: Tensor, other: Tensor) -> Tensor:
     """
     _need_tensor("special_gammaincc", "input", 1, input)
     _need_tensor("special_gammaincc", "other", 2, other)
-    return _core.igammac(input, other)
+    return _core.igammac(input, other, out=out)
 
 
 __all__ = [

@@ -17,6 +17,8 @@ import math
 from . import _core
 from ._core import Tensor
 from ._special_functions import (
+    _out,
+    _with_out_arg,
     airy_ai,
     bessel_j0,
     bessel_j1,
@@ -61,11 +63,11 @@ __all__ = [
 
 
 def _unary(row: str, name: str, doc: str):
-    def fn(input: Tensor) -> Tensor:
-        return _core._special_unary(row, input)
+    def fn(input: Tensor, *, out=None) -> Tensor:
+        return _out(row, out, _core._special_unary(row, input))
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
+    fn.__doc__ = _with_out_arg(doc)
     return fn
 
 
@@ -160,13 +162,14 @@ Example::
 """)
 
 
-def xlogy(input, other) -> Tensor:
+def xlogy(input, other, *, out=None) -> Tensor:
     """``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is NaN). Either
     argument may be a Python number.
 
     Args:
         input (Tensor or Number): the multiplier.
         other (Tensor or Number): the argument of the logarithm.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -176,16 +179,17 @@ def xlogy(input, other) -> Tensor:
         >>> ferric.xlogy(2, ferric.tensor([3.0]))
         tensor([2.1972])
     """
-    return _core._special_binary("xlogy", input, other)
+    return _out("xlogy", out, _core._special_binary("xlogy", input, other))
 
 
-def xlog1py(input, other) -> Tensor:
+def xlog1py(input, other, *, out=None) -> Tensor:
     """``input * log1p(other)``, 0 where ``input == 0`` (unless ``other`` is NaN). Either
     argument may be a Python number.
 
     Args:
         input (Tensor or Number): the multiplier.
         other (Tensor or Number): the argument of ``log1p``.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -193,10 +197,10 @@ def xlog1py(input, other) -> Tensor:
         >>> ferric.special.xlog1py(ferric.tensor([0.0, 2.0]), ferric.tensor([-1.0, 1e-3]))
         tensor([0.0000, 0.0020])
     """
-    return _core._special_binary("special_xlog1py", input, other)
+    return _out("special_xlog1py", out, _core._special_binary("special_xlog1py", input, other))
 
 
-def zeta(input, other) -> Tensor:
+def zeta(input, other, *, out=None) -> Tensor:
     """The Hurwitz zeta function ``sum_k (k + other) ** -input`` (the Riemann zeta function
     at ``other == 1``). Either argument may be a Python number; only ``other`` has a
     gradient (as in PyTorch).
@@ -204,6 +208,7 @@ def zeta(input, other) -> Tensor:
     Args:
         input (Tensor or Number): the exponent ``x``.
         other (Tensor or Number): the offset ``q``.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -211,14 +216,15 @@ def zeta(input, other) -> Tensor:
         >>> ferric.special.zeta(ferric.tensor([2.0, 4.0]), 1.0)
         tensor([1.6449, 1.0823])
     """
-    return _core._special_binary("special_zeta", input, other)
+    return _out("special_zeta", out, _core._special_binary("special_zeta", input, other))
 
 
-def ndtr(input: Tensor) -> Tensor:
+def ndtr(input: Tensor, *, out=None) -> Tensor:
     """The standard normal CDF, computed as PyTorch does: ``(1 + erf(x / sqrt(2))) / 2``.
 
     Args:
         input (Tensor): the input tensor.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -226,15 +232,16 @@ def ndtr(input: Tensor) -> Tensor:
         >>> ferric.special.ndtr(ferric.tensor([-1.0, 0.0, 2.0]))
         tensor([0.1587, 0.5000, 0.9772])
     """
-    return (1 + _core.erf(input * math.sqrt(0.5))) * 0.5
+    return _out("special_ndtr", out, (1 + _core.erf(input * math.sqrt(0.5))) * 0.5)
 
 
-def polygamma(n: int, input: Tensor) -> Tensor:
+def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
     """The ``n``-th derivative of the digamma function (``ferric.polygamma``).
 
     Args:
         n (int): the order, ``n >= 0``.
         input (Tensor): the input tensor.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -242,15 +249,16 @@ def polygamma(n: int, input: Tensor) -> Tensor:
         >>> ferric.special.polygamma(1, ferric.tensor([1.0, 0.5]))
         tensor([1.6449, 4.9348])
     """
-    return _core.polygamma(n, input)
+    return _out("polygamma", out, _core.polygamma(n, input))
 
 
-def multigammaln(input: Tensor, p: int) -> Tensor:
+def multigammaln(input: Tensor, p: int, *, out=None) -> Tensor:
     """The multivariate log-gamma function of dimension ``p`` (``ferric.mvlgamma``).
 
     Args:
         input (Tensor): the input tensor.
         p (int): the dimension, ``p >= 1``.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -258,15 +266,16 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
         >>> ferric.special.multigammaln(ferric.tensor([2.5, 3.0]), 2)
         tensor([0.8570, 1.5502])
     """
-    return _core.mvlgamma(input, p)
+    return _out("mvlgamma", out, _core.mvlgamma(input, p))
 
 
-def logit(input: Tensor, eps: float | None = None) -> Tensor:
+def logit(input: Tensor, eps: float | None = None, *, out=None) -> Tensor:
     """``log(x / (1 - x))``, with ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given.
 
     Args:
         input (Tensor): the input tensor.
         eps (float, optional): the clamping bound. Default: ``None`` (no clamping).
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -274,14 +283,15 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
         >>> ferric.special.logit(ferric.tensor([0.0, 0.25, 0.5]), eps=1e-6)
         tensor([-13.8155,  -1.0986,   0.0000])
     """
-    return _core.logit(input, eps)
+    return _out("logit", out, _core.logit(input, eps))
 
 
-def expit(input: Tensor) -> Tensor:
+def expit(input: Tensor, *, out=None) -> Tensor:
     """The logistic sigmoid ``1 / (1 + exp(-x))`` (``ferric.sigmoid``).
 
     Args:
         input (Tensor): the input tensor.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -289,10 +299,10 @@ def expit(input: Tensor) -> Tensor:
         >>> ferric.special.expit(ferric.tensor([0.0, 2.0]))
         tensor([0.5000, 0.8808])
     """
-    return _core.sigmoid(input)
+    return _core.sigmoid(input, out=out)
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+def round(input: Tensor, *, decimals: int = 0, out=None) -> Tensor:
     """``ferric.round``: round half to even, to ``decimals`` places.
 
     Args:
@@ -305,7 +315,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
         >>> ferric.special.round(ferric.tensor([0.5, 1.5, 1.26]), decimals=0)
         tensor([0., 2., 1.])
     """
-    return _core.round(input, decimals=decimals)
+    return _out("round", out, _core.round(input, decimals=decimals))
 
 
 def softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
@@ -342,7 +352,7 @@ def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     return _core.log_softmax(input, dim, dtype=dtype)
 
 
-def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """``ferric.logsumexp``: ``log(sum(exp(input)))`` over ``dim``, computed stably.
 
     Args:
@@ -356,7 +366,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
         >>> ferric.special.logsumexp(ferric.tensor([0.0, 0.0]), 0)
         tensor(0.6931)
     """
-    return _core.logsumexp(input, dim, keepdim=keepdim)
+    return _out("logsumexp", out, _core.logsumexp(input, dim, keepdim=keepdim))
 
 
 # plain aliases of ferric's elementwise functions (PyTorch's spellings in torch.special)

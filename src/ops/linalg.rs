@@ -90,10 +90,10 @@ macro_rules! with_float {
     }};
 }
 
-/// The per-matrix `info` codes as a tensor of the batch shape (PyTorch's is int32;
-/// ferric's integer tensors are int64).
+/// The per-matrix `info` codes as an int32 tensor of the batch shape, as PyTorch's
+/// (LAPACK's `info` is a C int).
 fn info_tensor(info: &[i32], batch: &[usize]) -> Result<Tensor> {
-    Tensor::from_vec(info.iter().map(|&i| i as i64).collect::<Vec<i64>>(), batch)
+    Tensor::from_vec(info.to_vec(), batch)
 }
 
 /// The first failing matrix's error: `msg(info)` prefixed with the batch element as

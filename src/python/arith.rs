@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::ops::binary::{binary, binary_, can_cast, BinaryOp, Operand};
 use crate::ops::unary::{map_float, unary, UnaryOp};
 use crate::python::convert::{from_numpy_any, is_ndarray, scalar_arg, type_name};
+use crate::python::out::{finish, OutDtype};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
@@ -354,18 +355,21 @@ fn _op_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
 // integer-only) and they have no gradient.
 #[pymethods]
 impl PyTensor {
-    /// logical_not(input) -> Tensor
+    /// logical_not(input, *, out=None) -> Tensor
     ///
     /// Elementwise logical NOT: True where ``input`` is zero; a bool tensor.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.logical_not(ferric.tensor([0., 1.5]))
     ///     tensor([ True, False])
-    fn logical_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, unary(UnaryOp::LogicalNot, &self.t)?)
+    #[pyo3(signature = (*, out=None))]
+    fn logical_not(&self, py: Python<'_>, out: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let r = Var::plain(unary(UnaryOp::LogicalNot, &self.t)?);
+        finish(py, "logical_not", out, OutDtype::Cast, r)
     }
     /// logical_not_() -> Tensor
     ///
@@ -379,18 +383,21 @@ impl PyTensor {
         unary_inplace(&slf, UnaryOp::LogicalNot)?;
         Ok(slf)
     }
-    /// bitwise_not(input) -> Tensor
+    /// bitwise_not(input, *, out=None) -> Tensor
     ///
     /// Elementwise bitwise NOT of an integer or bool tensor (logical NOT for bool).
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.bitwise_not(ferric.tensor([0, 5, -1]))
     ///     tensor([-1, -6,  0])
-    fn bitwise_not(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap(py, unary(UnaryOp::BitwiseNot, &self.t)?)
+    #[pyo3(signature = (*, out=None))]
+    fn bitwise_not(&self, py: Python<'_>, out: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let r = Var::plain(unary(UnaryOp::BitwiseNot, &self.t)?);
+        finish(py, "bitwise_not", out, OutDtype::Cast, r)
     }
     /// bitwise_not_() -> Tensor
     ///
@@ -440,7 +447,13 @@ macro_rules! binary_method {
         #[pymethods]
         impl PyTensor {
             #[doc = $doc]
-            fn $meth(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+            #[pyo3(signature = (other, *, out=None))]
+            fn $meth(
+                &self,
+                py: Python<'_>,
+                other: &Bound<'_, PyAny>,
+                out: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
                 if binary_method!(@tensor_only $other) && other.cast::<PyTensor>().is_err() {
                     return Err(PyTypeError::new_err(format!(
                         "{}(): argument 'other' (position 1) must be Tensor, not {}",
@@ -448,7 +461,9 @@ macro_rules! binary_method {
                         type_name(other)
                     )));
                 }
-                method(py, self, other, BinaryOp::$v)
+                let b = need_varg(BinaryOp::$v.name(), other)?;
+                let r = vbinary(BinaryOp::$v, VA::V(&self.var()?), b.arg())?;
+                finish(py, BinaryOp::$v.name(), out, OutDtype::Cast, r)
             }
             $(
                 #[doc = $idoc]
@@ -501,12 +516,13 @@ macro_rules! binary_row {
     ($v:ident, $other:ident, $doc:literal, $ex:tt;
      $first:ident $(/ $ifirst:ident)? $(, $alias:ident $(/ $ialias:ident)?)*) => {
         binary_method!($v, $other,
-            concat!(stringify!($first), "(input, other) -> Tensor\n\n", $doc,
+            concat!(stringify!($first), "(input, other, *, out=None) -> Tensor\n\n", $doc,
                 " ``other`` is broadcast against ``input`` and the result has the promoted ",
                 "dtype.\n\n``ferric.", stringify!($first), "(a, b)`` and ``a.",
                 stringify!($first), "(b)`` are the same function.\n\nArgs:\n",
                 "    input (Tensor): the first operand.\n    other (",
-                binary_method!(@other_type $other), "): the second operand.",
+                binary_method!(@other_type $other), "): the second operand.\n",
+                "    out (Tensor, optional): the output tensor.",
                 binary_example!(concat!("ferric.", stringify!($first), "(a, b)"), $ex)),
             concat!(stringify!($first), "_(input, other) -> Tensor\n\n",
                 "In-place version of :func:`ferric.", stringify!($first),
@@ -516,7 +532,7 @@ macro_rules! binary_row {
             $first $(/ $ifirst)?);
         $(
             binary_method!($v, $other,
-                concat!(stringify!($alias), "(input, other) -> Tensor\n\n",
+                concat!(stringify!($alias), "(input, other, *, out=None) -> Tensor\n\n",
                     "Alias for :func:`ferric.", stringify!($first), "`.",
                     binary_example!(concat!("ferric.", stringify!($alias), "(a, b)"), $ex)),
                 concat!(stringify!($alias), "_(input, other) -> Tensor\n\n",
@@ -616,12 +632,15 @@ macro_rules! unary_row {
      $first:ident $(/ $ifirst:ident)? $(, $alias:ident $(/ $ialias:ident)?)*) => {
         #[pymethods]
         impl PyTensor {
-            #[doc = concat!(stringify!($first), "(input) -> Tensor\n\n", $doc,
+            #[doc = concat!(stringify!($first), "(input, *, out=None) -> Tensor\n\n", $doc,
                 "\n\n``ferric.", stringify!($first), "(x)`` and ``x.", stringify!($first),
                 "()`` are the same function.\n\nArgs:\n    input (Tensor): the input tensor.",
+                "\n    out (Tensor, optional): the output tensor.",
                 unary_example!(concat!("ferric.", stringify!($first), "(x)"), $ex))]
-            fn $first(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-                unary_method(py, self, UnaryOp::$v)
+            #[pyo3(signature = (*, out=None))]
+            fn $first(&self, py: Python<'_>, out: Option<&Bound<'_, PyAny>>)
+                -> PyResult<Py<PyAny>> {
+                unary_method(py, self, UnaryOp::$v, out)
             }
             $(
                 #[doc = concat!(stringify!($ifirst), "(input) -> Tensor\n\n",
@@ -634,11 +653,13 @@ macro_rules! unary_row {
                 }
             )?
             $(
-                #[doc = concat!(stringify!($alias), "(input) -> Tensor\n\n",
+                #[doc = concat!(stringify!($alias), "(input, *, out=None) -> Tensor\n\n",
                     "Alias for :func:`ferric.", stringify!($first), "`.",
                     unary_example!(concat!("ferric.", stringify!($alias), "(x)"), $ex))]
-                fn $alias(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-                    unary_method(py, self, UnaryOp::$v)
+                #[pyo3(signature = (*, out=None))]
+                fn $alias(&self, py: Python<'_>, out: Option<&Bound<'_, PyAny>>)
+                    -> PyResult<Py<PyAny>> {
+                    unary_method(py, self, UnaryOp::$v, out)
                 }
                 $(
                     #[doc = concat!(stringify!($ialias), "(input) -> Tensor\n\n",
@@ -654,9 +675,35 @@ macro_rules! unary_row {
     };
 }
 
-/// `t.<op>()` for a unary table op.
-fn unary_method(py: Python<'_>, t: &PyTensor, op: UnaryOp) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, autograd::pointwise::unary(op, &t.var()?)?)
+/// `t.<op>()` / `ferric.<op>(t, out=o)` for a unary table op.
+fn unary_method(
+    py: Python<'_>,
+    t: &PyTensor,
+    op: UnaryOp,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = autograd::pointwise::unary(op, &t.var()?)?;
+    if out.is_none_or(|o| o.is_none()) {
+        return Ok(wrap_var(py, r)?.into_any());
+    }
+    let rule = match op {
+        // PyTorch's ops that keep the input's dtype want it in out too
+        UnaryOp::Neg
+        | UnaryOp::Abs
+        | UnaryOp::Sign
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Trunc
+        | UnaryOp::Frac => OutDtype::Found,
+        // torch.relu has no out= overload
+        UnaryOp::Relu => {
+            return Err(PyTypeError::new_err(
+                "relu() got an unexpected keyword argument 'out'",
+            ))
+        }
+        _ => OutDtype::Cast,
+    };
+    finish(py, op.name(), out, rule, r)
 }
 
 /// The unary table's rows as Python methods (`t.tanh()`, `t.tanh_()`, aliases) and
@@ -811,8 +858,8 @@ impl PyTensor {
         method(py, self, exponent, BinaryOp::Pow)
     }
 
-    #[pyo3(signature = (other, *, alpha=None))]
-    /// add(input, other, *, alpha=1) -> Tensor
+    #[pyo3(signature = (other, *, alpha=None, out=None))]
+    /// add(input, other, *, alpha=1, out=None) -> Tensor
     ///
     /// Adds ``other``, scaled by ``alpha``, to ``input``: ``input + alpha * other``, with
     /// broadcasting and type promotion. ``x.add(y)`` is the method form.
@@ -821,6 +868,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     other (Tensor or Number): the second operand.
     ///     alpha (Number): the multiplier for ``other``; default 1.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.add(ferric.tensor([1., 2.]), ferric.tensor([10., 20.]), alpha=2)
@@ -830,8 +878,10 @@ impl PyTensor {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, add_sub(self, BinaryOp::Add, other, alpha)?)
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let r = add_sub(self, BinaryOp::Add, other, alpha)?;
+        finish(py, "add", out, OutDtype::Cast, r)
     }
     #[pyo3(signature = (other, *, alpha=None))]
     /// add_(other, *, alpha=1) -> Tensor
@@ -851,8 +901,8 @@ impl PyTensor {
         binary_inplace(&slf, BinaryOp::Add, &b)?;
         Ok(slf)
     }
-    #[pyo3(signature = (other, *, alpha=None))]
-    /// sub(input, other, *, alpha=1) -> Tensor
+    #[pyo3(signature = (other, *, alpha=None, out=None))]
+    /// sub(input, other, *, alpha=1, out=None) -> Tensor
     ///
     /// Subtracts ``other``, scaled by ``alpha``, from ``input``: ``input - alpha * other``.
     ///
@@ -860,6 +910,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     other (Tensor or Number): the second operand.
     ///     alpha (Number): the multiplier for ``other``; default 1.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.sub(ferric.tensor([5., 5.]), ferric.tensor([1., 2.]), alpha=2)
@@ -869,11 +920,13 @@ impl PyTensor {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, add_sub(self, BinaryOp::Sub, other, alpha)?)
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let r = add_sub(self, BinaryOp::Sub, other, alpha)?;
+        finish(py, "sub", out, OutDtype::Cast, r)
     }
-    #[pyo3(signature = (other, *, alpha=None))]
-    /// subtract(input, other, *, alpha=1) -> Tensor
+    #[pyo3(signature = (other, *, alpha=None, out=None))]
+    /// subtract(input, other, *, alpha=1, out=None) -> Tensor
     ///
     /// Alias for :func:`ferric.sub`.
     ///
@@ -881,6 +934,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     other (Tensor or Number): the second operand.
     ///     alpha (Number): the multiplier for ``other``; default 1.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.subtract(ferric.tensor([5., 5.]), 1)
@@ -890,8 +944,9 @@ impl PyTensor {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         alpha: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyTensor>> {
-        self.sub(py, other, alpha)
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.sub(py, other, alpha, out)
     }
     #[pyo3(signature = (other, *, alpha=None))]
     /// sub_(other, *, alpha=1) -> Tensor
@@ -910,8 +965,8 @@ impl PyTensor {
         binary_inplace(&slf, BinaryOp::Sub, &b)?;
         Ok(slf)
     }
-    #[pyo3(signature = (other, *, rounding_mode=None))]
-    /// div(input, other, *, rounding_mode=None) -> Tensor
+    #[pyo3(signature = (other, *, rounding_mode=None, out=None))]
+    /// div(input, other, *, rounding_mode=None, out=None) -> Tensor
     ///
     /// Divides ``input`` by ``other`` elementwise: true division (integer inputs give a float
     /// result), or with ``rounding_mode`` ``'trunc'`` / ``'floor'`` the rounded quotient in the
@@ -921,6 +976,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     other (Tensor or Number): the second operand.
     ///     rounding_mode (str, optional): None, ``'trunc'`` or ``'floor'``.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.div(ferric.tensor([7, -7]), 2)
@@ -932,9 +988,12 @@ impl PyTensor {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         rounding_mode: Option<&str>,
-    ) -> PyResult<Py<PyTensor>> {
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         if rounding_mode.is_none() {
-            return method(py, self, other, BinaryOp::Div);
+            let b = need_varg("div", other)?;
+            let r = vbinary(BinaryOp::Div, VA::V(&self.var()?), b.arg())?;
+            return finish(py, "div", out, OutDtype::Cast, r);
         }
         // rounded quotients have a zero gradient (PyTorch's DivBackward2)
         let b = need_varg("div", other)?;
@@ -946,13 +1005,11 @@ impl PyTensor {
             ),
             VArg::S(s) => (div_mode(&self.t, Operand::S(*s), rounding_mode)?, vec![&me]),
         };
-        wrap_var(
-            py,
-            autograd::unary::zero_gradient("DivBackward2", r, &inputs)?,
-        )
+        let r = autograd::unary::zero_gradient("DivBackward2", r, &inputs)?;
+        finish(py, "div", out, OutDtype::Cast, r)
     }
-    #[pyo3(signature = (other, *, rounding_mode=None))]
-    /// divide(input, other, *, rounding_mode=None) -> Tensor
+    #[pyo3(signature = (other, *, rounding_mode=None, out=None))]
+    /// divide(input, other, *, rounding_mode=None, out=None) -> Tensor
     ///
     /// Alias for :func:`ferric.div`.
     ///
@@ -960,6 +1017,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     other (Tensor or Number): the second operand.
     ///     rounding_mode (str, optional): None, ``'trunc'`` or ``'floor'``.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.divide(ferric.tensor([1., 3.]), 2)
@@ -969,8 +1027,9 @@ impl PyTensor {
         py: Python<'_>,
         other: &Bound<'_, PyAny>,
         rounding_mode: Option<&str>,
-    ) -> PyResult<Py<PyTensor>> {
-        self.div(py, other, rounding_mode)
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.div(py, other, rounding_mode, out)
     }
     #[pyo3(signature = (other, *, rounding_mode=None))]
     /// div_(other, *, rounding_mode=None) -> Tensor
@@ -1014,8 +1073,8 @@ impl PyTensor {
         Ok(slf)
     }
 
-    #[pyo3(signature = (min=None, max=None))]
-    /// clamp(input, min=None, max=None) -> Tensor
+    #[pyo3(signature = (min=None, max=None, *, out=None))]
+    /// clamp(input, min=None, max=None, *, out=None) -> Tensor
     ///
     /// Clamps every element into ``[min, max]``; either bound may be omitted, and may be a tensor.
     ///
@@ -1023,6 +1082,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     min (Number or Tensor, optional): the lower bound.
     ///     max (Number or Tensor, optional): the upper bound.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.clamp(ferric.tensor([-2., 0.5, 3.]), min=-1, max=1)
@@ -1032,11 +1092,13 @@ impl PyTensor {
         py: Python<'_>,
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, clamp_impl(&self.var()?, bound(min)?, bound(max)?)?)
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let r = clamp_impl(&self.var()?, bound(min)?, bound(max)?)?;
+        finish(py, "clamp", out, OutDtype::Found, r)
     }
-    #[pyo3(signature = (min=None, max=None))]
-    /// clip(input, min=None, max=None) -> Tensor
+    #[pyo3(signature = (min=None, max=None, *, out=None))]
+    /// clip(input, min=None, max=None, *, out=None) -> Tensor
     ///
     /// Alias for :func:`ferric.clamp`.
     ///
@@ -1044,6 +1106,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     min (Number or Tensor, optional): the lower bound.
     ///     max (Number or Tensor, optional): the upper bound.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.clip(ferric.tensor([-2., 3.]), -1, 1)
@@ -1053,8 +1116,9 @@ impl PyTensor {
         py: Python<'_>,
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyTensor>> {
-        self.clamp(py, min, max)
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.clamp(py, min, max, out)
     }
     #[pyo3(signature = (min=None, max=None))]
     /// clamp_(input, min=None, max=None) -> Tensor

@@ -10,6 +10,7 @@ use crate::ops::index::masked::inplace_mask;
 use crate::ops::index::scatter::{ScatterReduce, ScatterSrc};
 use crate::python::arith::{inplace_with, varg, VArg};
 use crate::python::convert::type_name;
+use crate::python::out::{finish, OutDtype};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
@@ -133,7 +134,7 @@ fn operand_arg(op: &str, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<VArg> {
 
 #[pymethods]
 impl PyTensor {
-    /// index_select(input, dim, index) -> Tensor
+    /// index_select(input, dim, index, *, out=None) -> Tensor
     ///
     /// Returns the entries of ``input`` at the positions ``index`` (a 1-D int tensor) along
     /// ``dim``, as a new tensor.
@@ -142,22 +143,26 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     dim (int, optional): the dimension to operate along.
     ///     index (Tensor): the int64 indices.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.index_select(ferric.tensor([[1, 2], [3, 4]]), 0, ferric.tensor([1, 1]))
     ///     tensor([[3, 4],
     ///             [3, 4]])
+    #[pyo3(signature = (dim, index, *, out=None))]
     fn index_select(
         &self,
         py: Python<'_>,
         dim: i64,
         index: PyRef<'_, PyTensor>,
-    ) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, av::index_select(&self.var()?, dim, &index.t)?)
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let r = av::index_select(&self.var()?, dim, &index.t)?;
+        finish(py, "index_select", out, OutDtype::IndexSelect, r)
     }
 
-    #[pyo3(signature = (dim, index, *, sparse_grad=false))]
-    /// gather(input, dim, index, *, sparse_grad=False) -> Tensor
+    #[pyo3(signature = (dim, index, *, sparse_grad=false, out=None))]
+    /// gather(input, dim, index, *, sparse_grad=False, out=None) -> Tensor
     ///
     /// Picks values along ``dim``: ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and
     /// likewise for other dimensions); the result has ``index``'s shape.
@@ -167,6 +172,7 @@ impl PyTensor {
     ///     dim (int, optional): the dimension to operate along.
     ///     index (Tensor): the int64 indices.
     ///     sparse_grad (bool): must be False (no sparse gradients).
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.gather(ferric.tensor([[1, 2], [3, 4]]), 1, ferric.tensor([[0, 0], [1, 0]]))
@@ -178,9 +184,11 @@ impl PyTensor {
         dim: i64,
         index: PyRef<'_, PyTensor>,
         sparse_grad: bool,
-    ) -> PyResult<Py<PyTensor>> {
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let _ = sparse_grad;
-        wrap_var(py, av::gather(&self.var()?, dim, &index.t)?)
+        let r = av::gather(&self.var()?, dim, &index.t)?;
+        finish(py, "gather", out, OutDtype::Same, r)
     }
 
     #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
@@ -698,7 +706,7 @@ fn alpha_arg(alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
     }
 }
 
-/// where(condition, input, other) -> Tensor
+/// where(condition, input, other, *, out=None) -> Tensor
 ///
 /// Returns the elements of ``input`` where ``condition`` holds and those of ``other``
 /// elsewhere (all three broadcast). With only a condition it is
@@ -708,6 +716,7 @@ fn alpha_arg(alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
 ///     condition (Tensor): a bool tensor, where to take ``input``.
 ///     input (Tensor or Scalar): the values where ``condition`` is True.
 ///     other (Tensor or Scalar): the values where ``condition`` is False.
+///     out (Tensor, optional): receives the result of the three-argument form.
 ///
 /// Example:
 ///     >>> x = ferric.tensor([[-1.0, 2.0], [3.0, -4.0]])
@@ -717,19 +726,40 @@ fn alpha_arg(alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Scalar> {
 ///     >>> ferric.where(x > 0)
 ///     (tensor([0, 1]), tensor([1, 0]))
 #[pyfunction]
-#[pyo3(name = "where", signature = (condition, input=None, other=None))]
+#[pyo3(name = "where", signature = (condition, input=None, other=None, *, out=None))]
 fn where_fn(
     py: Python<'_>,
     condition: PyRef<'_, PyTensor>,
     input: Option<&Bound<'_, PyAny>>,
     other: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     match (input, other) {
-        (None, None) => wrap_tuple(py, condition.t.nonzero_tuple()?),
+        (None, None) if out.is_none_or(|o| o.is_none()) => {
+            wrap_tuple(py, condition.t.nonzero_tuple()?)
+        }
+        (None, None) => Err(PyTypeError::new_err(
+            "where() received an invalid combination of arguments - got (Tensor, out=Tensor), \
+             but expected one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, \
+             Tensor other, *, Tensor out = None)",
+        )),
         (Some(a), Some(b)) => {
+            if out.is_some_and(|o| !o.is_none()) {
+                // only the all-tensor overload of torch.where takes out=
+                for (i, (name, v)) in [("input", a), ("other", b)].into_iter().enumerate() {
+                    if v.cast::<PyTensor>().is_err() {
+                        return Err(PyTypeError::new_err(format!(
+                            "where(): argument '{name}' (position {}) must be Tensor, not {}",
+                            i + 2,
+                            type_name(v)
+                        )));
+                    }
+                }
+            }
             let a = operand_arg("where", "input", a)?;
             let b = operand_arg("where", "other", b)?;
-            Ok(wrap_var(py, av::where_(&condition.t, a.arg(), b.arg())?)?.into_any())
+            let r = av::where_(&condition.t, a.arg(), b.arg())?;
+            finish(py, "where", out, OutDtype::Where, r)
         }
         _ => Err(PyTypeError::new_err(
             "where() expects either only a condition or a condition, input and other",

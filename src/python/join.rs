@@ -8,6 +8,7 @@ use crate::ops::join::repeat::{repeat_interleave_index, Repeats};
 use crate::ops::join::PadMode;
 use crate::python::arith::inplace_with;
 use crate::python::convert::{index_int, int_list, scalar_arg, size_args, type_name};
+use crate::python::out::{finish, OutDtype};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -57,8 +58,8 @@ fn dims_or_args(
 }
 
 #[pyfunction]
-#[pyo3(signature = (tensors, dim=None, *, axis=None))]
-/// cat(tensors, dim=0, *, axis=None) -> Tensor
+#[pyo3(signature = (tensors, dim=None, *, axis=None, out=None))]
+/// cat(tensors, dim=0, *, axis=None, out=None) -> Tensor
 ///
 /// Concatenates ``tensors`` along the existing dimension ``dim``; they must match in every other
 /// dimension (1-D empty tensors are skipped). ``concat`` and ``concatenate`` are the same function.
@@ -67,6 +68,7 @@ fn dims_or_args(
 ///     tensors (sequence of Tensors): the tensors to join.
 ///     dim (int): the dimension to join along.
 ///     axis (int, optional): NumPy's name for ``dim``.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.cat([ferric.ones(1, 2), ferric.zeros(1, 2)])
@@ -77,20 +79,23 @@ fn cat(
     tensors: &Bound<'_, PyAny>,
     dim: Option<&Bound<'_, PyAny>>,
     axis: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let dim = join_dim("cat", dim, axis)?;
-    wrap_var(py, aj::cat(&tensor_list("cat", tensors)?, dim)?)
+    let r = aj::cat(&tensor_list("cat", tensors)?, dim)?;
+    finish(py, "cat", out, OutDtype::Cat, r)
 }
 
 #[pyfunction]
-#[pyo3(signature = (tensors, dim=None, *, axis=None))]
-/// stack(tensors, dim=0) -> Tensor
+#[pyo3(signature = (tensors, dim=None, *, axis=None, out=None))]
+/// stack(tensors, dim=0, *, out=None) -> Tensor
 ///
 /// Joins equally shaped tensors along a new dimension ``dim``.
 ///
 /// Args:
 ///     tensors (sequence of Tensors): the tensors to join.
 ///     dim (int): the position of the new dimension.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.stack([ferric.tensor([1, 2]), ferric.tensor([3, 4])], dim=1)
@@ -101,9 +106,11 @@ fn stack(
     tensors: &Bound<'_, PyAny>,
     dim: Option<&Bound<'_, PyAny>>,
     axis: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let dim = join_dim("stack", dim, axis)?;
-    wrap_var(py, aj::stack(&tensor_list("stack", tensors)?, dim)?)
+    let r = aj::stack(&tensor_list("stack", tensors)?, dim)?;
+    finish(py, "stack", out, OutDtype::Cat, r)
 }
 
 /// The `dim` (or its NumPy-style alias `axis`) of `cat`/`stack`: 0 when neither is given.

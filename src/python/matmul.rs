@@ -11,7 +11,9 @@
 use crate::autograd::matmul as ag;
 use crate::autograd::Var;
 use crate::dtype::Scalar;
+use crate::python::autocast::lower;
 use crate::python::convert::{scalar_arg, type_name};
+use crate::python::out::{finish, OutDtype};
 use crate::python::tensor::{var_arg, wrap_var, PyTensor};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -41,14 +43,20 @@ fn scale_arg(op: &str, name: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<S
 impl PyTensor {
     fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         match as_var(other)? {
-            Some(o) => Ok(wrap_var(py, ag::matmul(&self.var()?, &o)?)?.into_any()),
+            Some(o) => {
+                let (a, b) = (lower(self.var()?)?, lower(o)?);
+                Ok(wrap_var(py, ag::matmul(&a, &b)?)?.into_any())
+            }
             None => Ok(py.NotImplemented()),
         }
     }
 
     fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         match as_var(other)? {
-            Some(o) => Ok(wrap_var(py, ag::matmul(&o, &self.var()?)?)?.into_any()),
+            Some(o) => {
+                let (a, b) = (lower(o)?, lower(self.var()?)?);
+                Ok(wrap_var(py, ag::matmul(&a, &b)?)?.into_any())
+            }
             None => Ok(py.NotImplemented()),
         }
     }
@@ -62,8 +70,8 @@ impl PyTensor {
     ///     >>> a.matmul(ferric.tensor([1.0, -1.0]))
     ///     tensor([-1., -1.])
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = var_arg("matmul", "other", 1, other)?;
-        wrap_var(py, ag::matmul(&self.var()?, &o)?)
+        let o = lower(var_arg("matmul", "other", 1, other)?)?;
+        wrap_var(py, ag::matmul(&lower(self.var()?)?, &o)?)
     }
 
     /// mm(mat2) -> Tensor
@@ -76,8 +84,8 @@ impl PyTensor {
     ///     tensor([[2., 4.],
     ///             [6., 8.]])
     fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = var_arg("mm", "mat2", 1, mat2)?;
-        wrap_var(py, ag::mm(&self.var()?, &o)?)
+        let o = lower(var_arg("mm", "mat2", 1, mat2)?)?;
+        wrap_var(py, ag::mm(&lower(self.var()?)?, &o)?)
     }
 
     /// bmm(mat2) -> Tensor
@@ -89,8 +97,8 @@ impl PyTensor {
     ///     >>> a.bmm(ferric.ones(2, 3, 2)).shape
     ///     ferric.Size([2, 1, 2])
     fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        let o = var_arg("bmm", "mat2", 1, mat2)?;
-        wrap_var(py, ag::bmm(&self.var()?, &o)?)
+        let o = lower(var_arg("bmm", "mat2", 1, mat2)?)?;
+        wrap_var(py, ag::bmm(&lower(self.var()?)?, &o)?)
     }
 
     /// mv(vec) -> Tensor
@@ -179,7 +187,8 @@ impl PyTensor {
             scale_arg("addmm", "beta", beta)?,
             scale_arg("addmm", "alpha", alpha)?,
         );
-        wrap_var(py, ag::addmm(&self.var()?, &m1, &m2, b, a)?)
+        let (i, m1, m2) = (lower(self.var()?)?, lower(m1)?, lower(m2)?);
+        wrap_var(py, ag::addmm(&i, &m1, &m2, b, a)?)
     }
 
     #[pyo3(signature = (batch1, batch2, *, beta=None, alpha=None))]
@@ -206,7 +215,8 @@ impl PyTensor {
             scale_arg("baddbmm", "beta", beta)?,
             scale_arg("baddbmm", "alpha", alpha)?,
         );
-        wrap_var(py, ag::baddbmm(&self.var()?, &b1, &b2, b, a)?)
+        let (i, b1, b2) = (lower(self.var()?)?, lower(b1)?, lower(b2)?);
+        wrap_var(py, ag::baddbmm(&i, &b1, &b2, b, a)?)
     }
 }
 
@@ -308,6 +318,7 @@ fn einsum(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyTensor>> {
             .collect::<PyResult<Vec<_>>>()?;
         (eq, ops)
     };
+    let ops = ops.into_iter().map(lower).collect::<PyResult<Vec<_>>>()?;
     wrap_var(py, ag::einsum(&equation, &ops)?)
 }
 
@@ -318,14 +329,20 @@ macro_rules! binary_functions {
         $(
             #[doc = $doc]
             #[pyfunction(name = $op)]
+            #[pyo3(signature = (input, other, *, out=None))]
             fn $fname(
                 py: Python<'_>,
                 input: &Bound<'_, PyAny>,
                 other: &Bound<'_, PyAny>,
-            ) -> PyResult<Py<PyTensor>> {
-                let a = var_arg($op, "input", 1, input)?;
-                let b = var_arg($op, $arg, 2, other)?;
-                wrap_var(py, ag::$method(&a, &b)?)
+                out: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
+                let mut a = var_arg($op, "input", 1, input)?;
+                let mut b = var_arg($op, $arg, 2, other)?;
+                if matches!($op, "matmul" | "mm" | "bmm") {
+                    // autocast's lower-precision list
+                    (a, b) = (lower(a)?, lower(b)?);
+                }
+                finish(py, $op, out, OutDtype::Same, ag::$method(&a, &b)?)
             }
         )*
         fn register_binary(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -340,7 +357,7 @@ macro_rules! binary_functions {
 binary_functions! {
     fn_matmul, "matmul", "other", matmul,
     concat!(
-        "matmul(input, other) -> Tensor\n",
+        "matmul(input, other, *, out=None) -> Tensor\n",
         "\n",
         "Matrix product with NumPy's rules: dot product for 1-D by 1-D, matrix-vector and\n",
         "matrix-matrix products, and batched products with the batch dimensions broadcast. The ``@``\n",
@@ -349,6 +366,7 @@ binary_functions! {
         "Args:\n",
         "    input (Tensor): the input tensor.\n",
         "    other (Tensor): the second operand.\n",
+        "    out (Tensor, optional): the output tensor.\n",
         "\n",
         "Example:\n",
         "    >>> ferric.matmul(ferric.tensor([[1., 2.], [3., 4.]]), ferric.tensor([1., 1.]))\n",
@@ -356,7 +374,7 @@ binary_functions! {
     );
     fn_mm, "mm", "mat2", mm,
     concat!(
-        "mm(input, mat2) -> Tensor\n",
+        "mm(input, mat2, *, out=None) -> Tensor\n",
         "\n",
         "Matrix product of a ``(n, m)`` and a ``(m, p)`` matrix. No broadcasting (see\n",
         ":func:`ferric.matmul`).\n",
@@ -364,6 +382,7 @@ binary_functions! {
         "Args:\n",
         "    input (Tensor): the first matrix.\n",
         "    mat2 (Tensor): the second matrix, ``(m, p)``.\n",
+        "    out (Tensor, optional): the output tensor.\n",
         "\n",
         "Example:\n",
         "    >>> ferric.mm(ferric.tensor([[1., 2.]]), ferric.tensor([[3.], [4.]]))\n",
@@ -371,7 +390,7 @@ binary_functions! {
     );
     fn_bmm, "bmm", "mat2", bmm,
     concat!(
-        "bmm(input, mat2) -> Tensor\n",
+        "bmm(input, mat2, *, out=None) -> Tensor\n",
         "\n",
         "Batched matrix product of ``(b, n, m)`` and ``(b, m, p)`` tensors: ``(b, n, p)``. No\n",
         "broadcasting (see :func:`ferric.matmul`).\n",
@@ -379,6 +398,7 @@ binary_functions! {
         "Args:\n",
         "    input (Tensor): the first batch of matrices.\n",
         "    mat2 (Tensor): the second batch of matrices.\n",
+        "    out (Tensor, optional): the output tensor.\n",
         "\n",
         "Example:\n",
         "    >>> ferric.bmm(ferric.ones(2, 1, 3), ferric.ones(2, 3, 1)).shape\n",
@@ -386,13 +406,14 @@ binary_functions! {
     );
     fn_mv, "mv", "vec", mv,
     concat!(
-        "mv(input, vec) -> Tensor\n",
+        "mv(input, vec, *, out=None) -> Tensor\n",
         "\n",
         "Matrix-vector product of a ``(n, m)`` matrix and a ``(m,)`` vector.\n",
         "\n",
         "Args:\n",
         "    input (Tensor): the matrix.\n",
         "    vec (Tensor): the vector.\n",
+        "    out (Tensor, optional): the output tensor.\n",
         "\n",
         "Example:\n",
         "    >>> ferric.mv(ferric.tensor([[1., 2.], [3., 4.]]), ferric.tensor([1., 1.]))\n",
@@ -400,13 +421,14 @@ binary_functions! {
     );
     fn_dot, "dot", "tensor", dot,
     concat!(
-        "dot(input, tensor) -> Tensor\n",
+        "dot(input, tensor, *, out=None) -> Tensor\n",
         "\n",
         "The dot product of two 1-D tensors of the same size and dtype, as a 0-d tensor.\n",
         "\n",
         "Args:\n",
         "    input (Tensor): the input tensor.\n",
         "    tensor (Tensor): the second vector.\n",
+        "    out (Tensor, optional): the output tensor.\n",
         "\n",
         "Example:\n",
         "    >>> ferric.dot(ferric.tensor([1., 2.]), ferric.tensor([3., 4.]))\n",
@@ -414,7 +436,7 @@ binary_functions! {
     );
     fn_vdot, "vdot", "other", vdot,
     concat!(
-        "vdot(input, other) -> Tensor\n",
+        "vdot(input, other, *, out=None) -> Tensor\n",
         "\n",
         "The dot product of two 1-D tensors (the first conjugated for complex inputs, which ferric\n",
         "does not have).\n",
@@ -422,6 +444,7 @@ binary_functions! {
         "Args:\n",
         "    input (Tensor): the input tensor.\n",
         "    other (Tensor): the second vector.\n",
+        "    out (Tensor, optional): the output tensor.\n",
         "\n",
         "Example:\n",
         "    >>> ferric.vdot(ferric.tensor([1., 2.]), ferric.tensor([3., 4.]))\n",
@@ -429,13 +452,14 @@ binary_functions! {
     );
     fn_outer, "outer", "vec2", outer,
     concat!(
-        "outer(input, vec2) -> Tensor\n",
+        "outer(input, vec2, *, out=None) -> Tensor\n",
         "\n",
         "The outer product of two 1-D tensors: ``out[i, j] = input[i] * vec2[j]``.\n",
         "\n",
         "Args:\n",
         "    input (Tensor): the first vector.\n",
         "    vec2 (Tensor): the second vector.\n",
+        "    out (Tensor, optional): the output tensor.\n",
         "\n",
         "Example:\n",
         "    >>> ferric.outer(ferric.tensor([1, 2]), ferric.tensor([3, 4]))\n",
@@ -444,13 +468,14 @@ binary_functions! {
     );
     fn_ger, "ger", "vec2", outer,
     concat!(
-        "ger(input, vec2) -> Tensor\n",
+        "ger(input, vec2, *, out=None) -> Tensor\n",
         "\n",
         "Alias for :func:`ferric.outer`.\n",
         "\n",
         "Args:\n",
         "    input (Tensor): the input tensor.\n",
         "    vec2 (Tensor): the second vector.\n",
+        "    out (Tensor, optional): the output tensor.\n",
         "\n",
         "Example:\n",
         "    >>> ferric.ger(ferric.tensor([1, 2]), ferric.tensor([3, 4]))\n",
@@ -459,7 +484,7 @@ binary_functions! {
     );
 }
 
-/// addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor
+/// addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor
 ///
 /// Returns ``beta * input + alpha * (mat1 @ mat2)``; ``input`` is broadcast to the product's shape.
 ///
@@ -469,13 +494,14 @@ binary_functions! {
 ///     mat2 (Tensor): the second matrix, ``(m, p)``.
 ///     beta (Number): the multiplier for ``input``; default 1.
 ///     alpha (Number): the multiplier for ``other``; default 1.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.addmm(ferric.ones(2, 2), ferric.eye(2), ferric.full((2, 2), 3.0))
 ///     tensor([[4., 4.],
 ///             [4., 4.]])
 #[pyfunction(name = "addmm")]
-#[pyo3(signature = (input, mat1, mat2, *, beta=None, alpha=None))]
+#[pyo3(signature = (input, mat1, mat2, *, beta=None, alpha=None, out=None))]
 fn fn_addmm(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -483,7 +509,8 @@ fn fn_addmm(
     mat2: &Bound<'_, PyAny>,
     beta: Option<&Bound<'_, PyAny>>,
     alpha: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let i = var_arg("addmm", "input", 1, input)?;
     let m1 = var_arg("addmm", "mat1", 2, mat1)?;
     let m2 = var_arg("addmm", "mat2", 3, mat2)?;
@@ -491,10 +518,17 @@ fn fn_addmm(
         scale_arg("addmm", "beta", beta)?,
         scale_arg("addmm", "alpha", alpha)?,
     );
-    wrap_var(py, ag::addmm(&i, &m1, &m2, b, a)?)
+    let (i, m1, m2) = (lower(i)?, lower(m1)?, lower(m2)?);
+    finish(
+        py,
+        "addmm",
+        out,
+        OutDtype::Same,
+        ag::addmm(&i, &m1, &m2, b, a)?,
+    )
 }
 
-/// baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor
+/// baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None) -> Tensor
 ///
 /// Returns ``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices; ``input`` is
 /// broadcast to the product's shape.
@@ -505,13 +539,14 @@ fn fn_addmm(
 ///     batch2 (Tensor): the second batch of matrices, ``(b, m, p)``.
 ///     beta (Number): the multiplier for ``input``; default 1.
 ///     alpha (Number): the multiplier for ``other``; default 1.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.baddbmm(ferric.zeros(1, 2, 2), ferric.ones(1, 2, 3), ferric.ones(1, 3, 2))
 ///     tensor([[[3., 3.],
 ///              [3., 3.]]])
 #[pyfunction(name = "baddbmm")]
-#[pyo3(signature = (input, batch1, batch2, *, beta=None, alpha=None))]
+#[pyo3(signature = (input, batch1, batch2, *, beta=None, alpha=None, out=None))]
 fn fn_baddbmm(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -519,7 +554,8 @@ fn fn_baddbmm(
     batch2: &Bound<'_, PyAny>,
     beta: Option<&Bound<'_, PyAny>>,
     alpha: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let i = var_arg("baddbmm", "input", 1, input)?;
     let b1 = var_arg("baddbmm", "batch1", 2, batch1)?;
     let b2 = var_arg("baddbmm", "batch2", 3, batch2)?;
@@ -527,7 +563,14 @@ fn fn_baddbmm(
         scale_arg("baddbmm", "beta", beta)?,
         scale_arg("baddbmm", "alpha", alpha)?,
     );
-    wrap_var(py, ag::baddbmm(&i, &b1, &b2, b, a)?)
+    let (i, b1, b2) = (lower(i)?, lower(b1)?, lower(b2)?);
+    finish(
+        py,
+        "baddbmm",
+        out,
+        OutDtype::Same,
+        ag::baddbmm(&i, &b1, &b2, b, a)?,
+    )
 }
 
 /// `torch.nn.functional.linear` (private in `_core`: PyTorch has no `torch.linear`;
@@ -546,6 +589,8 @@ fn fn_linear(
         Some(o) if !o.is_none() => Some(var_arg("linear", "bias", 3, o)?),
         _ => None,
     };
+    let (x, w) = (lower(x)?, lower(w)?);
+    let b = b.map(lower).transpose()?;
     wrap_var(py, ag::linear(&x, &w, b.as_ref())?)
 }
 

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod arith;
 mod autobatch;
+mod autocast;
 mod autograd;
 mod conv;
 pub mod convert;
@@ -58,5 +59,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     simd::register(m)?;
     sort::register(m)?;
     special::register(m)?;
+    out::register(m)?;
+    autocast::register(m)?;
     Ok(())
 }

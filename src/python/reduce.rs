@@ -11,6 +11,7 @@ use crate::dtype::DType;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::{self as r, NormP};
 use crate::python::convert::{dims_arg, dtype_arg, index_int, is_ndarray, scalar_arg, type_name};
+use crate::python::out::{finish, finish_pair, out_arg, OutDtype};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
@@ -35,6 +36,24 @@ pub(crate) fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<P
     Ok(cls.call1(((wrap_var(py, a)?, wrap_var(py, b)?),))?.unbind())
 }
 
+/// `named`, or with `out=(values, indices)` the named tuple of the two out tensors
+/// holding the results.
+pub(crate) fn named_out(
+    py: Python<'_>,
+    name: &str,
+    out: Arg,
+    a: Var,
+    b: Var,
+) -> PyResult<Py<PyAny>> {
+    match finish_pair(py, name, out, a.clone(), b.clone())? {
+        None => named(py, name, a, b),
+        Some((x, y)) => {
+            let m = py.import("ferric.return_types")?;
+            Ok(m.getattr(name)?.call1(((x, y),))?.unbind())
+        }
+    }
+}
+
 /// `max`/`min` with PyTorch's overloads: no dim -> 0-d tensor, an int dim -> (values,
 /// indices), a tensor -> elementwise maximum/minimum.
 fn minmax(
@@ -44,6 +63,7 @@ fn minmax(
     keepdim: Option<bool>,
     other: Arg,
     max: bool,
+    out: Arg,
 ) -> PyResult<Py<PyAny>> {
     let name = if max { "max" } else { "min" };
     let is_tensor = |o: &Bound<'_, PyAny>| as_tensor_ref(o).is_some() || is_ndarray(o);
@@ -73,14 +93,15 @@ fn minmax(
         } else {
             BinaryOp::Minimum
         };
-        return Ok(wrap_var(py, binary(op, VA::V(t), VA::V(&b))?)?.into_any());
+        let r = binary(op, VA::V(t), VA::V(&b))?;
+        return finish(py, name, out, OutDtype::Cast, r);
     }
     let keepdim = keepdim_needs_dim(name, dim, keepdim)?;
     match dim.filter(|d| !d.is_none()) {
-        None => Ok(wrap_var(py, av::max_all(t, max)?)?.into_any()),
+        None => finish(py, name, out, OutDtype::Same, av::max_all(t, max)?),
         Some(d) => {
             let (v, i) = av::max_dim(t, index_int(d, "dim")?, keepdim, max)?;
-            named(py, name, v, Var::plain(i))
+            named_out(py, name, out, v, Var::plain(i))
         }
     }
 }
@@ -197,6 +218,34 @@ pub fn dim_or_axis<'a, 'py>(
     }
 }
 
+/// The dtype a sum-like reduction computes in when it writes into `out`, and the rule
+/// out's dtype then meets: PyTorch sums in out's dtype unless `dtype=` is given (which
+/// out must then have), and `mean` only into a floating out. Like PyTorch, the
+/// reductions over all elements take no `out`.
+fn reduce_out_dtype(
+    op: &str,
+    has_dim: bool,
+    dtype: Option<DType>,
+    out: &Bound<'_, PyTensor>,
+    input: &Tensor,
+) -> PyResult<(Option<DType>, OutDtype)> {
+    if !has_dim {
+        return Err(PyTypeError::new_err(format!(
+            "{op}() received an invalid combination of arguments - got (Tensor, out=Tensor), \
+             but expected one of:\n * (Tensor input, *, torch.dtype dtype = None)\n * (Tensor \
+             input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, \
+             Tensor out = None)"
+        )));
+    }
+    let od = out.borrow().t.dtype();
+    let mean = op.ends_with("mean");
+    Ok(match dtype {
+        Some(d) => (Some(d), OutDtype::Same),
+        None if mean && !(od.is_float() && input.dtype().is_float()) => (None, OutDtype::Cast),
+        None => (Some(od), OutDtype::Same),
+    })
+}
+
 /// Sums-like methods that share `(dim=None, keepdim=False, *, dtype=None)`.
 macro_rules! sum_methods {
     ($($name:ident => $f:path, $doc:expr;)*) => {
@@ -204,12 +253,19 @@ macro_rules! sum_methods {
         impl PyTensor {
             $(
                 #[doc = $doc]
-                #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None, axis=None))]
-                fn $name(&self, py: Python<'_>, dim: Arg, keepdim: bool, dtype: Arg, axis: Arg)
-                    -> PyResult<Py<PyTensor>> {
-                    let dim = dim_or_axis(stringify!($name), dim, axis)?;
+                #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None, axis=None, out=None))]
+                fn $name(&self, py: Python<'_>, dim: Arg, keepdim: bool, dtype: Arg, axis: Arg,
+                    out: Arg) -> PyResult<Py<PyAny>> {
+                    let op = stringify!($name);
+                    let dim = dim_or_axis(op, dim, axis)?;
                     let (d, dt) = (dims_arg(dim)?, opt_dtype(dtype)?);
-                    wrap_var(py, $f(&self.var()?, d.as_deref(), keepdim, dt)?)
+                    let Some(o) = out_arg(op, out)? else {
+                        return Ok(wrap_var(py, $f(&self.var()?, d.as_deref(), keepdim, dt)?)?
+                            .into_any());
+                    };
+                    let (dt, rule) = reduce_out_dtype(op, d.is_some(), dt, &o, &self.t)?;
+                    let r = $f(&self.var()?, d.as_deref(), keepdim, dt)?;
+                    finish(py, op, out, rule, r)
                 }
             )*
         }
@@ -219,7 +275,7 @@ macro_rules! sum_methods {
 sum_methods! {
     sum => av::sum,
         concat!(
-            "sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n",
+            "sum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor\n",
             "\n",
             "The sum of the elements (over the dimension(s) ``dim``, or all); integer and bool inputs sum in int64.\n",
             "\n",
@@ -228,6 +284,7 @@ sum_methods! {
             "    dim (int or tuple of ints, optional): the dimension(s) to reduce.\n",
             "    keepdim (bool): whether the reduced dimensions are kept with size 1.\n",
             "    dtype (:class:`ferric.dtype`, optional): the desired data type of the result.\n",
+            "    out (Tensor, optional): the output tensor (only with ``dim``).\n",
             "\n",
             "Example:\n",
             "    >>> ferric.sum(ferric.tensor([[1, 2], [3, 4]]), dim=0)\n",
@@ -235,7 +292,7 @@ sum_methods! {
         );
     nansum => av::nansum,
         concat!(
-            "nansum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n",
+            "nansum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor\n",
             "\n",
             ":func:`ferric.sum` that treats NaN as zero.\n",
             "\n",
@@ -244,6 +301,7 @@ sum_methods! {
             "    dim (int or tuple of ints, optional): the dimension(s) to reduce.\n",
             "    keepdim (bool): whether the reduced dimensions are kept with size 1.\n",
             "    dtype (:class:`ferric.dtype`, optional): the desired data type of the result.\n",
+            "    out (Tensor, optional): the output tensor (only with ``dim``).\n",
             "\n",
             "Example:\n",
             "    >>> ferric.nansum(ferric.tensor([1., float('nan'), 3.]))\n",
@@ -251,7 +309,7 @@ sum_methods! {
         );
     mean => av::mean,
         concat!(
-            "mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n",
+            "mean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor\n",
             "\n",
             "The mean of ``input`` (over the dimension(s) ``dim``, or all elements); ``input`` must be floating point unless ``dtype`` is.\n",
             "\n",
@@ -260,6 +318,7 @@ sum_methods! {
             "    dim (int or tuple of ints, optional): the dimension(s) to reduce.\n",
             "    keepdim (bool): whether the reduced dimensions are kept with size 1.\n",
             "    dtype (:class:`ferric.dtype`, optional): the desired data type of the result.\n",
+            "    out (Tensor, optional): the output tensor (only with ``dim``).\n",
             "\n",
             "Example:\n",
             "    >>> ferric.mean(ferric.tensor([[1., 2.], [3., 4.]]), dim=1)\n",
@@ -267,7 +326,7 @@ sum_methods! {
         );
     nanmean => av::nanmean,
         concat!(
-            "nanmean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor\n",
+            "nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor\n",
             "\n",
             ":func:`ferric.mean` that ignores NaN elements.\n",
             "\n",
@@ -276,6 +335,7 @@ sum_methods! {
             "    dim (int or tuple of ints, optional): the dimension(s) to reduce.\n",
             "    keepdim (bool): whether the reduced dimensions are kept with size 1.\n",
             "    dtype (:class:`ferric.dtype`, optional): the desired data type of the result.\n",
+            "    out (Tensor, optional): the output tensor (only with ``dim``).\n",
             "\n",
             "Example:\n",
             "    >>> ferric.nanmean(ferric.tensor([1., float('nan'), 3.]))\n",
@@ -285,8 +345,8 @@ sum_methods! {
 
 #[pymethods]
 impl PyTensor {
-    #[pyo3(signature = (dim=None, keepdim=None, *, dtype=None))]
-    /// prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor
+    #[pyo3(signature = (dim=None, keepdim=None, *, dtype=None, out=None))]
+    /// prod(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
     ///
     /// The product of the elements (over ``dim``, or all); integer and bool inputs multiply in
     /// int64.
@@ -296,6 +356,7 @@ impl PyTensor {
     ///     dim (int, optional): the dimension to operate along.
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
     ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     out (Tensor, optional): the output tensor (only with ``dim``).
     ///
     /// Example:
     ///     >>> ferric.prod(ferric.tensor([[1, 2], [3, 4]]), 1)
@@ -306,17 +367,29 @@ impl PyTensor {
         dim: Arg,
         keepdim: Option<bool>,
         dtype: Arg,
-    ) -> PyResult<Py<PyTensor>> {
+        out: Arg,
+    ) -> PyResult<Py<PyAny>> {
         let keepdim = keepdim_needs_dim("prod", dim, keepdim)?;
         let d = dim
             .filter(|d| !d.is_none())
             .map(|d| index_int(d, "dim"))
             .transpose()?;
-        wrap_var(py, av::prod(&self.var()?, d, keepdim, opt_dtype(dtype)?)?)
+        let (mut dt, mut rule) = (opt_dtype(dtype)?, OutDtype::Same);
+        if let Some(o) = out_arg("prod", out)? {
+            (dt, rule) = reduce_out_dtype("prod", d.is_some(), dt, &o, &self.t)?;
+        }
+        finish(
+            py,
+            "prod",
+            out,
+            rule,
+            // autocast's fp32 list
+            av::prod(&crate::python::autocast::fp32(self.var()?)?, d, keepdim, dt)?,
+        )
     }
 
-    #[pyo3(signature = (dim=None, keepdim=None, *, other=None))]
-    /// max(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
+    #[pyo3(signature = (dim=None, keepdim=None, *, other=None, out=None))]
+    /// max(input, dim=None, keepdim=False, *, out=None) -> Tensor or (Tensor values, LongTensor indices)
     ///
     /// Without ``dim``, the largest element as a 0-d tensor; with ``dim``, the named tuple
     /// ``(values, indices)`` of the maxima along it; ``max(input, other)`` is
@@ -326,6 +399,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     dim (int, optional): the dimension to operate along.
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///     out (Tensor or tuple of Tensors, optional): the output tensor(s).
     ///
     /// Example:
     ///     >>> ferric.max(ferric.tensor([[1., 5.], [3., 2.]]))
@@ -340,12 +414,13 @@ impl PyTensor {
         dim: Arg,
         keepdim: Option<bool>,
         other: Arg,
+        out: Arg,
     ) -> PyResult<Py<PyAny>> {
-        minmax(py, &self.var()?, dim, keepdim, other, true)
+        minmax(py, &self.var()?, dim, keepdim, other, true, out)
     }
 
-    #[pyo3(signature = (dim=None, keepdim=None, *, other=None))]
-    /// min(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
+    #[pyo3(signature = (dim=None, keepdim=None, *, other=None, out=None))]
+    /// min(input, dim=None, keepdim=False, *, out=None) -> Tensor or (Tensor values, LongTensor indices)
     ///
     /// Without ``dim``, the smallest element as a 0-d tensor; with ``dim``, the named tuple
     /// ``(values, indices)`` of the minima along it; ``min(input, other)`` is
@@ -355,6 +430,7 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     dim (int, optional): the dimension to operate along.
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///     out (Tensor or tuple of Tensors, optional): the output tensor(s).
     ///
     /// Example:
     ///     >>> ferric.min(ferric.tensor([[1., 5.], [3., 2.]]), 1)
@@ -367,8 +443,9 @@ impl PyTensor {
         dim: Arg,
         keepdim: Option<bool>,
         other: Arg,
+        out: Arg,
     ) -> PyResult<Py<PyAny>> {
-        minmax(py, &self.var()?, dim, keepdim, other, false)
+        minmax(py, &self.var()?, dim, keepdim, other, false, out)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false, *, axis=None))]
@@ -631,8 +708,8 @@ impl PyTensor {
         wrap(py, r::count_nonzero(&self.t, d.as_deref())?)
     }
 
-    #[pyo3(signature = (dim, *, dtype=None))]
-    /// cumsum(input, dim, *, dtype=None) -> Tensor
+    #[pyo3(signature = (dim, *, dtype=None, out=None))]
+    /// cumsum(input, dim, *, dtype=None, out=None) -> Tensor
     ///
     /// The cumulative sum of ``input`` along ``dim``; integer and bool inputs sum in int64.
     ///
@@ -640,12 +717,23 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     dim (int, optional): the dimension to operate along.
     ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.cumsum(ferric.tensor([1, 2, 3, 4]), 0)
     ///     tensor([ 1,  3,  6, 10])
-    fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Arg) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, av::cumsum(&self.var()?, dim, opt_dtype(dtype)?, false)?)
+    fn cumsum(&self, py: Python<'_>, dim: i64, dtype: Arg, out: Arg) -> PyResult<Py<PyAny>> {
+        let (mut dt, mut rule) = (opt_dtype(dtype)?, OutDtype::Same);
+        if let Some(o) = out_arg("cumsum", out)? {
+            (dt, rule) = reduce_out_dtype("cumsum", true, dt, &o, &self.t)?;
+        }
+        finish(
+            py,
+            "cumsum",
+            out,
+            rule,
+            av::cumsum(&self.var()?, dim, dt, false)?,
+        )
     }
 
     #[pyo3(signature = (dim, *, dtype=None))]

@@ -6,7 +6,7 @@
 use crate::autograd::sort as av;
 use crate::autograd::Var;
 use crate::python::convert::{index_int, scalar_arg};
-use crate::python::reduce::{keepdim_needs_dim, named};
+use crate::python::reduce::{keepdim_needs_dim, named, named_out};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
@@ -20,7 +20,7 @@ type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
 #[pymethods]
 impl PyTensor {
-    /// sort(input, dim=-1, descending=False, *, stable=False) -> (Tensor values, LongTensor indices)
+    /// sort(input, dim=-1, descending=False, *, stable=False, out=None) -> (Tensor values, LongTensor indices)
     ///
     /// Sorts the elements of ``input`` along ``dim`` and returns the named tuple
     /// ``(values, indices)``, where ``indices`` locate the sorted values in ``input``.
@@ -30,6 +30,7 @@ impl PyTensor {
     ///     dim (int): the dimension to sort along. Default: -1.
     ///     descending (bool): sort largest first. Default: False.
     ///     stable (bool): keep the order of equal elements (keyword-only, as in PyTorch). Default: False.
+    ///     out (tuple, optional): two tensors that receive the values and the indices.
     ///
     /// Example:
     ///     >>> x = ferric.tensor([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]])
@@ -44,8 +45,8 @@ impl PyTensor {
     ///     tensor([[ 3.0000,  1.0000,  4.0000],
     ///             [ 0.5000, -1.0000,  2.0000]])
     #[pyo3(
-        signature = (dim=-1, descending=false, *, stable=None),
-        text_signature = "(self, /, dim=-1, descending=False, *, stable=None)"
+        signature = (dim=-1, descending=false, *, stable=None, out=None),
+        text_signature = "(self, /, dim=-1, descending=False, *, stable=None, out=None)"
     )]
     fn sort(
         &self,
@@ -53,10 +54,11 @@ impl PyTensor {
         dim: i64,
         descending: bool,
         stable: Option<bool>,
+        out: Arg,
     ) -> PyResult<Py<PyAny>> {
         let stable = stable.unwrap_or(false);
         let (v, i) = av::sort(&self.var()?, dim, descending, stable)?;
-        named(py, "sort", v, Var::plain(i))
+        named_out(py, "sort", out, v, Var::plain(i))
     }
 
     #[pyo3(
@@ -103,10 +105,10 @@ impl PyTensor {
     }
 
     #[pyo3(
-        signature = (k, dim=-1, largest=true, sorted=true),
-        text_signature = "(self, /, k, dim=-1, largest=True, sorted=True)"
+        signature = (k, dim=-1, largest=true, sorted=true, *, out=None),
+        text_signature = "(self, /, k, dim=-1, largest=True, sorted=True, *, out=None)"
     )]
-    /// topk(input, k, dim=-1, largest=True, sorted=True) -> (Tensor values, LongTensor indices)
+    /// topk(input, k, dim=-1, largest=True, sorted=True, *, out=None) -> (Tensor values, LongTensor indices)
     ///
     /// The ``k`` largest (or smallest) elements along ``dim`` and their indices.
     ///
@@ -116,6 +118,7 @@ impl PyTensor {
     ///     dim (int, optional): the dimension to operate along.
     ///     largest (bool): return the largest (True) or the smallest elements.
     ///     sorted (bool): return the elements in sorted order.
+    ///     out (tuple of Tensors, optional): the values and indices tensors to write into.
     ///
     /// Example:
     ///     >>> ferric.topk(ferric.tensor([1., 5., 3., 4.]), 2)
@@ -129,9 +132,10 @@ impl PyTensor {
         dim: i64,
         largest: bool,
         sorted: bool,
+        out: Arg,
     ) -> PyResult<Py<PyAny>> {
         let (v, i) = av::topk(&self.var()?, k, dim, largest, sorted)?;
-        named(py, "topk", v, Var::plain(i))
+        named_out(py, "topk", out, v, Var::plain(i))
     }
 
     #[pyo3(

@@ -1,10 +1,16 @@
-"""``autocast``: the mixed-precision region, with PyTorch's state and warnings.
+"""``autocast``: the mixed-precision region, with PyTorch's state, warnings and CPU
+cast policy.
 
-ferric has no reduced-precision dtypes yet (no float16/bfloat16), so an enabled CPU
-autocast region is a documented no-op for the arithmetic: ops keep computing in float32.
-What scripts can observe is mirrored: ``is_autocast_enabled("cpu")`` is true inside the
-region, nesting and decorating work, and ``device_type="cuda"`` warns and disables itself
-as on a CPU-only PyTorch build.
+Inside an enabled ``autocast("cpu")`` region (default dtype bfloat16, float16 allowed)
+ops follow PyTorch's CPU policy: the matrix products and convolutions (``matmul``,
+``mm``, ``bmm``, ``addmm``, ``baddbmm``, ``linear``, ``einsum``, ``conv1d/2d/3d``,
+``conv_transpose1d/2d/3d``, ``prelu``, ``scaled_dot_product_attention``) cast their
+floating inputs to the autocast dtype; the losses, ``cdist``, ``prod``,
+``local_response_norm`` and the ``linalg`` decompositions cast them to float32; float64
+tensors are never cast, and every other op runs in its inputs' dtype. The state lives
+in the extension (``_core._set_autocast_cpu_dtype``) so the Rust bindings read it with
+no Python call. ``device_type="cuda"`` warns and disables itself as on a CPU-only
+PyTorch build.
 """
 
 from __future__ import annotations
@@ -24,9 +30,14 @@ _dtypes: dict[str, object] = {}
 
 
 def _default_dtype(device_type: str):
-    # PyTorch defaults to bfloat16 (cpu) / float16 (cuda); ferric has neither, and the
-    # region computes in float32 anyway, so report the dtype that is actually used
-    return _core.float32
+    # PyTorch's defaults: bfloat16 on CPU, float16 on CUDA
+    return _core.bfloat16 if device_type == "cpu" else _core.float16
+
+
+def _sync_cpu() -> None:
+    """Hands the CPU region's state to the extension, which applies the casts."""
+    on = _enabled.get("cpu", False)
+    _core._set_autocast_cpu_dtype(get_autocast_dtype("cpu") if on else None)
 
 
 def is_autocast_available(device_type: str) -> bool:
@@ -77,11 +88,13 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
     if enabled is None:
         device_type, enabled = "cuda", device_type
     _enabled[device_type] = bool(enabled)
+    if device_type == "cpu":
+        _sync_cpu()
 
 
 def get_autocast_dtype(device_type: str):
-    """The dtype autocast casts to on ``device_type``: ferric reports ``float32`` (it has
-    no float16/bfloat16; see the module docstring).
+    """The dtype autocast casts to on ``device_type`` (bfloat16 on CPU unless a region
+    chose float16, as PyTorch).
 
     Args:
         device_type (str): the device type to ask about.
@@ -89,7 +102,7 @@ def get_autocast_dtype(device_type: str):
     Example:
         >>> import ferric
         >>> ferric.get_autocast_dtype('cpu')
-        ferric.float32
+        ferric.bfloat16
     """
     return _dtypes.get(device_type, _default_dtype(device_type))
 
@@ -99,19 +112,20 @@ class autocast:
 
     Args:
         device_type (str): ``"cpu"`` or ``"cuda"``.
-        dtype: the reduced dtype; ferric has none, so ops keep computing in float32.
+        dtype: the lower-precision dtype (``ferric.bfloat16`` by default on CPU, or
+            ``ferric.float16``).
         enabled (bool): whether the region is active. Default: ``True``
         cache_enabled (bool): accepted for compatibility.
 
     On ferric, ``device_type="cuda"`` warns and disables the region (no CUDA), exactly
-    like a CPU-only PyTorch build; ``device_type="cpu"`` marks the region active
-    (``is_autocast_enabled("cpu")``) but changes no results.
+    like a CPU-only PyTorch build; ``device_type="cpu"`` applies PyTorch's CPU cast policy
+    (see the module docstring).
 
     Example:
         >>> import ferric
         >>> with ferric.autocast("cpu"):
         ...     ferric.is_autocast_enabled("cpu"), (ferric.ones(2, 2) @ ferric.ones(2, 2)).dtype
-        (True, ferric.float32)
+        (True, ferric.bfloat16)
     """
 
     def __init__(self, device_type: str, dtype=None, enabled: bool = True,
@@ -129,14 +143,23 @@ class autocast:
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                           UserWarning, stacklevel=2)
             enabled = False
+        if (kind == "cpu" and enabled
+                and self.fast_dtype not in (_core.bfloat16, _core.float16)):
+            warnings.warn(
+                "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+                "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 "
+                "currently.", UserWarning, stacklevel=2)
+            enabled = False
         self._enabled = bool(enabled)
         self._saved: list[tuple[bool, object]] = []
 
     def __enter__(self):
         self._saved.append((is_autocast_enabled(self.device), _dtypes.get(self.device)))
         _enabled[self.device] = self._enabled
-        if self.fast_dtype is not None:
+        if self.fast_dtype is not None and self._enabled:
             _dtypes[self.device] = self.fast_dtype
+        if self.device == "cpu":
+            _sync_cpu()
         return self
 
     def __exit__(self, *exc):
@@ -146,6 +169,8 @@ class autocast:
             _dtypes.pop(self.device, None)
         else:
             _dtypes[self.device] = dtype
+        if self.device == "cpu":
+            _sync_cpu()
         return False
 
     def __call__(self, func):

@@ -500,6 +500,7 @@ def prelu(input, weight):
         >>> F.prelu(ferric.tensor([-2.0, 3.0]), ferric.tensor([0.25]))
         tensor([-0.5000,  3.0000])
     """
+    input, weight = _core._autocast_args("lower", input, weight)
     if weight.numel() != 1:
         if input.dim() == 0 or weight.numel() != input.shape[min(1, input.dim() - 1)]:
             raise RuntimeError(

@@ -38,6 +38,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         >>> F.scaled_dot_product_attention(q, k, v)
         tensor([[[1.6605, 2.6605]]])
     """
+    query, key, value = _core._autocast_args("lower", query, key, value)
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "

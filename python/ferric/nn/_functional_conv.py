@@ -37,6 +37,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         tensor([[[3., 3., 3.],
                  [3., 3., 3.]]])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     return _kernel("conv1d")(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -64,6 +65,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                   [6., 9., 9., 6.],
                   [4., 6., 6., 4.]]]])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     return _kernel("conv2d")(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -88,6 +90,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> F.conv_transpose1d(ferric.ones(1, 1, 3), ferric.ones(1, 1, 2), stride=2)
         tensor([[[1., 1., 1., 1., 1., 1.]]])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     return _kernel("conv_transpose1d")(input, weight, bias, stride, padding, output_padding,
                                        groups, dilation)
 
@@ -113,6 +116,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         >>> F.conv_transpose2d(ferric.ones(1, 1, 2, 2), ferric.ones(1, 1, 2, 2), stride=2).shape
         ferric.Size([1, 1, 4, 4])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     return _kernel("conv_transpose2d")(input, weight, bias, stride, padding, output_padding,
                                        groups, dilation)
 

@@ -69,6 +69,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         >>> F.conv3d(ferric.ones(1, 2, 4, 5, 5), ferric.ones(3, 2, 2, 3, 3)).shape
         ferric.Size([1, 3, 3, 3, 3])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     x, unbatched = _batched(input, "conv3d")
     if weight.dim() != 5:
         raise RuntimeError(
@@ -151,6 +152,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         ...                    stride=2).shape
         ferric.Size([1, 4, 6, 6, 6])
     """
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
     x, unbatched = _batched(input, "conv_transpose3d")
     if weight.dim() != 5:
         raise RuntimeError(

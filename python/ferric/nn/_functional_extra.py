@@ -145,6 +145,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         >>> F.local_response_norm(ferric.ones(1, 3, 1), 2, alpha=1.0, k=0.0).flatten()
         tensor([1.6818, 1.0000, 1.0000])
     """
+    input, = _core._autocast_args("fp32", input)
     dim = input.dim()
     if dim < 3:
         # (PyTorch's message has the run of spaces of a continued string literal)

@@ -97,6 +97,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         >>> F.mse_loss(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 0.0]), reduction="none")
         tensor([1., 4.])
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     diff = input - target
@@ -123,6 +124,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
         >>> F.l1_loss(ferric.tensor([1.0, 2.0]), ferric.tensor([0.0, 4.0]), reduction="sum")
         tensor(3.)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     return _weighted((input - target).abs(), weight, input, reduction)
@@ -153,6 +155,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         >>> F.smooth_l1_loss(ferric.tensor([0.0, 3.0]), ferric.tensor([0.5, 0.0]))
         tensor(1.3125)
     """
+    input, target = _core._autocast_args("fp32", input, target)
     _warn_broadcast(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -182,6 +185,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         >>> F.huber_loss(ferric.tensor([0.0, 3.0]), ferric.tensor([0.5, 0.0]))
         tensor(1.3125)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     _warn_broadcast(input, target)
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
@@ -209,6 +213,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         >>> F.binary_cross_entropy(ferric.tensor([0.8, 0.3]), ferric.tensor([1.0, 0.0]))
         tensor(0.2899)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -249,6 +254,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         >>> F.binary_cross_entropy_with_logits(logits, target)
         tensor(0.3466)
     """
+    input, target, weight, pos_weight = _core._autocast_args(
+        "fp32", input, target, weight, pos_weight)
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -291,6 +298,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
         >>> F.kl_div(log_p, ferric.tensor([0.5, 0.5]), reduction='sum')
         tensor(0.1438)
     """
+    input, target = _core._autocast_args("fp32", input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     elif reduction == "mean":
@@ -341,6 +349,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         >>> F.nll_loss(logp, ferric.tensor([1, -100]))  # ignore_index=-100 is skipped
         tensor(0.3133)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     return _core._nll_loss(input, target, weight, reduction, ignore_index)
 
@@ -373,6 +382,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         >>> F.cross_entropy(logits, ferric.tensor([0, 1]))
         tensor(0.1269)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     return _core._cross_entropy(input, target, weight, reduction, ignore_index,
                                 label_smoothing)
@@ -399,6 +409,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         >>> F.poisson_nll_loss(ferric.tensor([0.0, 1.0]), ferric.tensor([1.0, 2.0]))
         tensor(0.8591)
     """
+    input, target = _core._autocast_args("fp32", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
@@ -467,6 +478,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         >>> F.soft_margin_loss(ferric.tensor([1.0, -1.0]), ferric.ones(2))
         tensor(0.8133)
     """
+    input, target = _core._autocast_args("fp32", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     loss = _reduce(_core.softplus(-target * input), reduction)
     return _core._named_node(loss, "SoftMarginLossBackward0")
@@ -493,6 +505,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         >>> F.margin_ranking_loss(a, b, ferric.tensor([1.0, 1.0]))
         tensor(0.5000)
     """
+    input1, input2, target = _core._autocast_args("fp32", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0.0), reduction)
 
@@ -516,6 +529,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
         >>> F.hinge_embedding_loss(ferric.tensor([0.3, 2.0]), ferric.tensor([1, -1]))
         tensor(0.1500)
     """
+    input, target = _core._autocast_args("fp32", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     zeros = _core.zeros_like(input)
     margin_clamp = (margin - input).clamp_min(0.0)
@@ -546,6 +560,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
         >>> F.cosine_embedding_loss(a, b, ferric.tensor([1, -1]))
         tensor(0.)
     """
+    input1, input2, target = _core._autocast_args("fp32", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     eps = 1e-12
     dim = input1.dim() - 1

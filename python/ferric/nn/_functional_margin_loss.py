@@ -41,6 +41,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         >>> F.multilabel_margin_loss(x, ferric.tensor([[3, 0, -1, 1]]))
         tensor(0.8500)
     """
+    input, target = _core._autocast_args("fp32", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_class_input("multilabel_margin_loss", input, target)
     if target.shape != input.shape:
@@ -114,6 +115,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         >>> F.multi_margin_loss(ferric.tensor([[0.1, 0.2, 0.4, 0.8]]), ferric.tensor([3]))
         tensor(0.3250)
     """
+    input, target, weight = _core._autocast_args("fp32", input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -183,6 +185,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         >>> F.triplet_margin_loss(a, pos, neg)
         tensor(2.4142)
     """
+    anchor, positive, negative = _core._autocast_args("fp32", anchor, positive, negative)
     reduction = _reduction(size_average, reduce, reduction)
     _same_rank("triplet_margin_loss", anchor, positive, negative)
     d_pos = _pairwise(anchor, positive, p, eps)

@@ -66,6 +66,8 @@ PASSTHROUGH = {
     "is_nonzero", "is_same_size", "is_shared", "is_pinned", "untyped_storage",
     "is_grad_enabled", "is_inference", "get_default_dtype", "_nested_hook", "dim_order",
     "size", "is_inference_mode_enabled", "_is_view", "_base", "type_as_string",
+    # autocast's casts: the identity outside an autocast region
+    "_autocast_args", "_autocast_cpu_dtype",
 }
 _SKIP_METHODS = {"__new__", "__init__", "__getattribute__", "__getattr__", "__setattr__",
                  "__delattr__", "__init_subclass__", "__subclasshook__", "__class_getitem__",
