@@ -32,6 +32,16 @@ def _out(op: str, out, result: Tensor) -> Tensor:
     return _core._out_write(op, out, result, "cast")
 
 
+def _with_out_arg(doc: str) -> str:
+    """``doc`` (a docstring with ``Args:`` and ``Example``) with an ``out`` entry at the
+    end of its ``Args:`` section (``ferric.special``'s own functions use it)."""
+    head, sep, tail = doc.partition("\nExample")
+    if not sep:
+        return doc
+    return head.rstrip("\n") + "\n    out (Tensor, optional): the output tensor.\n\n" + (
+        sep.lstrip("\n") + tail)
+
+
 # The functions of a family take the same arguments, so their docstrings share one
 # ``Args:`` block; each function gives its summary and its example.
 _UNARY_ARGS = """
