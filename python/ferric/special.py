@@ -372,7 +372,25 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
 # plain aliases of ferric's elementwise functions (PyTorch's spellings in torch.special)
 digamma = _core.digamma
 psi = _core.digamma
-gammaln = _core.lgamma
+
+
+def gammaln(input: Tensor, *, out=None) -> Tensor:
+    """The natural logarithm of the absolute value of the gamma function, elementwise
+    (:func:`ferric.lgamma` under ``torch.special``'s name).
+
+    Args:
+        input (Tensor): the input tensor.
+        out (Tensor, optional): the output tensor.
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.special.gammaln(ferric.tensor([0.5, 1.0, 4.0]))
+        tensor([0.5724, 0.0000, 1.7918])
+    """
+    return _core.lgamma(input, out=out)
+
+
 erf = _core.erf
 erfc = _core.erfc
 erfinv = _core.erfinv
