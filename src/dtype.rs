@@ -397,154 +397,86 @@ fn f64_to_i64_x86(v: f64) -> i64 {
     }
 }
 
+/// One `Element` impl: `to(|x| ...)` gives the conversions out of an element `x`, and
+/// `from(|v| ...)` the conversions into one from a float64, an int64 and a bool `v`.
+#[rustfmt::skip]
+macro_rules! element {
+    ($t:ty, $d:ident,
+     to(|$x:ident| f64: $tf:expr, i64: $ti:expr, bool: $tb:expr, scalar: $ts:expr),
+     from(|$v:ident| f64: $ff:expr, i64: $fi:expr, bool: $fb:expr)) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            fn to_f64(self) -> f64 { let $x = self; $tf }
+            fn to_i64(self) -> i64 { let $x = self; $ti }
+            fn to_bool(self) -> bool { let $x = self; $tb }
+            fn to_scalar(self) -> Scalar { let $x = self; $ts }
+            fn from_f64($v: f64) -> Self { $ff }
+            fn from_i64($v: i64) -> Self { $fi }
+            fn from_bool($v: bool) -> Self { $fb }
+        }
+    };
+}
+
+element!(bool, Bool,
+    to(|x| f64: x as u8 as f64, i64: x as i64, bool: x, scalar: Scalar::Bool(x)),
+    from(|v| f64: v != 0.0, i64: v != 0, bool: v));
+element!(i64, I64,
+    to(|x| f64: x as f64, i64: x, bool: x != 0, scalar: Scalar::Int(x)),
+    from(|v| f64: f64_to_i64_x86(v), i64: v, bool: v as i64));
+
 /// The narrow integer types: values wrap (two's complement) from int64, and floating
 /// values convert as PyTorch CPU converts them on x86: int32, int16 and int8 through a
 /// 32-bit truncation, uint8 through int64 (c10's `static_cast_with_inter_type`).
 macro_rules! int_element {
-    ($t:ty, $d:expr, |$v:ident| $from_float:expr) => {
-        impl Element for $t {
-            const DTYPE: DType = $d;
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            fn to_i64(self) -> i64 {
-                self as i64
-            }
-            fn to_bool(self) -> bool {
-                self != 0
-            }
-            fn from_f64($v: f64) -> Self {
-                $from_float
-            }
-            fn from_i64(v: i64) -> Self {
-                v as $t
-            }
-            fn from_bool(v: bool) -> Self {
-                v as $t
-            }
-            fn to_scalar(self) -> Scalar {
-                Scalar::Int(self as i64)
-            }
-        }
+    ($t:ty, $d:ident, |$v:ident| $from_float:expr) => {
+        element!($t, $d,
+            to(|x| f64: x as f64, i64: x as i64, bool: x != 0, scalar: Scalar::Int(x as i64)),
+            from(|$v| f64: $from_float, i64: $v as $t, bool: $v as $t));
     };
 }
-int_element!(i32, DType::I32, |v| f64_to_i32_x86(v));
-int_element!(i16, DType::I16, |v| f64_to_i32_x86(v) as i16);
-int_element!(i8, DType::I8, |v| f64_to_i32_x86(v) as i8);
-int_element!(u8, DType::U8, |v| f64_to_i64_x86(v) as u8);
+int_element!(i32, I32, |v| f64_to_i32_x86(v));
+int_element!(i16, I16, |v| f64_to_i32_x86(v) as i16);
+int_element!(i8, I8, |v| f64_to_i32_x86(v) as i8);
+int_element!(u8, U8, |v| f64_to_i64_x86(v) as u8);
 
 /// The half types: values are stored rounded to nearest-even; a float64 is first
 /// rounded to float32, as c10's `Half(double)` / `BFloat16(double)` do.
 macro_rules! half_element {
-    ($t:ty, $d:expr) => {
-        impl Element for $t {
-            const DTYPE: DType = $d;
-            fn to_f64(self) -> f64 {
-                self.to_f64()
-            }
-            fn to_i64(self) -> i64 {
-                f64_to_i64_x86(self.to_f64())
-            }
-            fn to_bool(self) -> bool {
-                self.to_f32() != 0.0
-            }
-            fn from_f64(v: f64) -> Self {
-                <$t>::from_f32(v as f32)
-            }
-            fn from_i64(v: i64) -> Self {
-                <$t>::from_f32(v as f32)
-            }
-            fn from_bool(v: bool) -> Self {
-                <$t>::from_f32(v as u8 as f32)
-            }
-            fn to_scalar(self) -> Scalar {
-                Scalar::Float(self.to_f64())
-            }
-        }
+    ($t:ty, $d:ident) => {
+        element!($t, $d,
+            to(|x| f64: x.to_f64(), i64: f64_to_i64_x86(x.to_f64()), bool: x.to_f32() != 0.0,
+               scalar: Scalar::Float(x.to_f64())),
+            from(|v| f64: <$t>::from_f32(v as f32), i64: <$t>::from_f32(v as f32),
+                 bool: <$t>::from_f32(v as u8 as f32)));
     };
 }
-half_element!(half::f16, DType::F16);
-half_element!(half::bf16, DType::BF16);
+half_element!(half::f16, F16);
+half_element!(half::bf16, BF16);
 
 macro_rules! float_element {
-    ($t:ty, $d:expr) => {
-        impl Element for $t {
-            const DTYPE: DType = $d;
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            fn to_i64(self) -> i64 {
-                self as i64
-            }
-            fn to_bool(self) -> bool {
-                self != 0.0
-            }
-            fn from_f64(v: f64) -> Self {
-                v as $t
-            }
-            fn from_i64(v: i64) -> Self {
-                v as $t
-            }
-            fn from_bool(v: bool) -> Self {
-                v as u8 as $t
-            }
-            fn to_scalar(self) -> Scalar {
-                Scalar::Float(self as f64)
-            }
-        }
+    ($t:ty, $d:ident) => {
+        element!($t, $d,
+            to(|x| f64: x as f64, i64: x as i64, bool: x != 0.0, scalar: Scalar::Float(x as f64)),
+            from(|v| f64: v as $t, i64: v as $t, bool: v as u8 as $t));
     };
 }
-float_element!(f32, DType::F32);
-float_element!(f64, DType::F64);
+float_element!(f32, F32);
+float_element!(f64, F64);
 
-impl Element for i64 {
-    const DTYPE: DType = DType::I64;
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    fn to_i64(self) -> i64 {
-        self
-    }
-    fn to_bool(self) -> bool {
-        self != 0
-    }
-    fn from_f64(v: f64) -> Self {
-        f64_to_i64_x86(v)
-    }
-    fn from_i64(v: i64) -> Self {
-        v
-    }
-    fn from_bool(v: bool) -> Self {
-        v as i64
-    }
-    fn to_scalar(self) -> Scalar {
-        Scalar::Int(self)
-    }
-}
-
-impl Element for bool {
-    const DTYPE: DType = DType::Bool;
-    fn to_f64(self) -> f64 {
-        self as u8 as f64
-    }
-    fn to_i64(self) -> i64 {
-        self as i64
-    }
-    fn to_bool(self) -> bool {
-        self
-    }
-    fn from_f64(v: f64) -> Self {
-        v != 0.0
-    }
-    fn from_i64(v: i64) -> Self {
-        v != 0
-    }
-    fn from_bool(v: bool) -> Self {
-        v
-    }
-    fn to_scalar(self) -> Scalar {
-        Scalar::Bool(self)
-    }
+/// The `match` behind the `with_*dtype!` macros: one arm per listed dtype binding `$T`
+/// to its element type, and `$other` for the rest when given.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! match_dtype {
+    ($dtype:expr, $T:ident, $body:expr, [$($d:ident => $t:ty),+] $(, $other:expr)?) => {
+        match $dtype {
+            $($crate::dtype::DType::$d => {
+                type $T = $t;
+                $body
+            })+
+            $(_ => $other,)?
+        }
+    };
 }
 
 /// Runs `$body` with `$T` bound to the Rust element type of `$dtype` (any dtype: for
@@ -552,48 +484,10 @@ impl Element for bool {
 #[macro_export]
 macro_rules! with_dtype {
     ($dtype:expr, $T:ident, $body:expr) => {
-        match $dtype {
-            $crate::dtype::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            $crate::dtype::DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::dtype::DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::dtype::DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::dtype::DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::dtype::DType::F16 => {
-                type $T = half::f16;
-                $body
-            }
-            $crate::dtype::DType::BF16 => {
-                type $T = half::bf16;
-                $body
-            }
-            $crate::dtype::DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::dtype::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::dtype::DType::F64 => {
-                type $T = f64;
-                $body
-            }
-        }
+        $crate::match_dtype!($dtype, $T, $body, [
+            Bool => bool, U8 => u8, I8 => i8, I16 => i16, I32 => i32, F16 => half::f16,
+            BF16 => half::bf16, I64 => i64, F32 => f32, F64 => f64
+        ])
     };
 }
 
@@ -603,25 +497,7 @@ macro_rules! with_dtype {
 #[macro_export]
 macro_rules! with_compute_dtype {
     ($dtype:expr, $T:ident, $body:expr, $other:expr) => {
-        match $dtype {
-            $crate::dtype::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            $crate::dtype::DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::dtype::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::dtype::DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            _ => $other,
-        }
+        $crate::match_dtype!($dtype, $T, $body, [Bool => bool, I64 => i64, F32 => f32, F64 => f64], $other)
     };
 }
 
@@ -630,17 +506,7 @@ macro_rules! with_compute_dtype {
 #[macro_export]
 macro_rules! with_float_dtype {
     ($dtype:expr, $T:ident, $body:expr, $other:expr) => {
-        match $dtype {
-            $crate::dtype::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::dtype::DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            _ => $other,
-        }
+        $crate::match_dtype!($dtype, $T, $body, [F32 => f32, F64 => f64], $other)
     };
 }
 
@@ -650,56 +516,34 @@ mod tests {
 
     #[test]
     fn promotion_follows_pytorch() {
-        let rt = |f: fn(ResultType) -> ResultType| f(ResultType::default()).finish();
-        // int tensor + python float -> default float
-        assert_eq!(
-            rt(|r| r.tensor(DType::I64, 1).scalar(Scalar::Float(1.0))),
-            DType::F32
-        );
-        // float64 tensor + python float -> float64
-        assert_eq!(
-            rt(|r| r.tensor(DType::F64, 1).scalar(Scalar::Float(1.0))),
-            DType::F64
-        );
-        // float32 tensor + 0-d float64 -> float32 (same category, dimensioned wins)
-        assert_eq!(
-            rt(|r| r.tensor(DType::F32, 2).tensor(DType::F64, 0)),
-            DType::F32
-        );
-        // int tensor + 0-d float64 -> float64 (higher category)
-        assert_eq!(
-            rt(|r| r.tensor(DType::I64, 2).tensor(DType::F64, 0)),
-            DType::F64
-        );
-        // bool tensor + python int -> int64
-        assert_eq!(
-            rt(|r| r.tensor(DType::Bool, 1).scalar(Scalar::Int(1))),
-            DType::I64
-        );
-        // bool tensor + python bool -> bool
-        assert_eq!(
-            rt(|r| r.tensor(DType::Bool, 1).scalar(Scalar::Bool(true))),
-            DType::Bool
-        );
-        // int tensor + python int -> int64
-        assert_eq!(
-            rt(|r| r.tensor(DType::I64, 1).scalar(Scalar::Int(3))),
-            DType::I64
-        );
-        // int8 tensor + python int stays int8; + 0-d int64 too (same category)
-        assert_eq!(
-            rt(|r| r.tensor(DType::I8, 1).scalar(Scalar::Int(1000))),
-            DType::I8
-        );
-        assert_eq!(
-            rt(|r| r.tensor(DType::I8, 1).tensor(DType::I64, 0)),
-            DType::I8
-        );
-        // float16 tensor + python float stays float16
-        assert_eq!(
-            rt(|r| r.tensor(DType::F16, 1).scalar(Scalar::Float(1.5))),
-            DType::F16
-        );
+        use DType::*;
+        use Scalar::{Bool as B, Float as F, Int as I};
+        // (tensor dtype and ndim, the other operand: a Python scalar or a 0-d tensor, result)
+        enum Other {
+            Py(Scalar),
+            ZeroD(DType),
+        }
+        use Other::*;
+        let cases = [
+            (I64, 1, Py(F(1.0)), F32),    // int tensor + python float -> default float
+            (F64, 1, Py(F(1.0)), F64),    // float64 tensor + python float -> float64
+            (F32, 2, ZeroD(F64), F32),    // same category: the dimensioned tensor wins
+            (I64, 2, ZeroD(F64), F64),    // higher category wins
+            (Bool, 1, Py(I(1)), I64),     // bool tensor + python int -> int64
+            (Bool, 1, Py(B(true)), Bool), // bool tensor + python bool -> bool
+            (I64, 1, Py(I(3)), I64),      // int tensor + python int -> int64
+            (I8, 1, Py(I(1000)), I8),     // int8 tensor + python int stays int8
+            (I8, 1, ZeroD(I64), I8),      // int8 tensor + 0-d int64 too (same category)
+            (F16, 1, Py(F(1.5)), F16),    // float16 tensor + python float stays float16
+        ];
+        for (dtype, ndim, other, want) in cases {
+            let r = ResultType::default().tensor(dtype, ndim);
+            let r = match other {
+                Py(s) => r.scalar(s),
+                ZeroD(d) => r.tensor(d, 0),
+            };
+            assert_eq!(r.finish(), want, "{dtype:?} (ndim {ndim})");
+        }
     }
 
     #[test]
