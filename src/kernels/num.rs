@@ -54,47 +54,11 @@ macro_rules! num {
         }
     };
 }
-num!(
-    f32,
-    0.0,
-    1.0,
-    f32::NEG_INFINITY,
-    f32::INFINITY,
-    true,
-    |a, b| a + b,
-    |a, b| a * b
-);
-num!(
-    f64,
-    0.0,
-    1.0,
-    f64::NEG_INFINITY,
-    f64::INFINITY,
-    true,
-    |a, b| a + b,
-    |a, b| a * b
-);
+num! { f32, 0.0, 1.0, f32::NEG_INFINITY, f32::INFINITY, true, |a, b| a + b, |a, b| a * b }
+num! { f64, 0.0, 1.0, f64::NEG_INFINITY, f64::INFINITY, true, |a, b| a + b, |a, b| a * b }
 // integer reductions wrap on overflow, like PyTorch
-num!(
-    i64,
-    0,
-    1,
-    i64::MIN,
-    i64::MAX,
-    false,
-    i64::wrapping_add,
-    i64::wrapping_mul
-);
-num!(
-    bool,
-    false,
-    true,
-    false,
-    true,
-    false,
-    |a, b| a | b,
-    |a, b| a & b
-);
+num! { i64, 0, 1, i64::MIN, i64::MAX, false, i64::wrapping_add, i64::wrapping_mul }
+num! { bool, false, true, false, true, false, |a, b| a | b, |a, b| a & b }
 
 macro_rules! float {
     ($t:ty) => {

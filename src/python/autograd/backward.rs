@@ -111,6 +111,21 @@ fn roots(outputs: &[Var], grads: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(Var
         .collect()
 }
 
+/// The `inputs=` of `backward()`: the leaves to accumulate into (all when absent),
+/// which may not be an empty list.
+pub(super) fn backward_inputs(inputs: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<Var>>> {
+    let inputs = match inputs {
+        Some(i) if !i.is_none() => Some(vars_of(i)?),
+        _ => None,
+    };
+    if inputs.as_ref().is_some_and(|i| i.is_empty()) {
+        return Err(PyRuntimeError::new_err(
+            "'inputs' argument to backward() cannot be empty.",
+        ));
+    }
+    Ok(inputs)
+}
+
 /// `torch.autograd.backward`.
 #[pyfunction]
 #[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false, inputs=None))]
@@ -123,15 +138,7 @@ pub(super) fn _run_backward(
 ) -> PyResult<()> {
     let outs = vars_of(tensors)?;
     let r = roots(&outs, grad_tensors)?;
-    let inputs = match inputs {
-        Some(i) if !i.is_none() => Some(vars_of(i)?),
-        _ => None,
-    };
-    if inputs.as_ref().is_some_and(|i| i.is_empty()) {
-        return Err(PyRuntimeError::new_err(
-            "'inputs' argument to backward() cannot be empty.",
-        ));
-    }
+    let inputs = backward_inputs(inputs)?;
     let retain = retain_graph.unwrap_or(create_graph);
     run(
         &r,

@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use std::rc::Rc;
 
-use super::backward::{check_grad_shape, ones_grad, vars_of};
+use super::backward::{backward_inputs, check_grad_shape, ones_grad};
 use super::hooks::{hook_callable, py_hook, HookTarget, Hooked, PyHandle};
 use super::node::{node_obj, PyNode};
 use super::*;
@@ -349,15 +349,7 @@ impl PyTensor {
             }
             _ => ones_grad(&self.t)?,
         };
-        let inputs = match inputs {
-            Some(i) if !i.is_none() => Some(vars_of(i)?),
-            _ => None,
-        };
-        if inputs.as_ref().is_some_and(|i| i.is_empty()) {
-            return Err(PyRuntimeError::new_err(
-                "'inputs' argument to backward() cannot be empty.",
-            ));
-        }
+        let inputs = backward_inputs(inputs)?;
         let retain = retain_graph.unwrap_or(create_graph);
         run(
             &[(me, g)],
