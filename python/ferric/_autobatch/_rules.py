@@ -15,8 +15,6 @@ a per-example ordinary tensor (a label) is stacked.
 
 from __future__ import annotations
 
-import operator
-
 from .. import _core
 from ._graph import ARGS, DEPTH, DTYPE, SHAPE, Pending
 
@@ -66,24 +64,72 @@ def _dim(d, rank):
     return d + 1
 
 
-def _per_example(g, x):
-    """(signature part, recorded arg, shape, dtype, depth) of an operand that differs
-    from example to example: a pending tensor, or an ordinary one that gets stacked."""
-    if type(x) is Pending:
+# operand kinds, the first item of an operand's signature part
+PENDING, SHARED, OWN, NUMBER = 0, 1, 2, 3
+
+
+class _Each:
+    """An ordinary tensor that is an example's own input (stacked when the group runs),
+    as opposed to one shared by every example (a parameter)."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+
+def _shared(t):
+    """Whether an ordinary tensor operand is shared by the examples rather than each
+    example's own: a tensor that requires grad and is a leaf (a parameter)."""
+    return t.requires_grad and t.is_leaf
+
+
+def _operand(g, x, numbers=False):
+    """(signature part, recorded arg, shape, dtype or None, depth) of one operand, or
+    None when it is none of these kinds: ``PENDING`` (a pending tensor, recorded as its
+    node), ``SHARED`` (an ordinary tensor shared by the examples, by identity),
+    ``OWN`` (an example's own ordinary tensor, stacked when the group runs) and, when
+    ``numbers``, ``NUMBER`` (a Python number, by value)."""
+    t = type(x)
+    if t is Pending:
         n = g.nodes[id(x)]
-        return (0, n[SHAPE], n[DTYPE]), n, n[SHAPE], n[DTYPE], n[DEPTH]
+        return (PENDING, n[SHAPE], n[DTYPE]), n, n[SHAPE], n[DTYPE], n[DEPTH]
+    if t is float or t is int:
+        if not numbers:
+            return None
+        return (NUMBER, t, x), x, (), None, 0
     if isinstance(x, Tensor):
         s = tuple(x.shape)
-        return (2, s, x.dtype), x, s, x.dtype, 0
+        if _shared(x):
+            return (SHARED, id(x)), x, s, x.dtype, 0
+        return (OWN, s, x.dtype), _Each(x), s, x.dtype, 0
     return None
 
 
+def _batch(g, xs):
+    """The recorded operands ``xs`` of a group's nodes (one per node) as one value: the
+    pending ones gathered, an example's own tensors stacked to ``(B, *shape)``; a shared
+    tensor or a number is returned as it is (the same for every node)."""
+    x = xs[0]
+    t = type(x)
+    if t is list:
+        return g.gather(xs)
+    if t is _Each:
+        return _stack([e.t for e in xs])
+    return x
+
+
 def _rows(g, nodes, j):
-    """Operand ``j`` of every node as one ``(B, *shape)`` tensor."""
-    x = nodes[0][ARGS][j]
-    if type(x) is list:
-        return g.gather([n[ARGS][j] for n in nodes])
-    return _stack([n[ARGS][j] for n in nodes])
+    """Operand ``j`` of a group (see ``_batch``)."""
+    return _batch(g, [n[ARGS][j] for n in nodes])
+
+
+def _expanded(g, xs, shape):
+    """``_batch`` with a shared tensor expanded to ``(B, *shape)`` too."""
+    y = _batch(g, xs)
+    if type(xs[0]) is list or type(xs[0]) is _Each:
+        return y
+    return y.unsqueeze(0).expand((len(xs),) + shape)
 
 
 class Rule:
@@ -116,8 +162,8 @@ class Unary(Rule):
                              n[DTYPE], n[DEPTH] + 1)
             return NotImplemented
         x = args[0] if args else kwargs.get("input")
-        o = _per_example(g, x)
-        if o is None or o[3] not in _FLOATS or (o[0][0] == 2 and _shared(x)):
+        o = _operand(g, x)
+        if o is None or o[3] not in _FLOATS or o[0][0] == SHARED:
             return NotImplemented
         extra = args[1:]
         if kwargs:
@@ -172,11 +218,11 @@ class Binary(Rule):
             for k in kwargs:
                 if k not in self.kw_ok:
                     return NotImplemented
-        oa = _elementwise_operand(g, a, self.num_first and self.numbers)
-        ob = _elementwise_operand(g, b, self.numbers)
+        oa = _operand(g, a, self.num_first and self.numbers)
+        ob = _operand(g, b, self.numbers)
         if oa is None or ob is None:
             return NotImplemented
-        if oa[0][0] != 0 and ob[0][0] != 0 and oa[0][0] != 2 and ob[0][0] != 2:
+        if oa[0][0] in (SHARED, NUMBER) and ob[0][0] in (SHARED, NUMBER):
             return NotImplemented    # nothing differs between examples: run it now
         dtype = oa[3] if oa[3] is not None else ob[3]
         if dtype not in _FLOATS or (ob[3] is not None and ob[3] != dtype):
@@ -195,51 +241,13 @@ class Binary(Rule):
         ops = []
         for j in (0, 1):
             x = n0[ARGS][j]
+            y = _rows(g, nodes, j)
             if type(x) is list:
-                y = g.gather([n[ARGS][j] for n in nodes])
-                ops.append(_lift(y, len(x[SHAPE]), rank))
+                y = _lift(y, len(x[SHAPE]), rank)
             elif type(x) is _Each:
-                y = _stack([n[ARGS][j].t for n in nodes])
-                ops.append(_lift(y, x.t.dim(), rank))
-            else:
-                ops.append(x)
+                y = _lift(y, x.t.dim(), rank)
+            ops.append(y)
         return self.fn(ops[0], ops[1], **kw)
-
-
-class _Each:
-    """An ordinary tensor that is an example's own input (stacked when the group runs),
-    as opposed to one shared by every example (a parameter)."""
-
-    __slots__ = ("t",)
-
-    def __init__(self, t):
-        self.t = t
-
-
-def _shared(t):
-    """Whether an ordinary tensor operand is shared by the examples rather than each
-    example's own: a tensor that requires grad and is a leaf (a parameter)."""
-    return t.requires_grad and t.is_leaf
-
-
-def _elementwise_operand(g, x, numbers):
-    """(signature part, recorded arg, shape, dtype or None, depth) of an operand of an
-    elementwise op, or None. Signature kinds: 0 pending, 1 shared tensor (by identity),
-    2 an example's own tensor, 3 a Python number (by value)."""
-    t = type(x)
-    if t is Pending:
-        n = g.nodes[id(x)]
-        return (0, n[SHAPE]), n, n[SHAPE], n[DTYPE], n[DEPTH]
-    if t is float or t is int:
-        if not numbers:
-            return None
-        return (3, t, x), x, (), None, 0
-    if isinstance(x, Tensor):
-        s = tuple(x.shape)
-        if _shared(x):
-            return (1, id(x)), x, s, x.dtype, 0
-        return (2, s, x.dtype), _Each(x), s, x.dtype, 0
-    return None
 
 
 def _flip(fn):
@@ -269,9 +277,9 @@ class Linear(Rule):
             return NotImplemented
         if not isinstance(w, Tensor) or (b is not None and not isinstance(b, Tensor)):
             return NotImplemented
-        o = _per_example(g, x)
-        if o is None:
-            return NotImplemented
+        o = _operand(g, x)
+        if o is None or o[0][0] == SHARED:
+            return NotImplemented    # a shared input: nothing differs, it runs now
         d, rec, s, dtype, depth = o
         ws = w.shape
         if (len(ws) != 2 or not s or s[-1] != ws[1] or w.dtype != dtype
@@ -307,19 +315,19 @@ class Matmul(Rule):
     def record(self, g, args, kwargs):
         if kwargs or len(args) != 2:
             return NotImplemented
-        oa = _elementwise_operand(g, args[0], False)
-        ob = _elementwise_operand(g, args[1], False)
+        oa = _operand(g, args[0])
+        ob = _operand(g, args[1])
         if oa is None or ob is None:
             return NotImplemented
         ka, kb = oa[0][0], ob[0][0]
-        if ka == 1 and kb == 1:
+        if ka == SHARED and kb == SHARED:
             return NotImplemented    # nothing differs between examples: run it now
         sa, sb = oa[2], ob[2]
         if oa[3] != ob[3] or oa[3] not in _FLOATS:
             return NotImplemented
         # a 1-d per-example left operand only against a shared matrix (else matmul's
         # broadcasting of the batched operands would not be per example)
-        if ka != 1 and len(sa) == 1 and kb != 1:
+        if ka != SHARED and len(sa) == 1 and kb != SHARED:
             return NotImplemented
         shape = _mm_shape(sa, sb)
         if shape is None:
@@ -329,42 +337,12 @@ class Matmul(Rule):
         return g.add(self, key, (oa[1], ob[1]), None, shape, oa[3], depth)
 
     def run(self, g, nodes, kw):
-        n0 = nodes[0]
-        ops = []
-        for j in (0, 1):
-            x = n0[ARGS][j]
-            if type(x) is list:
-                ops.append(g.gather([n[ARGS][j] for n in nodes]))
-            elif type(x) is _Each:
-                ops.append(_stack([n[ARGS][j].t for n in nodes]))
-            else:
-                ops.append(x)
-        return self.fn(ops[0], ops[1])
+        return self.fn(_rows(g, nodes, 0), _rows(g, nodes, 1))
 
 
 # --------------------------------------------------------------------------------------
 # joining and splitting
 # --------------------------------------------------------------------------------------
-def _operand(g, x):
-    """(descriptor for the signature, recorded arg, shape, dtype, depth) of a tensor
-    operand, or None when it is not a tensor."""
-    if type(x) is Pending:
-        n = g.nodes[id(x)]
-        return (0, n[SHAPE]), n, n[SHAPE], n[DTYPE], n[DEPTH]
-    if isinstance(x, Tensor):
-        return (1, id(x)), x, tuple(x.shape), x.dtype, 0
-    return None
-
-
-def _batched(g, nodes, j, shape):
-    """Operand ``j`` of a group: pending values gathered, a shared tensor expanded to
-    the batch (``(B, *shape)``)."""
-    x = nodes[0][ARGS][j]
-    if type(x) is list:
-        return g.gather([n[ARGS][j] for n in nodes])
-    return x.unsqueeze(0).expand((len(nodes),) + shape)
-
-
 class Join(Rule):
     """``cat(tensors, dim)`` / ``stack(tensors, dim)`` of per-example tensors."""
 
@@ -395,7 +373,7 @@ class Join(Rule):
                 dtype = dt
             elif dt != dtype:
                 return NotImplemented
-            pending = pending or d[0] == 0
+            pending = pending or d[0] == PENDING
             descs.append(d)
             recs.append(r)
             shapes.append(s)
@@ -433,12 +411,8 @@ class Join(Rule):
         if len(recs) > 1 and all(type(x) is list for x in recs) and all(
                 sh == shapes[0] for sh in shapes):
             return self._run_flat(g, nodes, kw, len(recs), shapes[0])
-        parts = []
-        for j, x in enumerate(recs):
-            if type(x) is list:
-                parts.append(g.gather([n[ARGS][0][j] for n in nodes]))
-            else:
-                parts.append(x.unsqueeze(0).expand((len(nodes),) + shapes[j]))
+        parts = [_expanded(g, [n[ARGS][0][j] for n in nodes], shapes[j])
+                 for j in range(len(recs))]
         return self.fn(parts, kw)
 
     def _run_flat(self, g, nodes, bd, count, shape):
@@ -718,9 +692,3 @@ class Reduce(Rule):
         dims, keepdim = kw
         x = g.gather([n[ARGS][0] for n in nodes])
         return self.fn(x, dims, keepdim)
-
-
-ELEMENTWISE_BINARY = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
-    "div": operator.truediv, "pow": operator.pow,
-}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from ._graph import ARGS, DEPTH, DTYPE, SHAPE, Pending
-from ._rules import _FLOATS, Rule, _per_example, _rows
+from ._rules import _FLOATS, PENDING, SHARED, Rule, _expanded, _operand, _rows
 
 Tensor = _core.Tensor
 _max = Tensor.max   # the extension's own (a region routes Tensor's methods)
@@ -39,18 +39,18 @@ class Embedding(Rule):
             return NotImplemented   # max_norm writes into the weight; freq scaling is global
         if type(w) is Pending or not isinstance(w, Tensor) or len(w.shape) != 2:
             return NotImplemented
-        o = _per_example(g, idx)
+        o = _operand(g, idx)
         if o is None or o[3] not in _INTS:
             return NotImplemented
         if not isinstance(padding_idx, (int, type(None))):
             return NotImplemented
         d, rec, s, _, depth = o
-        if d[0] == 0:
+        if d[0] == PENDING:
             return NotImplemented   # pending indices: their range cannot be checked now
-        if _numel(rec):
+        if _numel(idx):
             # out-of-range indices raise the eager IndexError here, at the caller's line
             n = w.shape[0]
-            if int(_max(rec)) >= n or int(_min(rec)) < 0:
+            if int(_max(idx)) >= n or int(_min(idx)) < 0:
                 return NotImplemented
         if padding_idx is not None:
             n = w.shape[0]
@@ -98,8 +98,8 @@ class CrossEntropy(Rule):
         s = n[SHAPE]
         if n[DTYPE] not in _FLOATS or len(s) not in (1, 2):
             return NotImplemented
-        o = _per_example(g, t)
-        if o is None or o[3] not in _INTS or o[2] != s[:-1]:
+        o = _operand(g, t)
+        if o is None or o[3] not in _INTS or o[2] != s[:-1] or o[0][0] == SHARED:
             return NotImplemented
         if w is not None and (tuple(w.shape) != s[-1:] or w.dtype != n[DTYPE]):
             return NotImplemented
@@ -147,7 +147,7 @@ class Cell(Rule):
             return NotImplemented
         x = args[0]
         hx = args[1] if len(args) > 1 else None
-        ox = _per_example(g, x)
+        ox = _operand(g, x)
         if ox is None or ox[3] not in _FLOATS or len(ox[2]) not in (1, 2):
             return NotImplemented
         if ox[2][-1] != module.input_size or ox[3] != module.weight_ih.dtype:
@@ -161,12 +161,14 @@ class Cell(Rule):
         recs = [ox[1]]
         depth = ox[4]
         for h in states:
-            oh = _per_example(g, h)
+            oh = _operand(g, h)
             if oh is None or oh[2] != hshape or oh[3] != ox[3]:
                 return NotImplemented
             descs.append(oh[0])
             recs.append(oh[1])
             depth = max(depth, oh[4])
+        if all(d[0] == SHARED for d in descs):
+            return NotImplemented    # nothing differs between examples: run it now
         key = (self, id(module), tuple(descs))
         params = (module, lead, len(states))
         if self.lstm:
@@ -177,7 +179,9 @@ class Cell(Rule):
     def run(self, g, nodes, kw):
         module, lead, nstates = kw
         b = len(nodes)
-        rows = [_rows(g, nodes, j) for j in range(1 + nstates)]
+        shapes = [lead + (module.input_size,)] + [lead + (module.hidden_size,)] * nstates
+        rows = [_expanded(g, [n[ARGS][j] for n in nodes], shapes[j])
+                for j in range(1 + nstates)]
         flat = [r.reshape(-1, r.shape[-1]) for r in rows]
         if self.lstm:
             out = self.forward(module, flat[0], tuple(flat[1:]) if nstates else None)
