@@ -36,6 +36,28 @@ impl From<Error> for PyErr {
     }
 }
 
+/// A new exception class `name` (a dotted path: its module and class name) with the
+/// docstring `doc`, deriving from `bases`.
+fn new_exception_type(
+    name: &std::ffi::CStr,
+    doc: &std::ffi::CStr,
+    bases: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyType>> {
+    let py = bases.py();
+    // SAFETY: the name and doc are NUL-terminated; `bases` is a live type object or tuple
+    // of types; the new reference (or NULL with an exception set) is taken over at once.
+    let t = unsafe {
+        let p = pyo3::ffi::PyErr_NewExceptionWithDoc(
+            name.as_ptr(),
+            doc.as_ptr(),
+            bases.as_ptr(),
+            std::ptr::null_mut(),
+        );
+        Bound::from_owned_ptr_or_err(py, p)?
+    };
+    Ok(t.cast_into::<PyType>()?.unbind())
+}
+
 /// `ferric.OutOfMemoryError`: raised when a buffer cannot be allocated. PyTorch's CPU
 /// allocator raises `RuntimeError` ("DefaultCPUAllocator: can't allocate memory ..."), and
 /// Python code catches `MemoryError`; the class derives from both so either works
@@ -50,18 +72,11 @@ fn out_of_memory_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
                 py.get_type::<PyMemoryError>(),
             ],
         )?;
-        // SAFETY: the name and doc are NUL-terminated; `bases` is a live tuple of types;
-        // the new reference (or NULL with an exception set) is taken over at once.
-        let t = unsafe {
-            let p = pyo3::ffi::PyErr_NewExceptionWithDoc(
-                c"ferric.OutOfMemoryError".as_ptr(),
-                c"Raised when ferric cannot allocate a tensor's memory.".as_ptr(),
-                bases.as_ptr(),
-                std::ptr::null_mut(),
-            );
-            Bound::from_owned_ptr_or_err(py, p)?
-        };
-        Ok(t.cast_into::<PyType>()?.unbind())
+        new_exception_type(
+            c"ferric.OutOfMemoryError",
+            c"Raised when ferric cannot allocate a tensor's memory.",
+            bases.as_any(),
+        )
     })
     .map(|t| t.bind(py))
 }
@@ -83,19 +98,11 @@ fn linalg_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     static LINALG: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     LINALG
         .get_or_try_init(py, || {
-            let base = py.get_type::<PyRuntimeError>();
-            // SAFETY: the name and doc are NUL-terminated; `base` is a live type object;
-            // the new reference (or NULL with an exception set) is taken over at once.
-            let t = unsafe {
-                let p = pyo3::ffi::PyErr_NewExceptionWithDoc(
-                    c"ferric.linalg.LinAlgError".as_ptr(),
-                    c"Error raised by ferric.linalg when a factorization fails.".as_ptr(),
-                    base.as_ptr(),
-                    std::ptr::null_mut(),
-                );
-                Bound::from_owned_ptr_or_err(py, p)?
-            };
-            Ok::<_, PyErr>(t.cast_into::<PyType>()?.unbind())
+            new_exception_type(
+                c"ferric.linalg.LinAlgError",
+                c"Error raised by ferric.linalg when a factorization fails.",
+                py.get_type::<PyRuntimeError>().as_any(),
+            )
         })
         .map(|t| t.bind(py))
 }
