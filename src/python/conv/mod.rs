@@ -94,221 +94,128 @@ fn conv(
     )
 }
 
-#[allow(clippy::too_many_arguments)]
-fn conv_nd(
-    py: Python<'_>,
-    op: &str,
-    sd: usize,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    dilation: Obj,
-    groups: i64,
-) -> PyResult<Py<PyTensor>> {
-    let args = ConvArgs {
-        stride: ints(op, "stride", stride, 1, sd)?,
-        padding: padding_arg(op, padding, sd)?,
-        dilation: ints(op, "dilation", dilation, 1, sd)?,
-        groups,
-        output_padding: Vec::new(),
+/// The `Args:` lines the convolution bindings share after `input` and `weight`.
+macro_rules! conv_args_doc {
+    () => {
+        "    bias (Tensor, optional): the per-channel bias; default none.\n    \
+         stride (int or tuple, optional): the step of the window; default ``kernel_size`` for\n        \
+         pooling, 1 otherwise.\n    \
+         padding (int or tuple, optional): implicit zero padding on both sides; default 0.\n"
     };
-    conv(py, op, sd, false, input, weight, bias, args)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn conv_transpose_nd(
-    py: Python<'_>,
-    op: &str,
-    sd: usize,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    output_padding: Obj,
-    groups: i64,
-    dilation: Obj,
-) -> PyResult<Py<PyTensor>> {
-    let args = ConvArgs {
-        stride: ints(op, "stride", stride, 1, sd)?,
-        padding: Padding::Explicit(ints(op, "padding", padding, 0, sd)?),
-        dilation: ints(op, "dilation", dilation, 1, sd)?,
-        groups,
-        output_padding: ints(op, "output_padding", output_padding, 0, sd)?,
+/// One convolution binding, `conv{1,2}d` (`$sd` spatial dims): `$about` says what it
+/// computes, `$weight` the filters' shape and `$example` the doctest lines.
+macro_rules! conv_binding {
+    ($name:ident, $sd:expr, $about:expr, $weight:expr, $example:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
+        #[allow(clippy::too_many_arguments)]
+        #[doc = concat!(stringify!($name),
+            "(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor\n\n",
+            $about, "\n\nArgs:\n    input (Tensor): the input tensor.\n    \
+             weight (Tensor): the filters, ``", $weight, "``.\n", conv_args_doc!(),
+            "    dilation (int or tuple, optional): the spacing of the window's elements; default 1.\n    \
+             groups (int): the number of blocked connections from input to output channels.\n\n\
+             Example:\n", $example)]
+        fn $name(
+            py: Python<'_>,
+            input: &Bound<'_, PyAny>,
+            weight: &Bound<'_, PyAny>,
+            bias: Obj,
+            stride: Obj,
+            padding: Obj,
+            dilation: Obj,
+            groups: i64,
+        ) -> PyResult<Py<PyTensor>> {
+            let args = ConvArgs {
+                stride: ints(stringify!($name), "stride", stride, 1, $sd)?,
+                padding: padding_arg(stringify!($name), padding, $sd)?,
+                dilation: ints(stringify!($name), "dilation", dilation, 1, $sd)?,
+                groups,
+                output_padding: Vec::new(),
+            };
+            conv(py, stringify!($name), $sd, false, input, weight, bias, args)
+        }
     };
-    conv(py, op, sd, true, input, weight, bias, args)
 }
 
-#[pyfunction]
-#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
-#[allow(clippy::too_many_arguments)]
-/// conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
-///
-/// 1-D convolution (cross-correlation) of a ``(N, C_in, L)`` or ``(C_in, L)`` input. ``padding``
-/// may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv1d`.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     weight (Tensor): the filters, ``(out_channels, in_channels / groups, *kernel)``.
-///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///     groups (int): the number of blocked connections from input to output channels.
-///
-/// Example:
-///     >>> ferric.conv1d(ferric.ones(1, 1, 4), ferric.ones(1, 1, 2))
-///     tensor([[[2., 2., 2.]]])
-fn conv1d(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    dilation: Obj,
-    groups: i64,
-) -> PyResult<Py<PyTensor>> {
-    conv_nd(
-        py, "conv1d", 1, input, weight, bias, stride, padding, dilation, groups,
-    )
+/// One transposed convolution binding, `conv_transpose{1,2}d`: as `conv_binding!`.
+macro_rules! conv_transpose_binding {
+    ($name:ident, $sd:expr, $about:expr, $weight:expr, $example:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
+        #[allow(clippy::too_many_arguments)]
+        #[doc = concat!(stringify!($name),
+            "(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, \
+             dilation=1) -> Tensor\n\n",
+            $about, "\n\nArgs:\n    input (Tensor): the input tensor.\n    \
+             weight (Tensor): the filters, ``", $weight, "``.\n", conv_args_doc!(),
+            "    output_padding (int or tuple, optional): extra size added to one side of the \
+             output.\n    \
+             groups (int): the number of blocked connections from input to output channels.\n    \
+             dilation (int or tuple, optional): the spacing of the window's elements; default 1.\n\n\
+             Example:\n", $example)]
+        fn $name(
+            py: Python<'_>,
+            input: &Bound<'_, PyAny>,
+            weight: &Bound<'_, PyAny>,
+            bias: Obj,
+            stride: Obj,
+            padding: Obj,
+            output_padding: Obj,
+            groups: i64,
+            dilation: Obj,
+        ) -> PyResult<Py<PyTensor>> {
+            let op = stringify!($name);
+            let args = ConvArgs {
+                stride: ints(op, "stride", stride, 1, $sd)?,
+                padding: Padding::Explicit(ints(op, "padding", padding, 0, $sd)?),
+                dilation: ints(op, "dilation", dilation, 1, $sd)?,
+                groups,
+                output_padding: ints(op, "output_padding", output_padding, 0, $sd)?,
+            };
+            conv(py, op, $sd, true, input, weight, bias, args)
+        }
+    };
 }
 
-#[pyfunction]
-#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, dilation=None, groups=1))]
-#[allow(clippy::too_many_arguments)]
-/// conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
-///
-/// 2-D convolution (cross-correlation) of a ``(N, C_in, H, W)`` or ``(C_in, H, W)`` input.
-/// ``padding`` may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv2d`.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     weight (Tensor): the filters, ``(out_channels, in_channels / groups, *kernel)``.
-///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///     groups (int): the number of blocked connections from input to output channels.
-///
-/// Example:
-///     >>> ferric.conv2d(ferric.ones(1, 1, 3, 3), ferric.ones(1, 1, 2, 2))
-///     tensor([[[[4., 4.],
-///               [4., 4.]]]])
-fn conv2d(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    dilation: Obj,
-    groups: i64,
-) -> PyResult<Py<PyTensor>> {
-    conv_nd(
-        py, "conv2d", 2, input, weight, bias, stride, padding, dilation, groups,
-    )
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
-#[allow(clippy::too_many_arguments)]
-/// conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
-///
-/// 1-D transposed convolution (the gradient of :func:`ferric.conv1d` with respect to its input).
-/// ``weight`` is ``(C_in, C_out / groups, k)``.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     weight (Tensor): the filters, ``(in_channels, out_channels / groups, k)``.
-///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     output_padding (int or tuple, optional): extra size added to one side of the output.
-///     groups (int): the number of blocked connections from input to output channels.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///
-/// Example:
-///     >>> ferric.conv_transpose1d(ferric.ones(1, 1, 2), ferric.ones(1, 1, 2))
-///     tensor([[[1., 2., 1.]]])
-fn conv_transpose1d(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    output_padding: Obj,
-    groups: i64,
-    dilation: Obj,
-) -> PyResult<Py<PyTensor>> {
-    conv_transpose_nd(
-        py,
-        "conv_transpose1d",
-        1,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-    )
-}
-
-#[pyfunction]
-#[pyo3(signature = (input, weight, bias=None, stride=None, padding=None, output_padding=None, groups=1, dilation=None))]
-#[allow(clippy::too_many_arguments)]
-/// conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
-///
-/// 2-D transposed convolution (the gradient of :func:`ferric.conv2d` with respect to its input).
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     weight (Tensor): the filters, ``(in_channels, out_channels / groups, kH, kW)``.
-///     bias (Tensor, optional): the per-channel bias; default none.
-///     stride (int or tuple, optional): the step of the window; default ``kernel_size`` for
-///         pooling, 1 otherwise.
-///     padding (int or tuple, optional): implicit zero padding on both sides; default 0.
-///     output_padding (int or tuple, optional): extra size added to one side of the output.
-///     groups (int): the number of blocked connections from input to output channels.
-///     dilation (int or tuple, optional): the spacing of the window's elements; default 1.
-///
-/// Example:
-///     >>> ferric.conv_transpose2d(ferric.ones(1, 1, 1, 1), ferric.ones(1, 1, 2, 2))
-///     tensor([[[[1., 1.],
-///               [1., 1.]]]])
-fn conv_transpose2d(
-    py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-    bias: Obj,
-    stride: Obj,
-    padding: Obj,
-    output_padding: Obj,
-    groups: i64,
-    dilation: Obj,
-) -> PyResult<Py<PyTensor>> {
-    conv_transpose_nd(
-        py,
-        "conv_transpose2d",
-        2,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-    )
-}
+conv_binding!(
+    conv1d,
+    1,
+    "1-D convolution (cross-correlation) of a ``(N, C_in, L)`` or ``(C_in, L)`` input. \
+     ``padding``\nmay also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv1d`.",
+    "(out_channels, in_channels / groups, *kernel)",
+    "    >>> ferric.conv1d(ferric.ones(1, 1, 4), ferric.ones(1, 1, 2))\n    \
+     tensor([[[2., 2., 2.]]])"
+);
+conv_binding!(
+    conv2d,
+    2,
+    "2-D convolution (cross-correlation) of a ``(N, C_in, H, W)`` or ``(C_in, H, W)`` input.\n\
+     ``padding`` may also be ``'valid'`` or ``'same'``. See :class:`ferric.nn.Conv2d`.",
+    "(out_channels, in_channels / groups, *kernel)",
+    "    >>> ferric.conv2d(ferric.ones(1, 1, 3, 3), ferric.ones(1, 1, 2, 2))\n    \
+     tensor([[[[4., 4.],\n              [4., 4.]]]])"
+);
+conv_transpose_binding!(
+    conv_transpose1d,
+    1,
+    "1-D transposed convolution (the gradient of :func:`ferric.conv1d` with respect to its \
+     input).\n``weight`` is ``(C_in, C_out / groups, k)``.",
+    "(in_channels, out_channels / groups, k)",
+    "    >>> ferric.conv_transpose1d(ferric.ones(1, 1, 2), ferric.ones(1, 1, 2))\n    \
+     tensor([[[1., 2., 1.]]])"
+);
+conv_transpose_binding!(
+    conv_transpose2d,
+    2,
+    "2-D transposed convolution (the gradient of :func:`ferric.conv2d` with respect to its \
+     input).",
+    "(in_channels, out_channels / groups, kH, kW)",
+    "    >>> ferric.conv_transpose2d(ferric.ones(1, 1, 1, 1), ferric.ones(1, 1, 2, 2))\n    \
+     tensor([[[[1., 1.],\n              [1., 1.]]]])"
+);
 
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, dilation=None, padding=None, stride=None))]
