@@ -35,6 +35,10 @@ MODULES = [
      "gradient checks."),
     ("ferric.autograd.graph", "ferric.autograd.graph", "The recorded graph's nodes and "
      "drawing them."),
+    ("ferric.autograd.profiler", "ferric.autograd.profiler", "The older profiler API "
+     "(``profile(use_cuda=...)``)."),
+    ("ferric.profiler", "ferric.profiler", "Op-by-op timing: ``profile``, "
+     "``record_function``, schedules, Chrome traces."),
     ("ferric.utils.data", "ferric.utils.data", "Datasets, samplers and ``DataLoader``."),
     ("ferric.utils.tensorboard", "ferric.utils.tensorboard", "TensorBoard logging "
      "(needs the ``tensorboard`` package)."),

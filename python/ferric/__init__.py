@@ -115,7 +115,7 @@ from .nested import jagged  # noqa: E402
 __all__ += ["jagged", "nested"]
 
 # ONNX export (torch.onnx.export); the onnx package itself is imported on first use
-from . import onnx  # noqa: E402
+from . import onnx, profiler  # noqa: E402
 
 __all__ += ["onnx"]
 

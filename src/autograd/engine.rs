@@ -463,12 +463,28 @@ impl<'a> GraphTask<'a> {
         let Some(node) = self.nodes.get(&k).cloned() else {
             return Ok(());
         };
+        let Some(t0) = super::profile::now() else {
+            return self.run_node_untimed(k, &node, None);
+        };
+        // PyTorch's profiler names: the leaves' node by its C++ class
+        let name = match node.kind {
+            NodeKind::Accumulate(_) => "torch::autograd::AccumulateGrad",
+            NodeKind::Op { .. } => node.name.as_str(),
+        };
+        let r = self.run_node_untimed(k, &node, Some(name));
+        super::profile::note(format!("autograd::engine::evaluate_function: {name}"), t0);
+        r
+    }
+
+    /// `run_node`'s work; `timed` names the node when a profile notes its backward.
+    fn run_node_untimed(&mut self, k: usize, node: &Node, timed: Option<&str>) -> Result<()> {
         let mut grads = self
             .buffers
             .remove(&k)
             .unwrap_or_else(|| vec![None; node.outputs.len().max(1)]);
-        run_pre_hooks(&node, &mut grads)?;
+        run_pre_hooks(node, &mut grads)?;
         self.deliver_requested(k, &grads)?;
+        let t0 = timed.and_then(|_| super::profile::now());
         let input_grads = match &node.kind {
             NodeKind::Accumulate(meta) => {
                 if self.may_accumulate(k) {
@@ -479,10 +495,13 @@ impl<'a> GraphTask<'a> {
                 Vec::new()
             }
             NodeKind::Op { backward, saves } => {
-                call_backward(&node, backward, *saves, grads, self.retain_graph)?
+                call_backward(node, backward, *saves, grads, self.retain_graph)?
             }
         };
-        self.send_to_inputs(&node, input_grads)
+        if let (Some(name), Some(t0)) = (timed, t0) {
+            super::profile::note(name, t0);
+        }
+        self.send_to_inputs(node, input_grads)
     }
 
     /// Hands the gradients of node `k`'s outputs that the caller asked for to the caller:

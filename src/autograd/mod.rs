@@ -19,6 +19,7 @@ pub mod linalg;
 pub mod matmul;
 pub mod nn;
 pub mod pointwise;
+pub mod profile;
 pub mod reduce;
 pub mod sort;
 pub mod unary;

@@ -4,7 +4,7 @@ custom ``Function``s, anomaly detection and gradient checks."""
 from __future__ import annotations
 
 from .. import _core
-from . import graph
+from . import graph, profiler, profiler_util
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (

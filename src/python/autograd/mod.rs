@@ -143,7 +143,35 @@ fn _autograd_id(t: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
     Ok(t.borrow().ag.get()?.map(|m| Rc::as_ptr(&m) as usize))
 }
 
+/// _profiler_start() -> None
+///
+/// Starts noting this thread's backward nodes for ``ferric.profiler``; the clock starts
+/// now (see ``_profiler_stop``).
+///
+/// Example:
+///     >>> ferric._core._profiler_start(); ferric._core._profiler_stop()
+///     []
+#[pyfunction]
+fn _profiler_start() {
+    ag::profile::start();
+}
+
+/// _profiler_stop() -> list[tuple[str, int, int]]
+///
+/// Stops noting backward nodes and returns ``(name, start_ns, end_ns)`` for each, in
+/// nanoseconds since ``_profiler_start``.
+///
+/// Example:
+///     >>> ferric._core._profiler_start(); ferric._core._profiler_stop()
+///     []
+#[pyfunction]
+fn _profiler_stop() -> Vec<ag::profile::Span> {
+    ag::profile::stop()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_profiler_start, m)?)?;
+    m.add_function(wrap_pyfunction!(_profiler_stop, m)?)?;
     m.add_class::<PyNode>()?;
     m.add_class::<PyHandle>()?;
     m.add_class::<PySaved>()?;
