@@ -89,3 +89,27 @@ def check_error(err, exact=True):
         assert str(info.value) == err["message"]
     else:
         assert err["message"] in str(info.value)
+
+
+def replay_tests(fixture, exact=True, error_seed=None):
+    """The tests every recorded fixture has, for a test module to bind at its top level:
+    the fixture's PyTorch version, and each recorded repr and error matching PyTorch's
+    (``check_repr``, ``check_error``; ``error_seed`` seeds the generator first).
+
+    Usage: ``test_fixture_version, test_repr_matches_pytorch, test_errors_match_pytorch =
+    replay_tests(FIXTURE)``."""
+
+    def test_fixture_version():
+        assert fixture["torch_version"].startswith("2.13")
+
+    @pytest.mark.parametrize("rec", fixture["reprs"], ids=lambda r: r["expr"])
+    def test_repr_matches_pytorch(rec):
+        check_repr(rec)
+
+    @pytest.mark.parametrize("err", fixture["errors"], ids=lambda e: e["expr"][:80])
+    def test_errors_match_pytorch(err):
+        if error_seed is not None:
+            ferric.manual_seed(error_seed)
+        check_error(err, exact)
+
+    return test_fixture_version, test_repr_matches_pytorch, test_errors_match_pytorch

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 from layouts import variants
-from recorded import POOL_RTOL, case_id, check_error, check_pooling_case, check_repr, load_fixture
+from recorded import POOL_RTOL, case_id, check_pooling_case, load_fixture, replay_tests
 
 import ferric
 import ferric.nn.functional as F
@@ -20,10 +20,6 @@ from ferric import nn
 from ferric.autograd import gradcheck
 
 FIXTURE = load_fixture("adaptive_max_pool3d")
-
-
-def test_fixture_version():
-    assert FIXTURE["torch_version"].startswith("2.13")
 
 
 def _indices_dtype_and_shape(indices, case):
@@ -37,14 +33,8 @@ def test_matches_pytorch(case):
                        check_indices=_indices_dtype_and_shape)
 
 
-@pytest.mark.parametrize("rec", FIXTURE["reprs"], ids=lambda r: r["expr"])
-def test_repr_matches_pytorch(rec):
-    check_repr(rec)
-
-
-@pytest.mark.parametrize("err", FIXTURE["errors"], ids=lambda e: e["expr"][:80])
-def test_errors_match_pytorch(err):
-    check_error(err)
+test_fixture_version, test_repr_matches_pytorch, test_errors_match_pytorch = replay_tests(
+    FIXTURE)
 
 
 def test_a_failed_call_leaves_the_input_alone():

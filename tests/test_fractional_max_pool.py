@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from layouts import variants
-from recorded import POOL_RTOL, case_id, check_error, check_pooling_case, check_repr, load_fixture
+from recorded import POOL_RTOL, case_id, check_pooling_case, load_fixture, replay_tests
 
 import ferric
 import ferric.nn.functional as F
@@ -24,10 +24,6 @@ from ferric.autograd import gradcheck
 from ferric.nn._functional_fractional import _intervals
 
 FIXTURE = load_fixture("fractional_max_pool")
-
-
-def test_fixture_version():
-    assert FIXTURE["torch_version"].startswith("2.13")
 
 
 def _int64_indices(indices, case):
@@ -40,15 +36,8 @@ def test_matches_pytorch(case):
                        check_indices=_int64_indices)
 
 
-@pytest.mark.parametrize("rec", FIXTURE["reprs"], ids=lambda r: r["expr"])
-def test_repr_matches_pytorch(rec):
-    check_repr(rec)
-
-
-@pytest.mark.parametrize("err", FIXTURE["errors"], ids=lambda e: e["expr"][:80])
-def test_errors_match_pytorch(err):
-    ferric.manual_seed(0)
-    check_error(err)
+test_fixture_version, test_repr_matches_pytorch, test_errors_match_pytorch = replay_tests(
+    FIXTURE, error_seed=0)
 
 
 # ------------------------------------------------------------------- NumPy reference

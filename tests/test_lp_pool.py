@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 from layouts import variants
-from recorded import case_id, check_error, check_pooling_case, check_repr, load_fixture
+from recorded import case_id, check_pooling_case, load_fixture, replay_tests
 
 import ferric
 import ferric.nn.functional as F
@@ -21,23 +21,13 @@ from ferric.autograd import gradcheck
 FIXTURE = load_fixture("lp_pool")
 
 
-def test_fixture_version():
-    assert FIXTURE["torch_version"].startswith("2.13")
-
-
 @pytest.mark.parametrize("case", FIXTURE["cases"], ids=case_id)
 def test_matches_pytorch(case):
     check_pooling_case(case, 1e-5 if case["dtype"] == "float32" else 1e-11)
 
 
-@pytest.mark.parametrize("rec", FIXTURE["reprs"], ids=lambda r: r["expr"])
-def test_repr_matches_pytorch(rec):
-    check_repr(rec)
-
-
-@pytest.mark.parametrize("err", FIXTURE["errors"], ids=lambda e: e["expr"][:80])
-def test_errors_match_pytorch(err):
-    check_error(err, exact=False)
+test_fixture_version, test_repr_matches_pytorch, test_errors_match_pytorch = replay_tests(
+    FIXTURE, exact=False)
 
 
 # ------------------------------------------------------------------- NumPy reference
