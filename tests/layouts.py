@@ -156,3 +156,22 @@ def uses(view, base_shape) -> np.ndarray:
     n = int(np.prod(base_shape))
     read = view(np.arange(n).reshape(base_shape)).ravel()
     return np.bincount(read, minlength=n).reshape(base_shape).astype(np.float64)
+
+
+def random_values(rng, shape, dtype: str) -> np.ndarray:
+    """An array of ``dtype`` (``"bool"``, ``"int64"`` in [-9, 9], or a float dtype: standard
+    normal) drawn from ``rng``, to be laid out."""
+    if dtype == "bool":
+        return rng.random(shape) > 0.5
+    if dtype == "int64":
+        return rng.integers(-9, 10, shape).astype(np.int64)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def assert_same(t, ref) -> None:
+    """``t`` holds exactly ``ref``: the same shape, the same NumPy dtype, equal values."""
+    ref = np.asarray(ref)
+    got = t.numpy()
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
+    np.testing.assert_array_equal(got, ref)

@@ -79,3 +79,28 @@ def np_mha(q, k, v, w_in, b_in, w_out, b_out, heads, attn_mask=None, kpm=None):
     w = np_softmax(scores)
     o = (w @ V).transpose(2, 0, 1, 3).reshape(L, N, E)
     return o @ w_out.T + b_out, w
+
+
+class Fn(ferric.nn.Module):
+    """A module whose forward is ``fn`` (for ops that are not layers)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+class Square(ferric.autograd.Function):
+    """A custom autograd function: ``x * x``, saving ``x`` for its backward ``2 * x * g``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g

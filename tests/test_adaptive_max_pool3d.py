@@ -7,74 +7,34 @@ reference on every memory layout, float64 gradcheck, and zero-size shapes.
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
 
 import numpy as np
 import pytest
 from layouts import variants
+from recorded import POOL_RTOL, case_id, check_pooling_case, load_fixture, replay_tests
 
 import ferric
 import ferric.nn.functional as F
 from ferric import nn
 from ferric.autograd import gradcheck
 
-FIXTURE = json.loads((pathlib.Path(__file__).parent /
-                      "fixtures/adaptive_max_pool3d/adaptive_max_pool3d.json").read_text())
+FIXTURE = load_fixture("adaptive_max_pool3d")
 
 
-def _env(**more):
-    return {"torch": ferric, "F": F, "nn": nn, **more}
+def _indices_dtype_and_shape(indices, case):
+    assert str(indices.dtype) == "ferric." + case["indices_dtype"]
+    assert list(indices.shape) == case["out_shape"]
 
 
-def _close(actual, expected, dtype, what):
-    rtol = {"float32": 2e-6, "float16": 2e-3, "bfloat16": 1e-2}.get(dtype, 1e-12)
-    np.testing.assert_allclose(np.asarray(actual, dtype=np.float64),
-                               np.asarray(expected, dtype=np.float64), rtol=rtol, atol=rtol,
-                               err_msg=what)
-
-
-def test_fixture_version():
-    assert FIXTURE["torch_version"].startswith("2.13")
-
-
-@pytest.mark.parametrize("case", FIXTURE["cases"],
-                         ids=lambda c: f"{c['call'][:60]}-{c['shape']}-{c['dtype']}")
+@pytest.mark.parametrize("case", FIXTURE["cases"], ids=case_id)
 def test_matches_pytorch(case):
-    dtype = getattr(ferric, case["dtype"])
-    np_dtype = np.float32 if case["dtype"] == "float32" else np.float64
-    x = ferric.tensor(np.asarray(case["values"], dtype=np_dtype).reshape(case["shape"]),
-                      dtype=dtype, requires_grad=case["grad"])
-    out = eval(case["call"], _env(x=x))
-    values, indices = out if isinstance(out, tuple) else (out, None)
-    assert (indices is None) == ("indices" not in case)
-    assert list(values.shape) == case["out_shape"]
-    assert values.dtype == dtype
-    _close(values.detach().reshape(-1).tolist(), case["out"], case["dtype"], "values")
-    if indices is not None:
-        assert str(indices.dtype) == "ferric." + case["indices_dtype"]
-        assert list(indices.shape) == case["out_shape"]
-        assert indices.reshape(-1).tolist() == case["indices"]
-    got_node = None if values.grad_fn is None else type(values.grad_fn).__name__
-    assert got_node == case["node"]
-    if "upstream" in case:
-        g = ferric.tensor(np.asarray(case["upstream"], dtype=np_dtype), dtype=dtype)
-        values.backward(g.reshape(case["out_shape"]))
-        _close(x.grad.reshape(-1).tolist(), case["grad_x"], case["dtype"], "grad")
+    check_pooling_case(case, POOL_RTOL[case["dtype"]], requires_grad=case["grad"],
+                       check_indices=_indices_dtype_and_shape)
 
 
-@pytest.mark.parametrize("rec", FIXTURE["reprs"], ids=lambda r: r["expr"])
-def test_repr_matches_pytorch(rec):
-    assert repr(eval(rec["expr"], _env())) == rec["repr"]
-
-
-@pytest.mark.parametrize("err", FIXTURE["errors"], ids=lambda e: e["expr"][:80])
-def test_errors_match_pytorch(err):
-    with pytest.raises(Exception) as info:  # noqa: PT011 - the type is checked below
-        eval(err["expr"], _env())
-    assert type(info.value).__name__ == err["type"], str(info.value)
-    assert str(info.value) == err["message"]
+test_fixture_version, test_repr_matches_pytorch, test_errors_match_pytorch = replay_tests(
+    FIXTURE)
 
 
 def test_a_failed_call_leaves_the_input_alone():

@@ -34,6 +34,7 @@ import ast
 import pathlib
 
 import pytest
+from graphs import strongly_connected
 
 PKG = pathlib.Path(__file__).resolve().parent.parent / "python" / "ferric"
 
@@ -114,48 +115,6 @@ def import_graph(root: pathlib.Path) -> dict[str, set[str]]:
         unresolved += [f"{name} {u}" for u in v.unresolved]
     assert not unresolved, "imports of modules that do not exist:\n" + "\n".join(unresolved)
     return graph
-
-
-def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The components with more than one module (Tarjan, iterative), each sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    comps = []
-    for start in sorted(graph):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph[start])))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    comp = []
-                    while True:
-                        m = stack.pop()
-                        on_stack.discard(m)
-                        comp.append(m)
-                        if m == node:
-                            break
-                    if len(comp) > 1:
-                        comps.append(sorted(comp))
-    return sorted(comps)
 
 
 def _shortest_path(graph: dict[str, set[str]], src: str, dst: str, within: set[str]):

@@ -8,15 +8,14 @@ float64 gradcheck, and the window properties (increasing, inside the input, cove
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from layouts import variants
+from recorded import POOL_RTOL, case_id, check_pooling_case, load_fixture, replay_tests
 
 import ferric
 import ferric.nn.functional as F
@@ -24,64 +23,21 @@ from ferric import nn
 from ferric.autograd import gradcheck
 from ferric.nn._functional_fractional import _intervals
 
-FIXTURE = json.loads((pathlib.Path(__file__).parent /
-                      "fixtures/fractional_max_pool/fractional_max_pool.json").read_text())
+FIXTURE = load_fixture("fractional_max_pool")
 
 
-def _env(**more):
-    return {"torch": ferric, "F": F, "nn": nn, **more}
+def _int64_indices(indices, case):
+    assert indices.dtype == ferric.int64
 
 
-def _close(actual, expected, dtype, what):
-    rtol = {"float32": 2e-6, "float16": 2e-3, "bfloat16": 1e-2}.get(dtype, 1e-12)
-    np.testing.assert_allclose(np.asarray(actual, dtype=np.float64),
-                               np.asarray(expected, dtype=np.float64), rtol=rtol, atol=rtol,
-                               err_msg=what)
-
-
-def test_fixture_version():
-    assert FIXTURE["torch_version"].startswith("2.13")
-
-
-@pytest.mark.parametrize("case", FIXTURE["cases"],
-                         ids=lambda c: f"{c['call'][:70]}-{c['shape']}-{c['dtype']}")
+@pytest.mark.parametrize("case", FIXTURE["cases"], ids=lambda c: case_id(c, 70))
 def test_matches_pytorch(case):
-    dtype = getattr(ferric, case["dtype"])
-    np_dtype = np.float32 if case["dtype"] == "float32" else np.float64
-    x = ferric.tensor(np.asarray(case["values"], dtype=np_dtype).reshape(case["shape"]),
-                      dtype=dtype, requires_grad=case["grad"])
-    env = _env(x=x)
-    if "u" in case:
-        env["u"] = ferric.tensor(np.asarray(case["u"], dtype=np_dtype).reshape(
-            case["u_shape"]), dtype=dtype)
-    out = eval(case["call"], env)
-    values, indices = out if isinstance(out, tuple) else (out, None)
-    assert (indices is None) == ("indices" not in case)
-    assert list(values.shape) == case["out_shape"]
-    assert values.dtype == dtype
-    _close(values.detach().reshape(-1).tolist(), case["out"], case["dtype"], "values")
-    if indices is not None:
-        assert indices.dtype == ferric.int64
-        assert indices.reshape(-1).tolist() == case["indices"]
-    assert (None if values.grad_fn is None else type(values.grad_fn).__name__) == case["node"]
-    if "upstream" in case:
-        g = ferric.tensor(np.asarray(case["upstream"], dtype=np_dtype), dtype=dtype)
-        values.backward(g.reshape(case["out_shape"]))
-        _close(x.grad.reshape(-1).tolist(), case["grad_x"], case["dtype"], "grad")
+    check_pooling_case(case, POOL_RTOL[case["dtype"]], requires_grad=case["grad"],
+                       check_indices=_int64_indices)
 
 
-@pytest.mark.parametrize("rec", FIXTURE["reprs"], ids=lambda r: r["expr"])
-def test_repr_matches_pytorch(rec):
-    assert repr(eval(rec["expr"], _env())) == rec["repr"]
-
-
-@pytest.mark.parametrize("err", FIXTURE["errors"], ids=lambda e: e["expr"][:80])
-def test_errors_match_pytorch(err):
-    ferric.manual_seed(0)
-    with pytest.raises(Exception) as info:  # noqa: PT011 - the type is checked below
-        eval(err["expr"], _env())
-    assert type(info.value).__name__ == err["type"], str(info.value)
-    assert str(info.value) == err["message"]
+test_fixture_version, test_repr_matches_pytorch, test_errors_match_pytorch = replay_tests(
+    FIXTURE, error_seed=0)
 
 
 # ------------------------------------------------------------------- NumPy reference

@@ -6,6 +6,7 @@ import shutil
 
 import numpy as np
 import pytest
+from nn_helpers import Square
 
 import ferric
 from ferric import nn
@@ -180,17 +181,6 @@ def test_saved_values_of_unrecorded_ops_are_not_misattributed():
 
 
 def test_custom_function_saved_tensors_stay_with_the_function():
-    class Square(ferric.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return 2 * x * g
-
     x = ferric.tensor([3.0], requires_grad=True)
     y = Square.apply(x)
     z = y + 1  # recorded right after: must not list Square's saved x

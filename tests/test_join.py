@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from layouts import laid_out
+from layouts import assert_same as check
+from layouts import laid_out, random_values
 
 import ferric
 
@@ -12,19 +13,7 @@ RNG = np.random.default_rng(1)
 
 
 def rand(shape, dtype):
-    if dtype == "bool":
-        return RNG.random(shape) > 0.5
-    if dtype == "int64":
-        return RNG.integers(-9, 10, shape).astype(np.int64)
-    return RNG.standard_normal(shape).astype(dtype)
-
-
-def check(t, ref):
-    ref = np.asarray(ref)
-    got = t.numpy()
-    assert got.shape == ref.shape, (got.shape, ref.shape)
-    assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
-    np.testing.assert_array_equal(got, ref)
+    return random_values(RNG, shape, dtype)
 
 
 # ------------------------------------------------------------------------- cat / stack

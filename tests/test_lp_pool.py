@@ -6,66 +6,28 @@ then a NumPy reference on every memory layout and float64 gradcheck.
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
 
 import numpy as np
 import pytest
 from layouts import variants
+from recorded import case_id, check_pooling_case, load_fixture, replay_tests
 
 import ferric
 import ferric.nn.functional as F
 from ferric import nn
 from ferric.autograd import gradcheck
 
-FIXTURE = json.loads(
-    (pathlib.Path(__file__).parent / "fixtures/lp_pool/lp_pool.json").read_text())
+FIXTURE = load_fixture("lp_pool")
 
 
-def _env(**more):
-    return {"torch": ferric, "F": F, "nn": nn, **more}
-
-
-def _close(actual, expected, dtype, what):
-    rtol = 1e-5 if dtype == "float32" else 1e-11
-    np.testing.assert_allclose(np.asarray(actual, dtype=np.float64),
-                               np.asarray(expected, dtype=np.float64), rtol=rtol, atol=rtol,
-                               err_msg=what)
-
-
-def test_fixture_version():
-    assert FIXTURE["torch_version"].startswith("2.13")
-
-
-@pytest.mark.parametrize("case", FIXTURE["cases"],
-                         ids=lambda c: f"{c['call'][:60]}-{c['shape']}-{c['dtype']}")
+@pytest.mark.parametrize("case", FIXTURE["cases"], ids=case_id)
 def test_matches_pytorch(case):
-    dtype = getattr(ferric, case["dtype"])
-    np_dtype = np.float32 if case["dtype"] == "float32" else np.float64
-    x = ferric.tensor(np.asarray(case["values"], dtype=np_dtype).reshape(case["shape"]),
-                      dtype=dtype, requires_grad=True)
-    out = eval(case["call"], _env(x=x))
-    assert list(out.shape) == case["out_shape"]
-    assert out.dtype == dtype
-    _close(out.detach().reshape(-1).tolist(), case["out"], case["dtype"], "values")
-    assert type(out.grad_fn).__name__ == case["node"]
-    g = ferric.tensor(np.asarray(case["upstream"], dtype=np_dtype), dtype=dtype)
-    out.backward(g.reshape(case["out_shape"]))
-    _close(x.grad.reshape(-1).tolist(), case["grad_x"], case["dtype"], "grad")
+    check_pooling_case(case, 1e-5 if case["dtype"] == "float32" else 1e-11)
 
 
-@pytest.mark.parametrize("rec", FIXTURE["reprs"], ids=lambda r: r["expr"])
-def test_repr_matches_pytorch(rec):
-    assert repr(eval(rec["expr"], _env())) == rec["repr"]
-
-
-@pytest.mark.parametrize("err", FIXTURE["errors"], ids=lambda e: e["expr"][:80])
-def test_errors_match_pytorch(err):
-    with pytest.raises(Exception) as info:  # noqa: PT011 - the type is checked below
-        eval(err["expr"], _env())
-    assert type(info.value).__name__ == err["type"], str(info.value)
-    assert err["message"] in str(info.value)
+test_fixture_version, test_repr_matches_pytorch, test_errors_match_pytorch = replay_tests(
+    FIXTURE, exact=False)
 
 
 # ------------------------------------------------------------------- NumPy reference

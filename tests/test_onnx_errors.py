@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from nn_helpers import Fn
 
 import ferric
 import ferric.nn.functional as F
@@ -23,15 +24,6 @@ onnx = pytest.importorskip("onnx", reason="ONNX export tests need the onnx packa
 # PyTorch 2.13's messages, defaults and classes (tests/fixtures/onnx/generate.py)
 with open(os.path.join(os.path.dirname(__file__), "fixtures", "onnx", "pytorch_onnx.json")) as f:
     TORCH = json.load(f)
-
-
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 def export(fn, *inputs, **kw):

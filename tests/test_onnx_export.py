@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from layouts import KINDS, laid_out
+from nn_helpers import Fn
 
 import ferric
 import ferric.nn.functional as F
@@ -19,17 +20,6 @@ onnx = pytest.importorskip("onnx", reason="ONNX export tests need the onnx packa
                            "(pip install 'ferric[onnx]')")
 ort = pytest.importorskip("onnxruntime", reason="ONNX export tests run the models in "
                           "onnxruntime (pip install 'ferric[onnx]')")
-
-
-class Fn(nn.Module):
-    """A module whose forward is ``fn`` (for ops that are not layers)."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 def run_ort(proto, inputs):

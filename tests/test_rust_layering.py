@@ -41,6 +41,7 @@ import re
 from collections import defaultdict
 
 import pytest
+from graphs import strongly_connected
 
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
 
@@ -405,49 +406,6 @@ def sibling_cycles(edges: dict[str, dict[str, int]]) -> list[list[str]]:
     for graph in graphs.values():
         cycles.extend(strongly_connected(graph))
     return sorted(cycles)
-
-
-def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Components of more than one node (Tarjan's algorithm, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out = []
-    nodes = sorted(set(graph) | {b for bs in graph.values() for b in bs})
-    for start in nodes:
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph.get(start, ()))))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, it = work[-1]
-            nxt = next(it, None)
-            if nxt is not None:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = len(index)
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    x = stack.pop()
-                    on_stack.discard(x)
-                    comp.append(x)
-                    if x == node:
-                        break
-                if len(comp) > 1:
-                    out.append(sorted(comp))
-    return out
 
 
 def layering_violations(crate: Crate) -> list[str]:

@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 import pytest
+from nn_helpers import Square
 
 import ferric
 
@@ -318,17 +319,6 @@ def test_add_embedding(tmp_path):
 
 
 def test_graph_under_no_grad_and_of_a_custom_function(tmp_path):
-    class Square(ferric.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return 2 * x * g
-
     class Net(ferric.nn.Module):
         def __init__(self):
             super().__init__()

@@ -344,6 +344,21 @@ def _reduce_scatter_block(pg, opname, output, send, op, mop, async_op):
                   finish, async_op=async_op, keep=(output, send), result=(output,))
 
 
+def _check_root_list(op, tensor, tensors, is_root, n, role, what):
+    """The ``<op>_list`` argument of a rooted collective (``gather``: ``role``
+    "destination", the "output" list; ``scatter``: "source", "input"): ``n`` tensors
+    like ``tensor`` on the root rank, nothing on the others."""
+    arg = f"{op}_list"
+    if is_root:
+        if not tensors:
+            raise ValueError(f"Argument ``{arg}`` must be specified on {role} rank.")
+        _check_list(tensors, arg)
+        _length(op, tensors, n, f"{what} tensor list")
+        _same(op, tensor, tensors, f"the {what} tensor list")
+    elif tensors:
+        raise ValueError(f"Argument ``{arg}`` must NOT be specified on non-{role} ranks.")
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Gathers ``tensor`` from every rank into ``gather_list`` on rank ``dst`` (the
     other ranks pass no list).
@@ -361,15 +376,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         return None
     root = _root(pg, "gather", dst, group_dst)
     me, n = pg.rank(), pg.size()
-    if me == root:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        _check_list(gather_list, "gather_list")
-        _length("gather", gather_list, n, "output tensor list")
-        _same("gather", tensor, gather_list, "the output tensor list")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
+    _check_root_list("gather", tensor, gather_list, me == root, n, "destination", "output")
     _, send = staged(tensor)
     typ = mpi_type(send.dtype)
     recv = np.empty((n, tensor.numel()), dtype=send.dtype) if me == root else None
@@ -397,17 +404,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         return None
     root = _root(pg, "scatter", src, group_src)
     me, n = pg.rank(), pg.size()
-    if me == root:
-        if not scatter_list:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        _check_list(scatter_list, "scatter_list")
-        _length("scatter", scatter_list, n, "input tensor list")
-        _same("scatter", tensor, scatter_list, "the input tensor list")
-        send = _pack(scatter_list, tensor.dtype, tensor.numel())
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-    else:
-        send = None
+    _check_root_list("scatter", tensor, scatter_list, me == root, n, "source", "input")
+    send = _pack(scatter_list, tensor.dtype, tensor.numel()) if me == root else None
     view, recv = staged(tensor)
     typ = mpi_type(recv.dtype)
     return _start(pg, "scatter",

@@ -6,6 +6,7 @@ import warnings
 
 from .. import _core
 from .._core import Tensor
+from .._tree import tensors_in as flatten
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.rnn import RNNBase
 from . import _ops_nn, _ops_rnn, _ops_shape, _ops_tensor, _trace
@@ -24,18 +25,6 @@ def _param_names(model) -> dict[int, str]:
         if isinstance(t, Tensor):
             names.setdefault(id(t), key)
     return names
-
-
-def flatten(obj, out):
-    if isinstance(obj, Tensor):
-        out.append(obj)
-    elif isinstance(obj, (tuple, list)):
-        for x in obj:
-            flatten(x, out)
-    elif isinstance(obj, dict):
-        for x in obj.values():
-            flatten(x, out)
-    return out
 
 
 def axes_for(dynamic_axes, name, rank):

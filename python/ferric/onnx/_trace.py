@@ -37,6 +37,7 @@ import numpy as np
 from .. import _core
 from .._core import Tensor
 from .._size import Size
+from .._tree import tensors_in as _tensors_in
 from .errors import TracerWarning, UnsupportedOperatorError
 
 _ACTIVE: Session | None = None
@@ -118,19 +119,6 @@ class SymInt(int):
 
     def __rfloordiv__(self, o):
         return self._arith(o, "Div", int.__floordiv__, True)
-
-
-def _tensors_in(obj, out):
-    """Appends the tensors of ``obj`` (nested tuples/lists/dicts) to ``out``."""
-    if isinstance(obj, Tensor):
-        out.append(obj)
-    elif isinstance(obj, (tuple, list)):
-        for x in obj:
-            _tensors_in(x, out)
-    elif isinstance(obj, dict):
-        for x in obj.values():
-            _tensors_in(x, out)
-    return out
 
 
 class Session:

@@ -11,7 +11,7 @@ import math
 import types
 from typing import Any
 
-from ._lr_base import LRScheduler, _group_values, _per_group, _set_group_value
+from ._lr_base import LRScheduler, _group_values, _per_group, _set_group_value, _uses_beta1
 from .optimizer import Optimizer
 
 __all__ = ["CosineAnnealingWarmRestarts", "CyclicLR"]
@@ -52,12 +52,7 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option "
-                    "enabled"
-                )
-            self.use_beta1 = "betas" in optimizer.defaults
+            self.use_beta1 = _uses_beta1(optimizer)
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:

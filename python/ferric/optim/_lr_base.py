@@ -40,6 +40,16 @@ def _set_group_value(group: dict, key: str, value) -> None:
         group[key] = value
 
 
+def _uses_beta1(optimizer: Optimizer) -> bool:
+    """Whether a momentum-cycling scheduler sets ``betas[0]`` (Adam-like optimizers) rather
+    than ``momentum``; PyTorch's ValueError for an optimizer with neither."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError(
+            "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+        )
+    return "betas" in optimizer.defaults
+
+
 def _per_group(name: str, optimizer: Optimizer, value) -> list:
     """``value`` broadcast to one entry per parameter group (or checked if a list)."""
     n = len(optimizer.param_groups)

@@ -23,6 +23,7 @@ from ._lr_base import (
     _group_values,
     _per_group,
     _set_group_value,
+    _uses_beta1,
 )
 from .optimizer import Optimizer
 
@@ -599,12 +600,7 @@ class OneCycleLR(LRScheduler):
 
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` "
-                    "option enabled"
-                )
-            self.use_beta1 = "betas" in optimizer.defaults
+            self.use_beta1 = _uses_beta1(optimizer)
             tops = _per_group("max_momentum", optimizer, max_momentum)
             bases = _per_group("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:

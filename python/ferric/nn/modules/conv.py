@@ -287,7 +287,29 @@ class _LazyConvXdMixin(LazyModuleMixin):
             self.bias = UninitializedParameter(dtype=dtype)
 
 
-class LazyConv1d(_LazyConvXdMixin, Conv1d):
+class _LazyConvNd(_LazyConvXdMixin):
+    """The constructor of ``LazyConv1d/2d/3d``: ``Conv<N>d``'s without ``in_channels``."""
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+class _LazyConvTransposeNd(_LazyConvXdMixin):
+    """The constructor of ``LazyConvTranspose1d/2d/3d``: ``ConvTranspose<N>d``'s without
+    ``in_channels``."""
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, dtype=dtype)
+        self._lazy_init(out_channels, bias, dtype)
+
+
+class LazyConv1d(_LazyConvNd, Conv1d):
     r"""A :class:`Conv1d` whose ``in_channels`` comes from the first input.
 
     Example:
@@ -300,14 +322,8 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
 
     cls_to_become = Conv1d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, dtype=dtype)
-        self._lazy_init(out_channels, bias, dtype)
 
-
-class LazyConv2d(_LazyConvXdMixin, Conv2d):
+class LazyConv2d(_LazyConvNd, Conv2d):
     r"""A :class:`Conv2d` whose ``in_channels`` comes from the first input.
 
     Example:
@@ -320,14 +336,8 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
 
     cls_to_become = Conv2d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, dtype=dtype)
-        self._lazy_init(out_channels, bias, dtype)
 
-
-class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
+class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
     r"""A :class:`ConvTranspose1d` whose ``in_channels`` comes from the first input.
 
     Example:
@@ -339,15 +349,8 @@ class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
 
     cls_to_become = ConvTranspose1d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
-                         dilation, padding_mode, dtype=dtype)
-        self._lazy_init(out_channels, bias, dtype)
 
-
-class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
     r"""A :class:`ConvTranspose2d` whose ``in_channels`` comes from the first input.
 
     Example:
@@ -358,13 +361,6 @@ class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
     """
 
     cls_to_become = ConvTranspose2d
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
-                         dilation, padding_mode, dtype=dtype)
-        self._lazy_init(out_channels, bias, dtype)
 
 
 __all__ += ["LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d"]
@@ -432,7 +428,7 @@ class ConvTranspose3d(_ConvTransposeNd):
 __all__ += ["Conv3d", "ConvTranspose3d"]
 
 
-class LazyConv3d(_LazyConvXdMixin, Conv3d):
+class LazyConv3d(_LazyConvNd, Conv3d):
     r"""A :class:`Conv3d` whose ``in_channels`` comes from the first input.
 
     Example:
@@ -444,14 +440,8 @@ class LazyConv3d(_LazyConvXdMixin, Conv3d):
 
     cls_to_become = Conv3d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, dtype=dtype)
-        self._lazy_init(out_channels, bias, dtype)
 
-
-class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
     r"""A :class:`ConvTranspose3d` whose ``in_channels`` comes from the first input.
 
     Example:
@@ -462,13 +452,6 @@ class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
     """
 
     cls_to_become = ConvTranspose3d
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
-                         dilation, padding_mode, dtype=dtype)
-        self._lazy_init(out_channels, bias, dtype)
 
 
 __all__ += ["LazyConv3d", "LazyConvTranspose3d"]

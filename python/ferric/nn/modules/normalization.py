@@ -15,6 +15,27 @@ def _empty(shape, dtype):
     return _core.empty(*shape, dtype=dtype) if dtype is not None else _core.empty(*shape)
 
 
+def _affine_parameters(module, shape, affine, bias, dtype):
+    """``module.weight`` and ``module.bias`` of ``shape`` (``bias`` only with ``bias``),
+    or None parameters without ``affine``; :func:`_reset_affine` fills them."""
+    if affine:
+        module.weight = Parameter(_empty(shape, dtype))
+        if bias:
+            module.bias = Parameter(_empty(shape, dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module, affine):
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     r"""Normalizes over the trailing ``normalized_shape`` dims, then applies the
     elementwise affine ``weight`` (ones) and ``bias`` (zeros).
@@ -33,23 +54,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, dtype))
-            if bias:
-                self.bias = Parameter(_empty(self.normalized_shape, dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Sets ``weight`` to ones and ``bias`` to zeros (when affine)."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -83,23 +93,12 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_empty((num_channels,), dtype))
-            if bias:
-                self.bias = Parameter(_empty((num_channels,), dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, (num_channels,), affine, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Sets ``weight`` to ones and ``bias`` to zeros (when affine)."""
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

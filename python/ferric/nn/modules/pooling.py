@@ -28,6 +28,10 @@ class _MaxPoolNd(Module):
                 f"padding={self.padding}, dilation={self.dilation}, "
                 f"ceil_mode={self.ceil_mode}")
 
+    def forward(self, input):
+        return self._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                        ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
 
 class MaxPool1d(_MaxPoolNd):
     r"""1-D max pooling over :math:`(N, C, L)` or :math:`(C, L)`
@@ -47,9 +51,7 @@ class MaxPool1d(_MaxPoolNd):
         >>> nn.MaxPool1d(2)(ferric.tensor([[1.0, 3.0, 2.0, 5.0]]))
         tensor([[3., 5.]])
     """
-    def forward(self, input):
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+    _fn = staticmethod(F.max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -61,14 +63,30 @@ class MaxPool2d(_MaxPoolNd):
         MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
     """
 
-    def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+    _fn = staticmethod(F.max_pool2d)
 
 
 class _AvgPoolNd(Module):
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AvgPoolWithDivisor(_AvgPoolNd):
+    """``AvgPool2d`` / ``AvgPool3d``: the options as given, and ``divisor_override``."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return self._fn(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                        self.count_include_pad, self.divisor_override)
 
 
 class AvgPool1d(_AvgPoolNd):
@@ -102,7 +120,7 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
+class AvgPool2d(_AvgPoolWithDivisor):
     r"""2-D average pooling over ``(N, C, H, W)`` inputs.
 
     Example:
@@ -111,32 +129,35 @@ class AvgPool2d(_AvgPoolNd):
         AvgPool2d(kernel_size=2, stride=2, padding=0)
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+    _fn = staticmethod(F.avg_pool2d)
 
 
-class _AdaptivePool(Module):
-    def __init__(self, output_size, return_indices=False):
+class _AdaptivePoolNd(Module):
+    """The adaptive pools: ``output_size``; the average ones take nothing else."""
+
+    def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
-        self.return_indices = return_indices
+
+    def forward(self, input):
+        return self._fn(input, self.output_size)
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool1d(_AdaptivePool):
+class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
+    """The adaptive max pools: ``output_size`` and ``return_indices``."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return self._fn(input, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool1d(_AdaptivePoolNd):
     """1-D average pooling to a fixed output length
     (:func:`ferric.nn.functional.adaptive_avg_pool1d`).
 
@@ -149,15 +170,10 @@ class AdaptiveAvgPool1d(_AdaptivePool):
         >>> nn.AdaptiveAvgPool1d(2)(ferric.tensor([[1.0, 2.0, 3.0, 4.0]]))
         tensor([[1.5000, 3.5000]])
     """
-    def __init__(self, output_size):
-        super().__init__(output_size)
-        del self.return_indices
-
-    def forward(self, input):
-        return F.adaptive_avg_pool1d(input, self.output_size)
+    _fn = staticmethod(F.adaptive_avg_pool1d)
 
 
-class AdaptiveAvgPool2d(_AdaptivePool):
+class AdaptiveAvgPool2d(_AdaptivePoolNd):
     r"""Average pooling to a fixed ``output_size`` whatever the input size.
 
     Example:
@@ -166,15 +182,10 @@ class AdaptiveAvgPool2d(_AdaptivePool):
         AdaptiveAvgPool2d(output_size=(5, 7))
     """
 
-    def __init__(self, output_size):
-        super().__init__(output_size)
-        del self.return_indices
-
-    def forward(self, input):
-        return F.adaptive_avg_pool2d(input, self.output_size)
+    _fn = staticmethod(F.adaptive_avg_pool2d)
 
 
-class AdaptiveMaxPool1d(_AdaptivePool):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """1-D max pooling to a fixed output length (:func:`ferric.nn.functional.adaptive_max_pool1d`).
 
     Args:
@@ -187,11 +198,10 @@ class AdaptiveMaxPool1d(_AdaptivePool):
         >>> nn.AdaptiveMaxPool1d(2)(ferric.tensor([[1.0, 5.0, 3.0, 4.0]]))
         tensor([[5., 4.]])
     """
-    def forward(self, input):
-        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+    _fn = staticmethod(F.adaptive_max_pool1d)
 
 
-class AdaptiveMaxPool2d(_AdaptivePool):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """2-D max pooling to a fixed output size (:func:`ferric.nn.functional.adaptive_max_pool2d`).
 
     Args:
@@ -204,8 +214,7 @@ class AdaptiveMaxPool2d(_AdaptivePool):
         >>> nn.AdaptiveMaxPool2d((1, 2))(ferric.arange(16.0).reshape(1, 4, 4))
         tensor([[[13., 15.]]])
     """
-    def forward(self, input):
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+    _fn = staticmethod(F.adaptive_max_pool2d)
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -218,12 +227,10 @@ class MaxPool3d(_MaxPoolNd):
         MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
     """
 
-    def forward(self, input):
-        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+    _fn = staticmethod(F.max_pool3d)
 
 
-class AvgPool3d(_AvgPoolNd):
+class AvgPool3d(_AvgPoolWithDivisor):
     r"""3-D average pooling over ``(N, C, D, H, W)`` inputs.
 
     Example:
@@ -232,22 +239,10 @@ class AvgPool3d(_AvgPoolNd):
         AvgPool3d(kernel_size=2, stride=2, padding=0)
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def forward(self, input):
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding,
-                            self.ceil_mode, self.count_include_pad, self.divisor_override)
+    _fn = staticmethod(F.avg_pool3d)
 
 
-class AdaptiveAvgPool3d(Module):
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
     r"""3-D adaptive average pooling to ``output_size``.
 
     Example:
@@ -257,18 +252,10 @@ class AdaptiveAvgPool3d(Module):
         ferric.Size([1, 3, 1, 2, 2])
     """
 
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input):
-        return F.adaptive_avg_pool3d(input, self.output_size)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
+    _fn = staticmethod(F.adaptive_avg_pool3d)
 
 
-class AdaptiveMaxPool3d(_AdaptivePool):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     r"""3-D max pooling to a fixed output size
     (:func:`ferric.nn.functional.adaptive_max_pool3d`).
 
@@ -285,8 +272,7 @@ class AdaptiveMaxPool3d(_AdaptivePool):
         tensor([[[[ 9., 11.],
                   [13., 15.]]]])
     """
-    def forward(self, input):
-        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+    _fn = staticmethod(F.adaptive_max_pool3d)
 
 
 class _LPPoolNd(Module):
@@ -300,6 +286,10 @@ class _LPPoolNd(Module):
     def extra_repr(self):
         return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
                 f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+    def forward(self, input):
+        return self._fn(input, float(self.norm_type), self.kernel_size, self.stride,
+                        self.ceil_mode)
 
 
 class LPPool1d(_LPPoolNd):
@@ -319,9 +309,7 @@ class LPPool1d(_LPPoolNd):
         tensor([[5.]])
     """
 
-    def forward(self, input):
-        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
+    _fn = staticmethod(F.lp_pool1d)
 
 
 class LPPool2d(_LPPoolNd):
@@ -339,9 +327,7 @@ class LPPool2d(_LPPoolNd):
         LPPool2d(norm_type=2, kernel_size=3, stride=2, ceil_mode=False)
     """
 
-    def forward(self, input):
-        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
+    _fn = staticmethod(F.lp_pool2d)
 
 
 class LPPool3d(_LPPoolNd):
@@ -359,9 +345,7 @@ class LPPool3d(_LPPoolNd):
         LPPool3d(norm_type=1.5, kernel_size=(3, 2, 2), stride=(2, 1, 2), ceil_mode=False)
     """
 
-    def forward(self, input):
-        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
-                           self.ceil_mode)
+    _fn = staticmethod(F.lp_pool3d)
 
 
 class _FractionalMaxPoolNd(Module):

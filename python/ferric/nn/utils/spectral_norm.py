@@ -9,6 +9,7 @@ from ... import _core
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d
+from .weight_norm import _remove_norm_hook
 
 __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 
@@ -120,9 +121,4 @@ def remove_spectral_norm(module, name="weight"):
         >>> sorted(n for n, _ in m.named_parameters())
         ['bias', 'weight']
     """
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return _remove_norm_hook(module, name, SpectralNorm, "spectral_norm")

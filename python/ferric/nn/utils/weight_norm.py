@@ -94,9 +94,15 @@ def remove_weight_norm(module, name="weight"):
         >>> sorted(n for n, _ in m.named_parameters())
         ['bias', 'weight']
     """
+    return _remove_norm_hook(module, name, WeightNorm, "weight_norm")
+
+
+def _remove_norm_hook(module, name, hook_type, what):
+    """Removes the ``hook_type`` forward pre-hook of ``module.<name>`` (undoing it) and
+    returns the module; PyTorch's ValueError names ``what`` when there is none."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, hook_type) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")

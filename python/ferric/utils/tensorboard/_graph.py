@@ -23,6 +23,7 @@ from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 from tensorboard.compat.proto.versions_pb2 import VersionDef
 
 from ... import _core
+from ..._tree import tensors_in as _flatten
 
 _ACCUMULATE = "torch::autograd::AccumulateGrad"
 
@@ -91,18 +92,6 @@ def _node_def(name, op, inputs, shape=None, attr=""):
         attrs["_output_shapes"] = AttrValue(
             list=AttrValue.ListValue(shape=[TensorShapeProto(dim=dims)]))
     return NodeDef(name=name, op=op, input=list(inputs), attr=attrs)
-
-
-def _flatten(value, out):
-    if isinstance(value, _core.Tensor):
-        out.append(value)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _flatten(v, out)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _flatten(v, out)
-    return out
 
 
 class _Recorder:
