@@ -29,6 +29,7 @@ import contextlib
 import numpy as np
 
 from ... import _core
+from ..._tree import tensors_in
 from ...autograd.grad_mode import no_grad
 from ...distributed import _backend, _group
 from ..modules.module import Module
@@ -104,18 +105,6 @@ def _writable_like(grad, view) -> bool:
     in the bucket."""
     return (grad is not None and tuple(grad.shape) == view.shape and grad.is_contiguous()
             and _backend.as_array(grad).dtype == view.dtype)
-
-
-def _tensors_in(obj, out):
-    if isinstance(obj, _core.Tensor):
-        out.append(obj)
-    elif isinstance(obj, (list, tuple)):
-        for o in obj:
-            _tensors_in(o, out)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            _tensors_in(o, out)
-    return out
 
 
 class DistributedDataParallel(Module):
@@ -274,7 +263,7 @@ class DistributedDataParallel(Module):
     def _reachable_params(self, outputs):
         """Identities (``_identity``) of the leaves the outputs' autograd graph reaches."""
         seen = set()
-        stack = [t.grad_fn for t in _tensors_in(outputs, []) if t.grad_fn is not None]
+        stack = [t.grad_fn for t in tensors_in(outputs, []) if t.grad_fn is not None]
         found = set()
         while stack:
             fn = stack.pop()
@@ -288,7 +277,7 @@ class DistributedDataParallel(Module):
                 if nxt is not None and nxt not in seen:
                     stack.append(nxt)
         # a parameter that is itself an output is used too
-        found.update(_identity(t) for t in _tensors_in(outputs, []) if t.is_leaf)
+        found.update(_identity(t) for t in tensors_in(outputs, []) if t.is_leaf)
         return found
 
     def _make_hook(self, index):
