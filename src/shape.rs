@@ -101,7 +101,9 @@ pub fn contiguous_strides(shape: &[usize]) -> Strides {
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Dims> {
     let n = a.len().max(b.len());
     let mut out: Dims = SmallVec::from_elem(0, n);
-    for i in 0..n {
+    // from the last dim backwards, as PyTorch's infer_size: the error names the
+    // trailing-most mismatch
+    for i in (0..n).rev() {
         let da = if i + a.len() >= n {
             a[i + a.len() - n]
         } else {

@@ -110,6 +110,14 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
             )),
         };
     }
+    // a `range` indexes as the list of its values (PyTorch reads it as a sequence)
+    let as_list;
+    let obj = if obj.is_instance_of::<pyo3::types::PyRange>() {
+        as_list = PyList::new(obj.py(), obj.try_iter()?.collect::<PyResult<Vec<_>>>()?)?;
+        as_list.as_any()
+    } else {
+        obj
+    };
     if obj.is_instance_of::<PyList>() || crate::python::convert::is_ndarray(obj) {
         let t = crate::python::data::tensor_from_data(obj, None)?;
         return match t.dtype() {

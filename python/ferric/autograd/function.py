@@ -134,7 +134,13 @@ class Function(metaclass=FunctionMeta):
         recorded = _core._record_function(
             cls.__name__, out_tensors, inputs, differentiable, backward_fn
         )
-        ctx._saved = _core._pack_saved(ctx._to_save, recorded, cls.__name__ + "Backward")
+        # a saved forward output is saved as the recorded output (the node's own result),
+        # so that a double backward through ``saved_tensors`` reaches this node
+        to_save = tuple(
+            next((r for o, r in zip(out_tensors, recorded, strict=True) if o is t), t)
+            for t in ctx._to_save
+        )
+        ctx._saved = _core._pack_saved(to_save, recorded, cls.__name__ + "Backward")
         ctx._to_save = ()
         it = iter(recorded)
         result = tuple(next(it) if isinstance(o, Tensor) else o for o in outs)
