@@ -360,8 +360,11 @@ def kl_div(input, target, reduction=1, *, log_target=False):
         >>> ferric.kl_div(ferric.tensor([0.0]), ferric.tensor([1.0]))
         tensor(0.)
     """
-    return F.kl_div(input, target, reduction=_reduction("kl_div", reduction),
-                    log_target=log_target)
+    mode = _reduction("kl_div", reduction)
+    out = F.kl_div(input, target, reduction="none", log_target=log_target)
+    if mode == "mean":  # every element, as ATen's kl_div (F.kl_div warns for this mode)
+        return out.mean()
+    return out.sum() if mode == "sum" else out
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
@@ -490,6 +493,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         >>> ferric.binary_cross_entropy_with_logits(ferric.tensor([0.0]), ferric.tensor([1.0]))
         tensor(0.6931)
     """
+    from .autograd.grad_mode import is_grad_enabled
+
+    for name, w in (("weight", weight), ("pos_weight", pos_weight)):
+        if w is not None and w.requires_grad and is_grad_enabled():
+            raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not "
+                               f"differentiable with respect to argument '{name}'. This input "
+                               "cannot have requires_grad True.")
     return F.binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction("binary_cross_entropy_with_logits",
                                                     reduction), pos_weight=pos_weight)

@@ -27,13 +27,13 @@ def _atleast(op, nd, tensors):
             raise TypeError(f"{op}() received an invalid combination of arguments - got "
                             f"({type(t).__name__}), but expected one of:\n * (Tensor input)\n"
                             " * (tuple of Tensors tensors)")
-        if t.dim() < nd:
-            if nd == 3 and t.dim() == 2:
-                t = t.unsqueeze(-1)
-            elif nd == 3 and t.dim() == 1:
-                t = t.reshape(1, -1, 1)
-            else:
-                t = t.reshape((1,) * (nd - t.dim()) + tuple(t.shape))
+        if nd == 3 and t.dim() == 2:
+            t = t.unsqueeze(-1)
+        elif nd == 3 and t.dim() == 1:
+            t = t.unsqueeze(0).unsqueeze(-1)
+        else:
+            while t.dim() < nd:
+                t = t.unsqueeze(0)
         out.append(t)
     return out[0] if single else tuple(out)
 
