@@ -1,7 +1,8 @@
 """PyTorch's top-level spellings of functional ops (``torch.dropout(input, p, train)``,
 ``torch.layer_norm``, ``torch.kl_div(..., reduction=1)``, ...), which differ from
 ``nn.functional``'s in argument order, required arguments and integer ``reduction``
-codes (0 ``"none"``, 1 ``"mean"``, 2 ``"sum"``); and the top-level in-place forms
+codes (1 ``"mean"``, 2 ``"sum"``, any other int ``"none"``, which is also what the
+bindings' default gives); and the top-level in-place forms
 (``torch.abs_(t)``, ``torch.zero_(t)``, ...) of Tensor methods."""
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
 def _reduction(op, reduction):
-    if isinstance(reduction, bool) or reduction not in _REDUCTIONS:
-        raise ValueError(f"{op}(): {reduction} is not a valid value for reduction (0: none, "
-                         "1: mean, 2: sum)")
-    return _REDUCTIONS[reduction]
+    # PyTorch's top-level bindings treat any int other than 1 (mean) and 2 (sum) as
+    # "none", and their default comes out as 0 (the schema's `Mean` default is not what
+    # the Python binding applies): `torch.kl_div(x, y)` is unreduced
+    if not isinstance(reduction, int) or isinstance(reduction, bool):
+        raise TypeError(f"{op}(): argument 'reduction' must be int, not "
+                        f"{type(reduction).__name__}")
+    return _REDUCTIONS.get(reduction, "none")
 
 
 def _train_flag(op, train):
@@ -30,7 +34,7 @@ def _train_flag(op, train):
 
 def _check_p(p):
     if p < 0 or p > 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 def _alpha_noise(input, p, feature):
@@ -344,21 +348,23 @@ pairwise_distance = _simple(
      "tensor([5.0000])"])
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):
-    """KL divergence with an integer ``reduction`` (0 none, 1 mean over all elements,
-    2 sum), PyTorch's top-level form.
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """KL divergence with an integer ``reduction`` (1 mean over all elements, 2 sum, any
+    other int none; the default is unreduced, as PyTorch's binding behaves).
 
     Args:
         input (Tensor): log-probabilities.
         target (Tensor): probabilities (log-probabilities when ``log_target``).
-        reduction (int, optional): 0, 1 or 2.
+        reduction (int, optional): 1 mean, 2 sum, else none.
         log_target (bool, optional): ``target`` is in log space.
 
     Example::
 
         >>> import ferric
         >>> ferric.kl_div(ferric.tensor([0.0]), ferric.tensor([1.0]))
-        tensor(0.)
+        tensor([0.])
+        >>> ferric.kl_div(ferric.tensor([0.0, 1.0]), ferric.tensor([1.0, 1.0]), 2)
+        tensor(-1.)
     """
     mode = _reduction("kl_div", reduction)
     out = F.kl_div(input, target, reduction="none", log_target=log_target)
@@ -367,70 +373,74 @@ def kl_div(input, target, reduction=1, *, log_target=False):
     return out.sum() if mode == "sum" else out
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    """Cosine embedding loss with an integer ``reduction`` (0 none, 1 mean, 2 sum).
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """Cosine embedding loss with an integer ``reduction`` (1 mean, 2 sum, any other int none; the default
+    is unreduced, as PyTorch's binding behaves).
 
     Args:
         input1 (Tensor): first embeddings.
         input2 (Tensor): second embeddings.
         target (Tensor): 1 (similar) or -1 (dissimilar).
         margin (float, optional): margin for dissimilar pairs.
-        reduction (int, optional): 0, 1 or 2.
+        reduction (int, optional): 1 mean, 2 sum, else none.
 
     Example::
 
         >>> import ferric
         >>> x = ferric.tensor([[1.0, 0.0]])
         >>> ferric.cosine_embedding_loss(x, x, ferric.tensor([1.0]))
-        tensor(0.)
+        tensor([0.])
     """
     return F.cosine_embedding_loss(input1, input2, target, margin,
                                    reduction=_reduction("cosine_embedding_loss", reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    """Hinge embedding loss with an integer ``reduction`` (0 none, 1 mean, 2 sum).
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """Hinge embedding loss with an integer ``reduction`` (1 mean, 2 sum, any other int none; the default
+    is unreduced, as PyTorch's binding behaves).
 
     Args:
         input (Tensor): distances.
         target (Tensor): 1 or -1.
         margin (float, optional): the margin.
-        reduction (int, optional): 0, 1 or 2.
+        reduction (int, optional): 1 mean, 2 sum, else none.
 
     Example::
 
         >>> import ferric
         >>> ferric.hinge_embedding_loss(ferric.tensor([0.5]), ferric.tensor([1.0]))
-        tensor(0.5000)
+        tensor([0.5000])
     """
     return F.hinge_embedding_loss(input, target, margin,
                                   reduction=_reduction("hinge_embedding_loss", reduction))
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    """Margin ranking loss with an integer ``reduction`` (0 none, 1 mean, 2 sum).
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """Margin ranking loss with an integer ``reduction`` (1 mean, 2 sum, any other int none; the default
+    is unreduced, as PyTorch's binding behaves).
 
     Args:
         input1 (Tensor): first scores.
         input2 (Tensor): second scores.
         target (Tensor): 1 (input1 ranks higher) or -1.
         margin (float, optional): the margin.
-        reduction (int, optional): 0, 1 or 2.
+        reduction (int, optional): 1 mean, 2 sum, else none.
 
     Example::
 
         >>> import ferric
         >>> ferric.margin_ranking_loss(ferric.tensor([1.0]), ferric.tensor([2.0]),
         ...                            ferric.tensor([1.0]))
-        tensor(1.)
+        tensor([1.])
     """
     return F.margin_ranking_loss(input1, input2, target, margin,
                                  reduction=_reduction("margin_ranking_loss", reduction))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False,
-                        reduction=1):
-    """Triplet margin loss with an integer ``reduction`` (0 none, 1 mean, 2 sum).
+                        reduction=0):
+    """Triplet margin loss with an integer ``reduction`` (1 mean, 2 sum, any other int none; the default
+    is unreduced, as PyTorch's binding behaves).
 
     Args:
         anchor (Tensor): anchors.
@@ -440,14 +450,14 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
         p (float, optional): the distance norm.
         eps (float, optional): added to differences.
         swap (bool, optional): use the distance swap.
-        reduction (int, optional): 0, 1 or 2.
+        reduction (int, optional): 1 mean, 2 sum, else none.
 
     Example::
 
         >>> import ferric
         >>> a = ferric.tensor([[0.0, 0.0]])
         >>> ferric.triplet_margin_loss(a, a, a + 3.0)
-        tensor(0.)
+        tensor([0.])
     """
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                  reduction=_reduction("triplet_margin_loss", reduction))
@@ -463,7 +473,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
         log_input (bool): ``input`` is a log-rate.
         full (bool): add the Stirling term.
         eps (float): keeps the log finite when not ``log_input``.
-        reduction (int): 0, 1 or 2.
+        reduction (int): 1 mean, 2 sum, else none.
 
     Example::
 
@@ -477,21 +487,22 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
-                                     reduction=1):
-    """Binary cross entropy on logits, integer ``reduction`` (0 none, 1 mean, 2 sum).
+                                     reduction=0):
+    """Binary cross entropy on logits, integer ``reduction`` (1 mean, 2 sum, any other int none; the default
+    is unreduced, as PyTorch's binding behaves).
 
     Args:
         input (Tensor): logits.
         target (Tensor): targets in [0, 1].
         weight (Tensor, optional): per-element weight.
         pos_weight (Tensor, optional): weight of positive examples.
-        reduction (int, optional): 0, 1 or 2.
+        reduction (int, optional): 1 mean, 2 sum, else none.
 
     Example::
 
         >>> import ferric
         >>> ferric.binary_cross_entropy_with_logits(ferric.tensor([0.0]), ferric.tensor([1.0]))
-        tensor(0.6931)
+        tensor([0.6931])
     """
     from .autograd.grad_mode import is_grad_enabled
 

@@ -195,14 +195,8 @@ def unravel_index(indices, shape):
     shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError("'shape' cannot have negative values, but got " + str(shape))
-    total = 1
-    for s in shape:
-        total *= s
+    # like PyTorch, indices outside [-numel, numel) wrap (floor division and remainder)
     idx = indices.to(_core.int64)
-    if idx.numel() and (bool((idx >= total).any()) or bool((idx < -total).any())):
-        raise ValueError(f"'indices' must be in range [-{total}, {total}), found range "
-                         f"[{int(idx.min())}, {int(idx.max())}]")
-    idx = _core.where(idx < 0, idx + total, idx)
     out = []
     for s in reversed(shape):
         out.append(idx.remainder(s) if s else idx * 0)
