@@ -374,8 +374,8 @@ def kl_div(input, target, reduction=0, *, log_target=False):
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
-    """Cosine embedding loss with an integer ``reduction`` (1 mean, 2 sum, any other int none; the default
-    is unreduced, as PyTorch's binding behaves).
+    """Cosine embedding loss with an integer ``reduction`` (1 mean, 2 sum,
+    any other int none; the default is unreduced, as PyTorch's binding behaves).
 
     Args:
         input1 (Tensor): first embeddings.
@@ -396,8 +396,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
-    """Hinge embedding loss with an integer ``reduction`` (1 mean, 2 sum, any other int none; the default
-    is unreduced, as PyTorch's binding behaves).
+    """Hinge embedding loss with an integer ``reduction`` (1 mean, 2 sum,
+    any other int none; the default is unreduced, as PyTorch's binding behaves).
 
     Args:
         input (Tensor): distances.
@@ -416,8 +416,8 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
-    """Margin ranking loss with an integer ``reduction`` (1 mean, 2 sum, any other int none; the default
-    is unreduced, as PyTorch's binding behaves).
+    """Margin ranking loss with an integer ``reduction`` (1 mean, 2 sum,
+    any other int none; the default is unreduced, as PyTorch's binding behaves).
 
     Args:
         input1 (Tensor): first scores.
@@ -439,8 +439,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False,
                         reduction=0):
-    """Triplet margin loss with an integer ``reduction`` (1 mean, 2 sum, any other int none; the default
-    is unreduced, as PyTorch's binding behaves).
+    """Triplet margin loss with an integer ``reduction`` (1 mean, 2 sum,
+    any other int none; the default is unreduced, as PyTorch's binding behaves).
 
     Args:
         anchor (Tensor): anchors.
@@ -488,8 +488,8 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
                                      reduction=0):
-    """Binary cross entropy on logits, integer ``reduction`` (1 mean, 2 sum, any other int none; the default
-    is unreduced, as PyTorch's binding behaves).
+    """Binary cross entropy on logits, integer ``reduction`` (1 mean, 2 sum, any
+    other int none; the default is unreduced, as PyTorch's binding behaves).
 
     Args:
         input (Tensor): logits.
