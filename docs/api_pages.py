@@ -35,6 +35,10 @@ MODULES = [
      "gradient checks."),
     ("ferric.autograd.graph", "ferric.autograd.graph", "The recorded graph's nodes and "
      "drawing them."),
+    ("ferric.autograd.functional", "ferric.autograd.functional", "Jacobians, Hessians and "
+     "vector products of a function."),
+    ("ferric.utils.checkpoint", "ferric.utils.checkpoint", "Activation checkpointing."),
+    ("ferric.random", "ferric.random", "The CPU generator's seed and state, ``fork_rng``."),
     ("ferric.utils.data", "ferric.utils.data", "Datasets, samplers and ``DataLoader``."),
     ("ferric.utils.tensorboard", "ferric.utils.tensorboard", "TensorBoard logging "
      "(needs the ``tensorboard`` package)."),

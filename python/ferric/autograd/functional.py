@@ -17,13 +17,12 @@ __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
 def _grad(outputs, inputs, grad_outputs, create_graph):
-    from . import grad
-
     outs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=False) if o.requires_grad]
     if not outs:
         return (None,) * len(inputs)
-    return grad([o for o, _ in outs], inputs, [g for _, g in outs], retain_graph=True,
-                create_graph=create_graph, allow_unused=True)
+    # autograd.grad's core (the package __init__ imports this module)
+    return _core._grad([o for o, _ in outs], list(inputs), [g for _, g in outs], True,
+                       create_graph, True, False)
 
 
 def _as_tuple(x, arg_name, fn_name):
