@@ -11,6 +11,7 @@ from . import _extra_flags as XF
 from . import _extra_nn as XN
 from . import _extra_shape as XS
 from ._core import Tensor
+from ._functions import allclose, equal, isclose
 
 _METHODS = {
     "is_nonzero": XF.is_nonzero, "is_same_size": XF.is_same_size, "is_signed": XF.is_signed,
@@ -18,8 +19,79 @@ _METHODS = {
     "dsplit": XS.dsplit, "split_with_sizes": XS.split_with_sizes, "diagflat": XS.diagflat,
     "cov": XS.cov, "corrcoef": XS.corrcoef, "dist": XS.dist, "hardshrink": XN.hardshrink,
     "prelu": XN.prelu, "clamp_max_": XN.clamp_max_, "clamp_min_": XN.clamp_min_,
-    "resize_as_": XN.resize_as_,
+    "resize_as_": XN.resize_as_, "allclose": allclose, "isclose": isclose, "equal": equal,
 }
+
+
+def _H(self):
+    """The conjugate transpose of a 2-D tensor (its transpose: ferric has no complex
+    dtypes).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.zeros(2, 3).H.shape
+        ferric.Size([3, 2])
+    """
+    if self.dim() != 2:
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.dim()}-D tensor.")
+    return self.transpose(0, 1)
+
+
+def _mH(self):
+    """The conjugate transpose of the last two dimensions (``mT``: no complex dtypes).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.zeros(4, 2, 3).mH.shape
+        ferric.Size([4, 3, 2])
+    """
+    if self.dim() < 2:
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                           f"Got {self.dim()}-D tensor.")
+    return self.transpose(-2, -1)
+
+
+def _itemsize(self):
+    """The size of one element in bytes (``element_size()``).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.zeros(2, dtype=ferric.float64).itemsize
+        8
+    """
+    return self.element_size()
+
+
+def _nbytes(self):
+    """The bytes the elements take: ``numel() * itemsize`` (a view counts its own).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.zeros(2, 3).nbytes
+        24
+    """
+    return self.numel() * self.element_size()
+
+
+def _is_cpu(self):
+    """Whether the tensor is on the CPU (always ``True`` in ferric).
+
+    Example::
+
+        >>> import ferric
+        >>> ferric.zeros(1).is_cpu
+        True
+    """
+    return True
+
+
+_PROPERTIES = {"H": _H, "mH": _mH, "itemsize": _itemsize, "nbytes": _nbytes,
+               "is_cpu": _is_cpu}
 
 
 def _method(fn, name):
@@ -36,3 +108,6 @@ def install() -> None:
     for name, fn in _METHODS.items():
         if name not in Tensor.__dict__:
             setattr(Tensor, name, _method(fn, name))
+    for name, fget in _PROPERTIES.items():
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, property(fget, doc=fget.__doc__))
