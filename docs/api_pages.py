@@ -37,6 +37,8 @@ MODULES = [
      "drawing them."),
     ("ferric.autograd.functional", "ferric.autograd.functional", "Jacobians, Hessians and "
      "vector products of a function."),
+    ("ferric.func", "ferric.func", "Function transforms: ``grad``, ``vjp``, ``jacrev``, "
+     "``hessian``, ``functional_call``."),
     ("ferric.utils.checkpoint", "ferric.utils.checkpoint", "Activation checkpointing."),
     ("ferric.random", "ferric.random", "The CPU generator's seed and state, ``fork_rng``."),
     ("ferric.utils.data", "ferric.utils.data", "Datasets, samplers and ``DataLoader``."),

@@ -172,7 +172,7 @@ __all__ += ["special"]
 # script boilerplate and the names PyTorch scripts reach for (docs/extra_ops.md):
 # constants and flags, shape/array helpers, torch.X spellings of functional ops, the
 # top-level in-place forms, ferric.random, autograd.functional, utils.checkpoint
-from . import _extra_flags, _extra_methods, _extra_nn, _extra_shape, random  # noqa: E402
+from . import _extra_flags, _extra_methods, _extra_nn, _extra_shape, func, random  # noqa: E402
 
 for _mod in (_extra_flags, _extra_shape, _extra_nn):
     for _name in dir(_mod):
@@ -184,7 +184,7 @@ for _mod in (_extra_flags, _extra_shape, _extra_nn):
                 __all__.append(_name)
 del _mod, _name, _obj
 _extra_methods.install()
-__all__ += ["random"]
+__all__ += ["func", "random"]
 
 # FERRIC_SIMD / FERRIC_NUM_THREADS values the kernels cannot use are ignored: say so once
 _warn_about_environment()
