@@ -26,8 +26,9 @@ def _flatten(tree):
     if isinstance(tree, (tuple, list)):
         parts = [_flatten(t) for t in tree]
         sizes = [len(p[0]) for p in parts]
+        kind = type(tree)
 
-        def rebuild(leaves, parts=parts, sizes=sizes, kind=type(tree)):
+        def rebuild(leaves):
             out, i = [], 0
             for (_, rb), n in zip(parts, sizes, strict=True):
                 out.append(rb(leaves[i:i + n]))
