@@ -155,6 +155,11 @@ GRAD_TABLE = [
     ("triplet_margin_loss", lambda a, b, c: ferric.triplet_margin_loss(a, b, c, 2.0),
      (3, 4), (3, 4), (3, 4)),
     ("bilinear", ferric.bilinear, (2, 3), (2, 2), (4, 3, 2)),
+    ("select_scatter", lambda a, b: ferric.select_scatter(a, b, 1, 2), (3, 4), (3,)),
+    ("slice_scatter", lambda a, b: ferric.slice_scatter(a, b, 1, 0, 4, 2), (3, 4), (3, 2)),
+    ("diagonal_scatter", lambda a, b: ferric.diagonal_scatter(a, b, -1), (3, 4), (2,)),
+    ("permute_copy", lambda a: ferric.permute_copy(a, [2, 0, 1]), (2, 3, 4)),
+    ("rms_norm", lambda a, w: ferric.rms_norm(a, [4], w), (3, 4), (4,)),
 ]
 
 

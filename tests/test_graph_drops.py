@@ -222,7 +222,14 @@ NODE_XFAIL: dict[str, str] = {
         "ferric.group_norm", "ferric.instance_norm", "ferric.selu_", "ferric.celu_",
         "ferric.rrelu_", "ferric.threshold_", "ferric.threshold", "ferric.pixel_shuffle",
         "ferric.pixel_unshuffle", "ferric.channel_shuffle", "ferric.pairwise_distance",
-        "ferric.addmv_")},
+        "ferric.addmv_", "ferric.conv3d", "ferric.conv_transpose3d", "ferric.alias_copy",
+        "ferric.t_copy", "ferric.diagonal_copy", "ferric.expand_copy", "ferric.permute_copy",
+        "ferric.select_copy", "ferric.slice_copy", "ferric.split_copy",
+        "ferric.split_with_sizes_copy", "ferric.squeeze_copy", "ferric.transpose_copy",
+        "ferric.unbind_copy", "ferric.unsqueeze_copy", "ferric.view_copy",
+        *(f"{w}.{n}" for w in ("ferric", "Tensor") for n in (
+            "conj_physical_", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
+            "select_scatter", "slice_scatter", "diagonal_scatter")))},
     **{f"ferric.{n}_": _INPLACE_HYPERBOLIC
        for n in ("asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh")},
     "Tensor.polygamma_": "PyTorch records in-place polygamma_ under its second derivative "

@@ -172,9 +172,9 @@ __all__ += ["special"]
 # script boilerplate and the names PyTorch scripts reach for (docs/extra_ops.md):
 # constants and flags, shape/array helpers, torch.X spellings of functional ops, the
 # top-level in-place forms, ferric.random, autograd.functional, utils.checkpoint
-from . import _extra_flags, _extra_methods, _extra_nn, _extra_shape, func, random  # noqa: E402
+from . import _extra_flags, _extra_methods, _extra_more, _extra_nn, _extra_shape, func, random  # noqa: E402, I001
 
-for _mod in (_extra_flags, _extra_shape, _extra_nn):
+for _mod in (_extra_flags, _extra_shape, _extra_nn, _extra_more):
     for _name in dir(_mod):
         if not _name.startswith("_") and _name not in ("annotations", "math", "warnings",
                                                       "Tensor", "F"):
