@@ -239,3 +239,11 @@ def test_random_module_is_torch_random():
     assert ferric.equal(ferric.random.get_rng_state(), s)
     with pytest.raises(RuntimeError, match="CPU-only"), ferric.random.fork_rng(devices=[0]):
         pass
+
+
+def test_asarray_device_errors_as_a_cpu_only_build():
+    assert ferric.asarray([1.0], device="cpu").tolist() == [1.0]
+    with pytest.raises(AssertionError, match="not compiled with CUDA"):
+        ferric.asarray([1.0], device="cuda")
+    with pytest.raises(RuntimeError, match="device type at start of device string"):
+        ferric.asarray([1.0], device="blah")

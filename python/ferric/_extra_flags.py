@@ -457,10 +457,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     import numpy as np
 
     if device is not None and str(device).split(":")[0] != "cpu":
-        from ._device import device as _device
-
-        _device(device)  # raises for an unknown device string
-        raise RuntimeError(f"asarray(): ferric is CPU-only, cannot place on {device}")
+        _core.empty(0).to(device)  # raises as a CPU-only PyTorch build does
     if not isinstance(obj, (Tensor, np.ndarray)) and hasattr(obj, "__dlpack__"):
         from .utils.dlpack import from_dlpack
 
