@@ -176,8 +176,11 @@ from . import _extra_flags, _extra_methods, _extra_more, _extra_nn, _extra_shape
 
 for _mod in (_extra_flags, _extra_shape, _extra_nn, _extra_more):
     for _name in dir(_mod):
+        # never shadows a name the extension already exports (a Rust row may gain its
+        # module-level in-place function later)
         if not _name.startswith("_") and _name not in ("annotations", "math", "warnings",
-                                                      "Tensor", "F"):
+                                                      "Tensor", "F") \
+                and _name not in globals():
             _obj = getattr(_mod, _name)
             if not isinstance(_obj, type(_core)):
                 globals()[_name] = _obj
