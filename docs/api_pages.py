@@ -39,6 +39,12 @@ MODULES = [
      "(``profile(use_cuda=...)``)."),
     ("ferric.profiler", "ferric.profiler", "Op-by-op timing: ``profile``, "
      "``record_function``, schedules, Chrome traces."),
+    ("ferric.autograd.functional", "ferric.autograd.functional", "Jacobians, Hessians and "
+     "vector products of a function."),
+    ("ferric.func", "ferric.func", "Function transforms: ``grad``, ``vjp``, ``jacrev``, "
+     "``hessian``, ``functional_call``."),
+    ("ferric.utils.checkpoint", "ferric.utils.checkpoint", "Activation checkpointing."),
+    ("ferric.random", "ferric.random", "The CPU generator's seed and state, ``fork_rng``."),
     ("ferric.utils.data", "ferric.utils.data", "Datasets, samplers and ``DataLoader``."),
     ("ferric.utils.tensorboard", "ferric.utils.tensorboard", "TensorBoard logging "
      "(needs the ``tensorboard`` package)."),

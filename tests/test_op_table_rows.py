@@ -13,6 +13,7 @@ import pytest
 
 import ferric
 import ferric.nn.functional as F
+from ferric import _extra_nn
 
 ROWS = ferric._core._op_table()
 SPEC_NAMES = {s.name for s in S.SPECS}
@@ -50,8 +51,12 @@ def test_row_methods_and_functions_exist(row):
         assert callable(getattr(ferric.Tensor, m, None)), f"Tensor.{m}"
     first_inplace = row["inplace"][:1]
     for m in first_inplace:
-        # the in-place form is a module function exactly when the row says so
-        assert hasattr(ferric, m) == row["fn_inplace"], f"ferric.{m}"
+        # the in-place form is a module function exactly when the row says so, or when
+        # PyTorch has it at the top level and ferric adds it in Python (_extra_nn)
+        python_form = m in _extra_nn._INPLACE
+        assert hasattr(ferric, m) == (row["fn_inplace"] or python_form), f"ferric.{m}"
+        if python_form and not row["fn_inplace"]:
+            assert getattr(ferric, m) is getattr(_extra_nn, m), f"ferric.{m}"
 
 
 @pytest.mark.parametrize("row", ROWS, ids=_ids(ROWS))

@@ -169,6 +169,26 @@ from .special import xlogy  # noqa: E402  (accepts a Python number first, as tor
 _op_methods.install()
 __all__ += ["special"]
 
+# script boilerplate and the names PyTorch scripts reach for (docs/extra_ops.md):
+# constants and flags, shape/array helpers, torch.X spellings of functional ops, the
+# top-level in-place forms, ferric.random, autograd.functional, utils.checkpoint
+from . import _extra_flags, _extra_methods, _extra_more, _extra_nn, _extra_shape, func, random  # noqa: E402, I001
+
+for _mod in (_extra_flags, _extra_shape, _extra_nn, _extra_more):
+    for _name in dir(_mod):
+        # never shadows a name the extension already exports (a Rust row may gain its
+        # module-level in-place function later)
+        if not _name.startswith("_") and _name not in ("annotations", "math", "warnings",
+                                                      "Tensor", "F") \
+                and _name not in globals():
+            _obj = getattr(_mod, _name)
+            if not isinstance(_obj, type(_core)):
+                globals()[_name] = _obj
+                __all__.append(_name)
+del _mod, _name, _obj
+_extra_methods.install()
+__all__ += ["func", "random"]
+
 # FERRIC_SIMD / FERRIC_NUM_THREADS values the kernels cannot use are ignored: say so once
 _warn_about_environment()
 

@@ -4,7 +4,7 @@ custom ``Function``s, anomaly detection and gradient checks."""
 from __future__ import annotations
 
 from .. import _core
-from . import graph, profiler, profiler_util
+from . import functional, graph, profiler, profiler_util
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -64,5 +64,5 @@ __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly", "enable_grad",
     "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
     "is_grad_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
-    "set_grad_enabled", "Variable",
+    "set_grad_enabled", "Variable", "functional",
 ]

@@ -1,6 +1,6 @@
-"""Utilities (``ferric.utils``): ``data`` (datasets, samplers, ``DataLoader``) and
-``hooks`` (removable hook handles)."""
+"""Utilities (``ferric.utils``): ``data`` (datasets, samplers, ``DataLoader``),
+``hooks`` (removable hook handles) and ``checkpoint`` (activation checkpointing)."""
 
-from . import data, hooks
+from . import checkpoint, data, hooks
 
-__all__ = ["data", "hooks"]
+__all__ = ["checkpoint", "data", "hooks"]
