@@ -114,6 +114,8 @@ from .nested import jagged  # noqa: E402
 
 __all__ += ["jagged", "nested"]
 
+from . import distributions  # noqa: E402  (torch.distributions, docs/distributions.md)
+
 # ONNX export (torch.onnx.export); the onnx package itself is imported on first use
 from . import onnx  # noqa: E402
 

@@ -1,0 +1,34 @@
+"""Probability distributions with PyTorch's ``torch.distributions`` API: parameterised
+``Distribution`` objects with ``sample``/``rsample`` (drawing PyTorch's random streams,
+so a seed gives PyTorch's samples), ``log_prob``, ``entropy``, moments, ``cdf``/``icdf``,
+argument validation with PyTorch's messages, and ``kl_divergence`` between pairs.
+Everything is built on ferric tensor ops, so autograd flows through ``rsample``,
+``log_prob``, ``entropy`` and ``kl_divergence`` (see ``docs/distributions.md``).
+"""
+
+from __future__ import annotations
+
+from . import constraints, transforms
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import AffineTransform, ExpTransform, Transform
+from .uniform import Uniform
+
+__all__ = [
+    "AffineTransform", "Bernoulli", "Categorical", "Distribution", "ExpTransform",
+    "Exponential", "ExponentialFamily", "Independent", "Laplace", "LogNormal",
+    "MultivariateNormal", "Normal", "OneHotCategorical", "Transform",
+    "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl",
+    "transforms",
+]

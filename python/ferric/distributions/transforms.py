@@ -1,0 +1,336 @@
+"""Transforms: invertible maps with a log-abs-det-Jacobian, for
+``TransformedDistribution`` (``LogNormal`` is ``Normal`` through ``ExpTransform``)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from .. import _core, _functions
+from . import constraints
+
+__all__ = ["AffineTransform", "ExpTransform", "Transform"]
+
+
+class Transform:
+    """Abstract base class of invertible transforms ``y = t(x)``: subclasses implement
+    ``_call``, ``_inverse`` and ``log_abs_det_jacobian``, and set ``domain`` and
+    ``codomain`` (constraints) and ``bijective``/``sign``.
+
+    Args:
+        cache_size (int): 0 (no caching) or 1 (remember the last ``x, y`` pair).
+
+    Example:
+        >>> from ferric.distributions.transforms import ExpTransform
+        >>> t = ExpTransform()
+        >>> t.inv(t(ferric.tensor([0.0, 1.0])))
+        tensor([0., 1.])
+    """
+
+    bijective = False
+    domain = constraints.real
+    codomain = constraints.real
+
+    def __init__(self, cache_size: int = 0):
+        if cache_size not in (0, 1):
+            raise ValueError("cache_size must be 0 or 1")
+        self._cache_size = cache_size
+        self._cached = None
+
+    @property
+    def event_dim(self) -> int:
+        """The event dimension of the transform (domain and codomain agree)."""
+        if self.domain.event_dim == self.codomain.event_dim:
+            return self.domain.event_dim
+        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
+
+    @property
+    def inv(self):
+        """The inverse transform: ``t.inv(t(x)) == x``."""
+        return _InverseTransform(self)
+
+    @property
+    def sign(self):
+        """The sign of the Jacobian determinant (+1 or -1, or a tensor), for bijections."""
+        raise NotImplementedError
+
+    def __call__(self, x):
+        if self._cache_size and self._cached is not None and self._cached[0] is x:
+            return self._cached[1]
+        y = self._call(x)
+        if self._cache_size:
+            self._cached = (x, y)
+        return y
+
+    def _inv_call(self, y):
+        if self._cache_size and self._cached is not None and self._cached[1] is y:
+            return self._cached[0]
+        x = self._inverse(y)
+        if self._cache_size:
+            self._cached = (x, y)
+        return x
+
+    def _call(self, x):
+        raise NotImplementedError
+
+    def _inverse(self, y):
+        raise NotImplementedError
+
+    def log_abs_det_jacobian(self, x, y):
+        """``log |dy/dx|`` at the pair ``x``, ``y = t(x)``.
+
+        Args:
+            x (Tensor): input.
+            y (Tensor): output.
+
+        Example:
+            >>> from ferric.distributions.transforms import ExpTransform
+            >>> x = ferric.tensor([1.0])
+            >>> ExpTransform().log_abs_det_jacobian(x, x.exp())
+            tensor([1.])
+        """
+        raise NotImplementedError
+
+    def forward_shape(self, shape):
+        """The output shape for an input of ``shape``.
+
+        Args:
+            shape (tuple): input shape.
+
+        Example:
+            >>> from ferric.distributions.transforms import ExpTransform
+            >>> ExpTransform().forward_shape((2, 3))
+            (2, 3)
+        """
+        return shape
+
+    def inverse_shape(self, shape):
+        """The input shape for an output of ``shape``.
+
+        Args:
+            shape (tuple): output shape.
+
+        Example:
+            >>> from ferric.distributions.transforms import ExpTransform
+            >>> ExpTransform().inverse_shape((2, 3))
+            (2, 3)
+        """
+        return shape
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return self.__class__.__name__ + "()"
+
+
+class _InverseTransform(Transform):
+    """The inverse of a transform (what ``t.inv`` returns)."""
+
+    def __init__(self, transform):
+        super().__init__(cache_size=transform._cache_size)
+        self._inv = transform
+
+    @property
+    def domain(self):  # type: ignore[override]
+        return self._inv.codomain
+
+    @property
+    def codomain(self):  # type: ignore[override]
+        return self._inv.domain
+
+    @property
+    def bijective(self):  # type: ignore[override]
+        return self._inv.bijective
+
+    @property
+    def sign(self):
+        return self._inv.sign
+
+    @property
+    def inv(self):
+        return self._inv
+
+    def __eq__(self, other):
+        return isinstance(other, _InverseTransform) and self._inv == other._inv
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self._inv!r})"
+
+    def __call__(self, x):
+        return self._inv._inv_call(x)
+
+    def log_abs_det_jacobian(self, x, y):
+        return -self._inv.log_abs_det_jacobian(y, x)
+
+    def forward_shape(self, shape):
+        return self._inv.inverse_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self._inv.forward_shape(shape)
+
+
+class ExpTransform(Transform):
+    """``y = exp(x)``.
+
+    Args:
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> from ferric.distributions.transforms import ExpTransform
+        >>> ExpTransform()(ferric.tensor([0.0]))
+        tensor([1.])
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, ExpTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.exp()
+
+    def _inverse(self, y):
+        return y.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        """``x`` (the log-derivative of ``exp``).
+
+        Args:
+            x (Tensor): input.
+            y (Tensor): output.
+
+        Example:
+            >>> from ferric.distributions.transforms import ExpTransform
+            >>> ExpTransform().log_abs_det_jacobian(ferric.tensor(2.0), None)
+            tensor(2.)
+        """
+        return x
+
+
+class AffineTransform(Transform):
+    """``y = loc + scale * x``, elementwise, with ``event_dim`` rightmost dimensions
+    forming one event (the log-det is summed over them).
+
+    Args:
+        loc (Tensor or float): shift.
+        scale (Tensor or float): scale.
+        event_dim (int): size of the event. Default: 0.
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> from ferric.distributions.transforms import AffineTransform
+        >>> AffineTransform(1.0, 2.0)(ferric.tensor([0.0, 1.0]))
+        tensor([1., 3.])
+    """
+
+    bijective = True
+
+    def __init__(self, loc, scale, event_dim: int = 0, cache_size: int = 0):
+        super().__init__(cache_size=cache_size)
+        self.loc = loc
+        self.scale = scale
+        self._event_dim = event_dim
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        """Number of rightmost dimensions forming one event."""
+        return self._event_dim
+
+    @property
+    def domain(self):  # type: ignore[override]
+        if self._event_dim == 0:
+            return constraints.real
+        return constraints.independent(constraints.real, self._event_dim)
+
+    @property
+    def codomain(self):  # type: ignore[override]
+        return self.domain
+
+    def __eq__(self, other):
+        if not isinstance(other, AffineTransform):
+            return False
+        for a, b in ((self.loc, other.loc), (self.scale, other.scale)):
+            if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+                if a != b:
+                    return False
+            elif not bool((_core.as_tensor(a) == _core.as_tensor(b)).all()):
+                return False
+        return True
+
+    __hash__ = object.__hash__
+
+    @property
+    def sign(self):
+        """The sign of ``scale``."""
+        if isinstance(self.scale, numbers.Real):
+            return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
+        return self.scale.sign()
+
+    def _call(self, x):
+        return self.loc + self.scale * x
+
+    def _inverse(self, y):
+        return (y - self.loc) / self.scale
+
+    def log_abs_det_jacobian(self, x, y):
+        """``log |scale|`` broadcast to ``x``, summed over the event dimensions.
+
+        Args:
+            x (Tensor): input.
+            y (Tensor): output.
+
+        Example:
+            >>> from ferric.distributions.transforms import AffineTransform
+            >>> AffineTransform(0.0, 2.0).log_abs_det_jacobian(ferric.zeros(2), None)
+            tensor([0.6931, 0.6931])
+        """
+        shape = tuple(x.shape)
+        if isinstance(self.scale, numbers.Real):
+            result = _core.full_like(x, math.log(abs(self.scale)))
+        else:
+            result = _core.abs(self.scale).log()
+        if self._event_dim:
+            result = result.reshape(tuple(result.shape[:result.dim() - self._event_dim])
+                                    + (-1,)).sum(-1)
+            shape = shape[:len(shape) - self._event_dim]
+        return result.expand(shape)
+
+    def forward_shape(self, shape):
+        """``shape`` broadcast with the shapes of ``loc`` and ``scale``.
+
+        Args:
+            shape (tuple): input shape.
+
+        Example:
+            >>> from ferric.distributions.transforms import AffineTransform
+            >>> AffineTransform(ferric.zeros(3), 1.0).forward_shape((2, 1))
+            ferric.Size([2, 3])
+        """
+        return _functions.broadcast_shapes(tuple(shape), tuple(getattr(self.loc, "shape", ())),
+                                           tuple(getattr(self.scale, "shape", ())))
+
+    def inverse_shape(self, shape):
+        """``shape`` broadcast with the shapes of ``loc`` and ``scale``.
+
+        Args:
+            shape (tuple): output shape.
+
+        Example:
+            >>> from ferric.distributions.transforms import AffineTransform
+            >>> AffineTransform(0.0, ferric.ones(2)).inverse_shape((2,))
+            ferric.Size([2])
+        """
+        return self.forward_shape(shape)
