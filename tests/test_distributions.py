@@ -18,6 +18,7 @@ import pytest
 import ferric
 import ferric.distributions as D
 from ferric.autograd import gradcheck
+from ferric.autograd.gradcheck import GradcheckError
 
 HERE = pathlib.Path(__file__).parent / "fixtures" / "distributions"
 sys.path.insert(0, str(HERE))
@@ -178,7 +179,7 @@ def test_gradcheck_sees_a_wrong_gradient():
         def backward(ctx, g):
             return g * 3
 
-    with pytest.raises(Exception):
+    with pytest.raises(GradcheckError):
         gradcheck(lambda s: D.Normal(0.0, Wrong.apply(s)).entropy(), (_t([1.0, 2.0]),),
                   eps=1e-6, atol=1e-5)
 

@@ -114,12 +114,12 @@ from .nested import jagged  # noqa: E402
 
 __all__ += ["jagged", "nested"]
 
-from . import distributions  # noqa: E402  (torch.distributions, docs/distributions.md)
-
 # ONNX export (torch.onnx.export); the onnx package itself is imported on first use
 from . import onnx  # noqa: E402
 
 __all__ += ["onnx"]
+
+from . import distributions  # noqa: E402  (torch.distributions, docs/distributions.md)
 
 # interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
 # summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).

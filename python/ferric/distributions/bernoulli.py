@@ -9,6 +9,7 @@ from .. import _core, autograd
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
+from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
@@ -29,6 +30,7 @@ class Bernoulli(ExponentialFamily):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Bernoulli
         >>> _ = ferric.manual_seed(0)
         >>> Bernoulli(ferric.tensor([0.3, 0.9])).sample()
@@ -61,6 +63,7 @@ class Bernoulli(ExponentialFamily):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Bernoulli
             >>> Bernoulli(0.5).expand([2]).probs
             tensor([0.5000, 0.5000])
@@ -108,13 +111,14 @@ class Bernoulli(ExponentialFamily):
         """``probs (1 - probs)``."""
         return self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY):
         """Draws with ``ferric.bernoulli`` (PyTorch's stream).
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Bernoulli
             >>> Bernoulli(0.5).sample((3,)).shape
             ferric.Size([3])
@@ -130,6 +134,7 @@ class Bernoulli(ExponentialFamily):
             value (Tensor): zeros and ones.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Bernoulli
             >>> Bernoulli(0.25).log_prob(ferric.tensor(1.0))
             tensor(-1.3863)
@@ -143,6 +148,7 @@ class Bernoulli(ExponentialFamily):
         """``binary_cross_entropy_with_logits(logits, probs)``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Bernoulli
             >>> Bernoulli(0.5).entropy()
             tensor(0.6931)
@@ -156,6 +162,7 @@ class Bernoulli(ExponentialFamily):
             expand (bool): expand over the batch dimensions. Default: True.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Bernoulli
             >>> Bernoulli(0.5).enumerate_support()
             tensor([0., 1.])

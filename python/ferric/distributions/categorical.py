@@ -9,7 +9,7 @@ from .._dtype_info import finfo
 from .._functions import broadcast_tensors
 from .._size import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY, Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
@@ -26,11 +26,12 @@ class Categorical(Distribution):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Categorical
         >>> _ = ferric.manual_seed(0)
         >>> m = Categorical(logits=ferric.tensor([0.0, 1.0, 2.0]))
         >>> m.sample((4,))
-        tensor([2, 2, 1, 2])
+        tensor([2, 2, 2, 2])
         >>> m.log_prob(ferric.tensor(2))
         tensor(-0.4076)
     """
@@ -62,6 +63,7 @@ class Categorical(Distribution):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Categorical
             >>> Categorical(ferric.ones(3)).expand([2]).probs.shape
             ferric.Size([2, 3])
@@ -115,7 +117,7 @@ class Categorical(Distribution):
         """NaN (the events are unordered labels)."""
         return _core.full(tuple(self._extended_shape()), math.nan, dtype=self.probs.dtype)
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY):
         """Draws with ``ferric.multinomial`` (with replacement) as PyTorch does, so equal
         seeds give equal samples.
 
@@ -123,6 +125,7 @@ class Categorical(Distribution):
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Categorical
             >>> Categorical(ferric.ones(2, 3)).sample((5,)).shape
             ferric.Size([5, 2])
@@ -139,6 +142,7 @@ class Categorical(Distribution):
             value (Tensor): event indices.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Categorical
             >>> Categorical(ferric.tensor([1.0, 3.0])).log_prob(ferric.tensor([0, 1]))
             tensor([-1.3863, -0.2877])
@@ -154,6 +158,7 @@ class Categorical(Distribution):
         lowest value, so zero-probability events add nothing).
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Categorical
             >>> Categorical(ferric.ones(4)).entropy()
             tensor(1.3863)
@@ -168,6 +173,7 @@ class Categorical(Distribution):
             expand (bool): expand over the batch dimensions. Default: True.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Categorical
             >>> Categorical(ferric.ones(3)).enumerate_support()
             tensor([0, 1, 2])

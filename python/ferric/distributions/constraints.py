@@ -27,6 +27,7 @@ class Constraint:
     discrete and ``event_dim`` how many rightmost dimensions form one event.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import constraints
         >>> constraints.positive.check(ferric.tensor([1.0, -1.0]))
         tensor([ True, False])
@@ -43,6 +44,7 @@ class Constraint:
             value (Tensor): the value to check.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import constraints
             >>> constraints.unit_interval.check(ferric.tensor([0.5, 2.0]))
             tensor([ True, False])
@@ -64,12 +66,14 @@ class _Dependent(Constraint):
 
     @property
     def is_discrete(self):  # type: ignore[override]
+        """Whether the constraint is discrete, when known statically."""
         if self._is_discrete is NotImplemented:
             raise NotImplementedError(".is_discrete cannot be determined statically")
         return self._is_discrete
 
     @property
     def event_dim(self):  # type: ignore[override]
+        """The event dim, when known statically."""
         if self._event_dim is NotImplemented:
             raise NotImplementedError(".event_dim cannot be determined statically")
         return self._event_dim
@@ -92,9 +96,12 @@ def is_dependent(constraint):
         constraint (Constraint): the constraint to test.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import constraints
-        >>> constraints.is_dependent(constraints.dependent), constraints.is_dependent(constraints.real)
-        (True, False)
+        >>> constraints.is_dependent(constraints.dependent)
+        True
+        >>> constraints.is_dependent(constraints.real)
+        False
     """
     return isinstance(constraint, _Dependent)
 
@@ -129,10 +136,12 @@ class _IndependentConstraint(Constraint):
 
     @property
     def is_discrete(self):  # type: ignore[override]
+        """Whether the base constraint is discrete."""
         return self.base_constraint.is_discrete
 
     @property
     def event_dim(self):  # type: ignore[override]
+        """The base event dim plus the reinterpreted batch dims."""
         return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
 
     def check(self, value):
@@ -150,6 +159,8 @@ class _IndependentConstraint(Constraint):
 
 
 class _Boolean(Constraint):
+    """0 or 1."""
+
     is_discrete = True
 
     def check(self, value):
@@ -157,6 +168,8 @@ class _Boolean(Constraint):
 
 
 class _OneHot(Constraint):
+    """One-hot vectors (one 1, zeros elsewhere)."""
+
     is_discrete = True
     event_dim = 1
 
@@ -165,6 +178,8 @@ class _OneHot(Constraint):
 
 
 class _IntegerInterval(Constraint):
+    """Integers in ``[lower_bound, upper_bound]`` (``integer_interval(0, 3)``)."""
+
     is_discrete = True
 
     def __init__(self, lower_bound, upper_bound):
@@ -181,6 +196,8 @@ class _IntegerInterval(Constraint):
 
 
 class _IntegerGreaterThan(Constraint):
+    """Integers ``>= lower_bound``."""
+
     is_discrete = True
 
     def __init__(self, lower_bound):
@@ -195,11 +212,15 @@ class _IntegerGreaterThan(Constraint):
 
 
 class _Real(Constraint):
+    """Any real number except NaN."""
+
     def check(self, value):
         return value == value  # False only for NaN
 
 
 class _GreaterThan(Constraint):
+    """Reals ``> lower_bound`` (``greater_than(0.0)`` is ``positive``)."""
+
     def __init__(self, lower_bound):
         self.lower_bound = lower_bound
         super().__init__()
@@ -212,11 +233,15 @@ class _GreaterThan(Constraint):
 
 
 class _GreaterThanEq(_GreaterThan):
+    """Reals ``>= lower_bound``."""
+
     def check(self, value):
         return self.lower_bound <= value
 
 
 class _LessThan(Constraint):
+    """Reals ``< upper_bound``."""
+
     def __init__(self, upper_bound):
         self.upper_bound = upper_bound
         super().__init__()
@@ -229,6 +254,8 @@ class _LessThan(Constraint):
 
 
 class _Interval(Constraint):
+    """Reals in ``[lower_bound, upper_bound]``."""
+
     def __init__(self, lower_bound, upper_bound):
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
@@ -243,11 +270,15 @@ class _Interval(Constraint):
 
 
 class _HalfOpenInterval(_Interval):
+    """Reals in ``[lower_bound, upper_bound)``."""
+
     def check(self, value):
         return (self.lower_bound <= value) & (value < self.upper_bound)
 
 
 class _Simplex(Constraint):
+    """Non-negative vectors summing to 1 (within 1e-6)."""
+
     event_dim = 1
 
     def check(self, value):
@@ -255,6 +286,8 @@ class _Simplex(Constraint):
 
 
 class _LowerTriangular(Constraint):
+    """Lower-triangular square matrices."""
+
     event_dim = 2
 
     def check(self, value):
@@ -263,6 +296,8 @@ class _LowerTriangular(Constraint):
 
 
 class _LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal."""
+
     event_dim = 2
 
     def check(self, value):
@@ -271,6 +306,8 @@ class _LowerCholesky(Constraint):
 
 
 class _Square(Constraint):
+    """Square matrices."""
+
     event_dim = 2
 
     def check(self, value):
@@ -279,6 +316,8 @@ class _Square(Constraint):
 
 
 class _Symmetric(_Square):
+    """Symmetric matrices (within an absolute 1e-6)."""
+
     def check(self, value):
         square = super().check(value)
         if not bool(square.all()):
@@ -287,6 +326,8 @@ class _Symmetric(_Square):
 
 
 class _PositiveDefinite(_Symmetric):
+    """Symmetric positive-definite matrices (a Cholesky factorisation succeeds)."""
+
     def check(self, value):
         symmetric = super().check(value)
         if not bool(symmetric.all()):

@@ -11,6 +11,8 @@ from .utils import lazy_property
 
 __all__ = ["Distribution"]
 
+_EMPTY = Size()  # the default sample_shape (immutable, so one object serves)
+
 
 def _as_size(shape) -> Size:
     return shape if isinstance(shape, Size) else Size(shape)
@@ -28,6 +30,7 @@ class Distribution:
             see :meth:`set_default_validate_args`.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Normal
         >>> Normal(ferric.zeros(3), 1.0).batch_shape
         ferric.Size([3])
@@ -46,6 +49,7 @@ class Distribution:
             value (bool): whether to validate.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Distribution
             >>> Distribution.set_default_validate_args(True)
         """
@@ -53,7 +57,7 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
+    def __init__(self, batch_shape=_EMPTY, event_shape=_EMPTY, validate_args=None):
         self._batch_shape = _as_size(batch_shape)
         self._event_shape = _as_size(event_shape)
         if validate_args is not None:
@@ -89,6 +93,7 @@ class Distribution:
             _instance: an instance of a subclass to fill in (used by subclasses).
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).expand([2, 3]).batch_shape
             ferric.Size([2, 3])
@@ -135,13 +140,14 @@ class Distribution:
         """The standard deviation of the distribution."""
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY):
         """Draws a ``sample_shape``-shaped sample (or batch of samples), outside autograd.
 
         Args:
             sample_shape (Size): leading shape of the result. Default: ``Size()``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).sample((2,)).shape
             ferric.Size([2])
@@ -149,13 +155,14 @@ class Distribution:
         with autograd.no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY):
         """Draws a reparameterised sample: gradients flow to the parameters.
 
         Args:
             sample_shape (Size): leading shape of the result. Default: ``Size()``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> loc = ferric.zeros(2, requires_grad=True)
             >>> Normal(loc, 1.0).rsample().requires_grad
@@ -170,6 +177,7 @@ class Distribution:
             n (int): number of samples.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).sample_n(3).shape  # doctest: +SKIP
             ferric.Size([3])
@@ -185,6 +193,7 @@ class Distribution:
             value (Tensor): the values to score.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).log_prob(ferric.tensor(0.0))
             tensor(-0.9189)
@@ -198,6 +207,7 @@ class Distribution:
             value (Tensor): the values to evaluate.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).cdf(ferric.tensor(0.0))
             tensor(0.5000)
@@ -211,6 +221,7 @@ class Distribution:
             value (Tensor): probabilities.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).icdf(ferric.tensor(0.5))
             tensor(0.)
@@ -224,6 +235,7 @@ class Distribution:
             expand (bool): expand the result over the batch dimensions. Default: True.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Bernoulli
             >>> Bernoulli(ferric.tensor([0.3, 0.6])).enumerate_support()
             tensor([[0., 0.],
@@ -235,6 +247,7 @@ class Distribution:
         """The entropy, batched over ``batch_shape``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).entropy()
             tensor(1.4189)
@@ -245,13 +258,14 @@ class Distribution:
         """``exp(entropy())``, batched over ``batch_shape``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Categorical
             >>> Categorical(ferric.ones(4)).perplexity()
-            tensor(4.0000)
+            tensor(4.)
         """
         return _core.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=Size()) -> Size:
+    def _extended_shape(self, sample_shape=_EMPTY) -> Size:
         return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
     def _validate_sample(self, value) -> None:
@@ -262,7 +276,7 @@ class Distribution:
             raise ValueError("The right-most size of value must match event_shape: "
                              f"{value.size()} vs {self._event_shape}.")
         actual, expected = value.size(), self._batch_shape + self._event_shape
-        for i, j in zip(reversed(actual), reversed(expected)):
+        for i, j in zip(reversed(actual), reversed(expected), strict=False):
             if i != 1 and j != 1 and i != j:
                 raise ValueError("Value is not broadcastable with batch_shape+event_shape: "
                                  f"{actual} vs {expected}.")

@@ -17,6 +17,7 @@ class ExponentialFamily(Distribution):
     are computed with autograd.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import ExponentialFamily, Normal
         >>> isinstance(Normal(0.0, 1.0), ExponentialFamily)
         True
@@ -37,6 +38,7 @@ class ExponentialFamily(Distribution):
         """The entropy from the Bregman divergence of the log normaliser.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Exponential
             >>> Exponential(ferric.tensor([1.0])).entropy()
             tensor([1.])
@@ -46,7 +48,7 @@ class ExponentialFamily(Distribution):
         log_norm = self._log_normalizer(*params)
         grads = autograd.grad(log_norm.sum(), params, create_graph=True)
         result = result + log_norm
-        for p, g in zip(params, grads):
+        for p, g in zip(params, grads, strict=True):
             result = result - (p * g).reshape(tuple(self._batch_shape) + (-1,)).sum(-1)
         return result
 
@@ -63,6 +65,6 @@ def _kl_bregman(p, q):
     log_norm = p._log_normalizer(*p_params)
     grads = autograd.grad(log_norm.sum(), p_params, create_graph=True)
     result = q._log_normalizer(*q_params) - log_norm
-    for pn, qn, g in zip(p_params, q_params, grads):
+    for pn, qn, g in zip(p_params, q_params, grads, strict=True):
         result = result - _sum_rightmost((qn - pn) * g, len(q.event_shape))
     return result

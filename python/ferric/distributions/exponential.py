@@ -7,6 +7,7 @@ import numbers
 from .. import _core
 from .._size import Size
 from . import constraints
+from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -21,6 +22,7 @@ class Exponential(ExponentialFamily):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Exponential
         >>> Exponential(ferric.tensor([2.0])).mean
         tensor([0.5000])
@@ -45,6 +47,7 @@ class Exponential(ExponentialFamily):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Exponential
             >>> Exponential(1.0).expand([3]).batch_shape
             ferric.Size([3])
@@ -76,13 +79,14 @@ class Exponential(ExponentialFamily):
         """``rate ** -2``."""
         return self.rate.pow(-2)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY):
         """``exponential_()`` draws divided by ``rate`` (PyTorch's draw).
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Exponential
             >>> Exponential(1.0).rsample((2,)).shape
             ferric.Size([2])
@@ -97,6 +101,7 @@ class Exponential(ExponentialFamily):
             value (Tensor): points to score (non-negative).
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Exponential
             >>> Exponential(2.0).log_prob(ferric.tensor(1.0))
             tensor(-1.3069)
@@ -112,6 +117,7 @@ class Exponential(ExponentialFamily):
             value (Tensor): points to evaluate.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Exponential
             >>> Exponential(1.0).cdf(ferric.tensor(0.0))
             tensor(0.)
@@ -127,6 +133,7 @@ class Exponential(ExponentialFamily):
             value (Tensor): probabilities.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Exponential
             >>> Exponential(1.0).icdf(ferric.tensor(0.0))
             tensor(0.)
@@ -137,6 +144,7 @@ class Exponential(ExponentialFamily):
         """``1 - log(rate)``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Exponential
             >>> Exponential(1.0).entropy()
             tensor(1.)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._size import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY, Distribution
 from .utils import _sum_rightmost
 
 __all__ = ["Independent"]
@@ -21,6 +21,7 @@ class Independent(Distribution):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Independent, Normal
         >>> d = Independent(Normal(ferric.zeros(3, 2), ferric.ones(3, 2)), 1)
         >>> d.batch_shape, d.event_shape
@@ -50,6 +51,7 @@ class Independent(Distribution):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Independent, Normal
             >>> d = Independent(Normal(ferric.zeros(2), ferric.ones(2)), 1)
             >>> d.expand([4]).batch_shape
@@ -99,26 +101,28 @@ class Independent(Distribution):
         """The base distribution's variance."""
         return self.base_dist.variance
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY):
         """The base distribution's sample.
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Independent, Normal
             >>> Independent(Normal(ferric.zeros(2), 1.0), 1).sample((3,)).shape
             ferric.Size([3, 2])
         """
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY):
         """The base distribution's reparameterised sample.
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Independent, Normal
             >>> Independent(Normal(ferric.zeros(2), 1.0), 1).rsample().shape
             ferric.Size([2])
@@ -132,6 +136,7 @@ class Independent(Distribution):
             value (Tensor): points to score.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Independent, Normal
             >>> Independent(Normal(ferric.zeros(2), 1.0), 1).log_prob(ferric.zeros(2))
             tensor(-1.8379)
@@ -142,6 +147,7 @@ class Independent(Distribution):
         """The base entropy summed over the reinterpreted dimensions.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Independent, Normal
             >>> Independent(Normal(ferric.zeros(2), 1.0), 1).entropy()
             tensor(2.8379)
@@ -155,6 +161,7 @@ class Independent(Distribution):
             expand (bool): expand over the batch dimensions. Default: True.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Bernoulli, Independent
             >>> Independent(Bernoulli(0.5), 0).enumerate_support()
             tensor([0., 1.])

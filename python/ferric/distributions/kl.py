@@ -39,6 +39,7 @@ def register_kl(type_p, type_q):
         type_q (type): a subclass of ``Distribution``.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Normal, kl_divergence, register_kl
         >>> class MyNormal(Normal):
         ...     pass
@@ -74,7 +75,7 @@ class _Match:
         return self.types == other.types
 
     def __le__(self, other):
-        for x, y in zip(self.types, other.types):
+        for x, y in zip(self.types, other.types, strict=True):
             if not issubclass(x, y):
                 return False
             if x is not y:
@@ -108,6 +109,7 @@ def kl_divergence(p, q):
         NotImplementedError: no formula is registered for the pair of types.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Normal, kl_divergence
         >>> kl_divergence(Normal(0.0, 1.0), Normal(1.0, 2.0))
         tensor(0.4431)

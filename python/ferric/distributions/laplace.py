@@ -6,7 +6,7 @@ from .. import _core
 from .._dtype_info import finfo
 from .._size import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY, Distribution
 from .normal import _both_numbers
 from .utils import broadcast_all
 
@@ -22,6 +22,7 @@ class Laplace(Distribution):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Laplace
         >>> Laplace(0.0, 1.0).variance
         tensor(2.)
@@ -44,6 +45,7 @@ class Laplace(Distribution):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Laplace
             >>> Laplace(0.0, 1.0).expand([2]).batch_shape
             ferric.Size([2])
@@ -76,13 +78,14 @@ class Laplace(Distribution):
         """``sqrt(2) scale``."""
         return (2 ** 0.5) * self.scale
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY):
         """Inverse-CDF sampling from ``u ~ U(eps - 1, 1)`` (PyTorch's draw).
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Laplace
             >>> Laplace(0.0, 1.0).rsample((4,)).shape
             ferric.Size([4])
@@ -99,6 +102,7 @@ class Laplace(Distribution):
             value (Tensor): points to score.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Laplace
             >>> Laplace(0.0, 1.0).log_prob(ferric.tensor(1.0))
             tensor(-1.6931)
@@ -114,6 +118,7 @@ class Laplace(Distribution):
             value (Tensor): points to evaluate.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Laplace
             >>> Laplace(0.0, 1.0).cdf(ferric.tensor(0.0))
             tensor(0.5000)
@@ -130,6 +135,7 @@ class Laplace(Distribution):
             value (Tensor): probabilities.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Laplace
             >>> Laplace(0.0, 1.0).icdf(ferric.tensor(0.5))
             tensor(0.)
@@ -141,6 +147,7 @@ class Laplace(Distribution):
         """``1 + log(2 scale)``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Laplace
             >>> Laplace(0.0, 1.0).entropy()
             tensor(1.6931)

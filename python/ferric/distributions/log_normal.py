@@ -19,6 +19,7 @@ class LogNormal(TransformedDistribution):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import LogNormal
         >>> LogNormal(0.0, 1.0).mean
         tensor(1.6487)
@@ -40,6 +41,7 @@ class LogNormal(TransformedDistribution):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import LogNormal
             >>> LogNormal(0.0, 1.0).expand([3]).loc
             tensor([0., 0., 0.])
@@ -77,6 +79,7 @@ class LogNormal(TransformedDistribution):
         """The normal entropy plus ``loc``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import LogNormal
             >>> LogNormal(0.0, 1.0).entropy()
             tensor(1.4189)

@@ -8,7 +8,7 @@ import math
 from .. import _core, _functions, _linalg_aliases, linalg
 from .._size import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY, Distribution
 from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
@@ -50,6 +50,7 @@ class MultivariateNormal(Distribution):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import MultivariateNormal
         >>> m = MultivariateNormal(ferric.zeros(2), ferric.eye(2))
         >>> m.log_prob(ferric.zeros(2))
@@ -103,6 +104,7 @@ class MultivariateNormal(Distribution):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import MultivariateNormal
             >>> m = MultivariateNormal(ferric.zeros(2), ferric.eye(2))
             >>> m.expand([3]).batch_shape
@@ -158,13 +160,14 @@ class MultivariateNormal(Distribution):
         return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(
             tuple(self._batch_shape + self._event_shape))
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY):
         """``loc + L eps`` with ``eps`` standard normal (PyTorch's draw).
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import MultivariateNormal
             >>> MultivariateNormal(ferric.zeros(2), ferric.eye(2)).rsample((3,)).shape
             ferric.Size([3, 2])
@@ -183,6 +186,7 @@ class MultivariateNormal(Distribution):
             value (Tensor): points to score, ``(*, n)``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import MultivariateNormal
             >>> m = MultivariateNormal(ferric.zeros(2), 2 * ferric.eye(2))
             >>> m.log_prob(ferric.ones(2))
@@ -197,6 +201,7 @@ class MultivariateNormal(Distribution):
         """``n/2 (1 + log 2 pi) + log det L``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import MultivariateNormal
             >>> MultivariateNormal(ferric.zeros(2), ferric.eye(2)).entropy()
             tensor(2.8379)

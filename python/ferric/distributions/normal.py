@@ -8,6 +8,7 @@ import numbers
 from .. import _core, autograd
 from .._size import Size
 from . import constraints
+from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
 from .utils import _standard_normal, broadcast_all
 
@@ -28,6 +29,7 @@ class Normal(ExponentialFamily):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Normal
         >>> _ = ferric.manual_seed(0)
         >>> Normal(ferric.tensor([0.0]), ferric.tensor([1.0])).sample()
@@ -52,6 +54,7 @@ class Normal(ExponentialFamily):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).expand([2]).loc
             tensor([0., 0.])
@@ -84,13 +87,14 @@ class Normal(ExponentialFamily):
         """``scale ** 2``."""
         return self.stddev.pow(2)
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY):
         """Draws with ``ferric.normal`` (PyTorch's stream: equal samples for one seed).
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).sample((3,)).shape
             ferric.Size([3])
@@ -99,13 +103,14 @@ class Normal(ExponentialFamily):
         with autograd.no_grad():
             return _core.normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY):
         """``loc + eps * scale`` with ``eps`` standard normal.
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).rsample((2, 2)).shape
             ferric.Size([2, 2])
@@ -121,6 +126,7 @@ class Normal(ExponentialFamily):
             value (Tensor): points to score.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 2.0).log_prob(ferric.tensor(1.0))
             tensor(-1.7371)
@@ -138,6 +144,7 @@ class Normal(ExponentialFamily):
             value (Tensor): points to evaluate.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).cdf(ferric.tensor(1.0))
             tensor(0.8413)
@@ -154,6 +161,7 @@ class Normal(ExponentialFamily):
             value (Tensor): probabilities.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(1.0, 2.0).icdf(ferric.tensor(0.5))
             tensor(1.)
@@ -164,6 +172,7 @@ class Normal(ExponentialFamily):
         """``0.5 + 0.5 log(2 pi) + log(scale)``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Normal
             >>> Normal(0.0, 1.0).entropy()
             tensor(1.4189)

@@ -7,7 +7,7 @@ from .._size import Size
 from ..nn import functional as F
 from . import constraints
 from .categorical import Categorical
-from .distribution import Distribution
+from .distribution import _EMPTY, Distribution
 
 __all__ = ["OneHotCategorical"]
 
@@ -21,6 +21,7 @@ class OneHotCategorical(Distribution):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import OneHotCategorical
         >>> _ = ferric.manual_seed(0)
         >>> OneHotCategorical(ferric.tensor([0.25, 0.25, 0.5])).sample()
@@ -45,6 +46,7 @@ class OneHotCategorical(Distribution):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import OneHotCategorical
             >>> OneHotCategorical(ferric.ones(3)).expand([2]).batch_shape
             ferric.Size([2])
@@ -92,13 +94,14 @@ class OneHotCategorical(Distribution):
         """Shape of the parameter tensor, ``(*batch, K)``."""
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY):
         """One-hot encodes a ``Categorical`` sample (same draws as PyTorch).
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import OneHotCategorical
             >>> OneHotCategorical(ferric.ones(3)).sample((2,)).shape
             ferric.Size([2, 3])
@@ -114,6 +117,7 @@ class OneHotCategorical(Distribution):
             value (Tensor): one-hot vectors.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import OneHotCategorical
             >>> OneHotCategorical(ferric.tensor([0.5, 0.5])).log_prob(ferric.tensor([0.0, 1.0]))
             tensor(-0.6931)
@@ -127,6 +131,7 @@ class OneHotCategorical(Distribution):
         """The ``Categorical`` entropy.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import OneHotCategorical
             >>> OneHotCategorical(ferric.ones(2)).entropy()
             tensor(0.6931)
@@ -140,6 +145,7 @@ class OneHotCategorical(Distribution):
             expand (bool): expand over the batch dimensions. Default: True.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import OneHotCategorical
             >>> OneHotCategorical(ferric.ones(2)).enumerate_support()
             tensor([[1., 0.],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import autograd
 from .._size import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY, Distribution
 from .independent import Independent
 from .transforms import Transform
 from .utils import _sum_rightmost
@@ -38,6 +38,7 @@ class TransformedDistribution(Distribution):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Normal, TransformedDistribution
         >>> from ferric.distributions.transforms import ExpTransform
         >>> d = TransformedDistribution(Normal(0.0, 1.0), [ExpTransform()])
@@ -87,6 +88,7 @@ class TransformedDistribution(Distribution):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import LogNormal
             >>> LogNormal(0.0, 1.0).expand([2]).batch_shape
             ferric.Size([2])
@@ -120,13 +122,14 @@ class TransformedDistribution(Distribution):
         """Whether the base distribution has ``rsample``."""
         return self.base_dist.has_rsample
 
-    def sample(self, sample_shape=Size()):
+    def sample(self, sample_shape=_EMPTY):
         """A base sample pushed through the transforms.
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import LogNormal
             >>> LogNormal(0.0, 1.0).sample((2,)).shape
             ferric.Size([2])
@@ -137,13 +140,14 @@ class TransformedDistribution(Distribution):
                 x = t(x)
             return x
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY):
         """A reparameterised base sample pushed through the transforms.
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import LogNormal
             >>> LogNormal(0.0, 1.0).rsample((2,)).shape
             ferric.Size([2])
@@ -160,6 +164,7 @@ class TransformedDistribution(Distribution):
             value (Tensor): points to score.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import LogNormal
             >>> LogNormal(0.0, 1.0).log_prob(ferric.tensor(1.0))
             tensor(-0.9189)
@@ -193,6 +198,7 @@ class TransformedDistribution(Distribution):
             value (Tensor): points to evaluate.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import LogNormal
             >>> LogNormal(0.0, 1.0).cdf(ferric.tensor(1.0))
             tensor(0.5000)
@@ -210,6 +216,7 @@ class TransformedDistribution(Distribution):
             value (Tensor): probabilities.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import LogNormal
             >>> LogNormal(0.0, 1.0).icdf(ferric.tensor(0.5))
             tensor(1.)

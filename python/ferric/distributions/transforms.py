@@ -21,6 +21,7 @@ class Transform:
         cache_size (int): 0 (no caching) or 1 (remember the last ``x, y`` pair).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions.transforms import ExpTransform
         >>> t = ExpTransform()
         >>> t.inv(t(ferric.tensor([0.0, 1.0])))
@@ -84,6 +85,7 @@ class Transform:
             y (Tensor): output.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions.transforms import ExpTransform
             >>> x = ferric.tensor([1.0])
             >>> ExpTransform().log_abs_det_jacobian(x, x.exp())
@@ -98,6 +100,7 @@ class Transform:
             shape (tuple): input shape.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions.transforms import ExpTransform
             >>> ExpTransform().forward_shape((2, 3))
             (2, 3)
@@ -111,6 +114,7 @@ class Transform:
             shape (tuple): output shape.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions.transforms import ExpTransform
             >>> ExpTransform().inverse_shape((2, 3))
             (2, 3)
@@ -138,10 +142,12 @@ class _InverseTransform(Transform):
 
     @property
     def domain(self):  # type: ignore[override]
+        """The codomain of the inverted transform."""
         return self._inv.codomain
 
     @property
     def codomain(self):  # type: ignore[override]
+        """The domain of the inverted transform."""
         return self._inv.domain
 
     @property
@@ -184,6 +190,7 @@ class ExpTransform(Transform):
         cache_size (int): 0 or 1 (see ``Transform``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions.transforms import ExpTransform
         >>> ExpTransform()(ferric.tensor([0.0]))
         tensor([1.])
@@ -213,6 +220,7 @@ class ExpTransform(Transform):
             y (Tensor): output.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions.transforms import ExpTransform
             >>> ExpTransform().log_abs_det_jacobian(ferric.tensor(2.0), None)
             tensor(2.)
@@ -231,6 +239,7 @@ class AffineTransform(Transform):
         cache_size (int): 0 or 1 (see ``Transform``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions.transforms import AffineTransform
         >>> AffineTransform(1.0, 2.0)(ferric.tensor([0.0, 1.0]))
         tensor([1., 3.])
@@ -251,12 +260,14 @@ class AffineTransform(Transform):
 
     @property
     def domain(self):  # type: ignore[override]
+        """Reals, ``event_dim`` of them per event."""
         if self._event_dim == 0:
             return constraints.real
         return constraints.independent(constraints.real, self._event_dim)
 
     @property
     def codomain(self):  # type: ignore[override]
+        """Same as the domain."""
         return self.domain
 
     def __eq__(self, other):
@@ -293,6 +304,7 @@ class AffineTransform(Transform):
             y (Tensor): output.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions.transforms import AffineTransform
             >>> AffineTransform(0.0, 2.0).log_abs_det_jacobian(ferric.zeros(2), None)
             tensor([0.6931, 0.6931])
@@ -315,6 +327,7 @@ class AffineTransform(Transform):
             shape (tuple): input shape.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions.transforms import AffineTransform
             >>> AffineTransform(ferric.zeros(3), 1.0).forward_shape((2, 1))
             ferric.Size([2, 3])
@@ -329,6 +342,7 @@ class AffineTransform(Transform):
             shape (tuple): output shape.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions.transforms import AffineTransform
             >>> AffineTransform(0.0, ferric.ones(2)).inverse_shape((2,))
             ferric.Size([2])

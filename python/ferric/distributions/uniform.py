@@ -7,7 +7,7 @@ import math
 from .. import _core
 from .._size import Size
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY, Distribution
 from .normal import _both_numbers
 from .utils import broadcast_all
 
@@ -23,6 +23,7 @@ class Uniform(Distribution):
         validate_args (bool, optional): check the arguments (see ``Distribution``).
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions import Uniform
         >>> Uniform(0.0, 4.0).mean
         tensor(2.)
@@ -49,6 +50,7 @@ class Uniform(Distribution):
             _instance: used by subclasses.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Uniform
             >>> Uniform(0.0, 1.0).expand([2]).high
             tensor([1., 1.])
@@ -86,13 +88,14 @@ class Uniform(Distribution):
         """``(high - low) ** 2 / 12``."""
         return (self.high - self.low).pow(2) / 12
 
-    def rsample(self, sample_shape=Size()):
+    def rsample(self, sample_shape=_EMPTY):
         """``low + rand * (high - low)`` with ``ferric.rand`` (PyTorch's draw).
 
         Args:
             sample_shape (Size): leading shape of the result.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Uniform
             >>> Uniform(0.0, 1.0).rsample((3,)).shape
             ferric.Size([3])
@@ -108,6 +111,7 @@ class Uniform(Distribution):
             value (Tensor): points to score.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Uniform
             >>> Uniform(0.0, 2.0).log_prob(ferric.tensor(1.0))
             tensor(-0.6931)
@@ -125,6 +129,7 @@ class Uniform(Distribution):
             value (Tensor): points to evaluate.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Uniform
             >>> Uniform(0.0, 2.0).cdf(ferric.tensor(0.5))
             tensor(0.2500)
@@ -140,6 +145,7 @@ class Uniform(Distribution):
             value (Tensor): probabilities.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Uniform
             >>> Uniform(0.0, 2.0).icdf(ferric.tensor(0.5))
             tensor(1.)
@@ -150,6 +156,7 @@ class Uniform(Distribution):
         """``log(high - low)``.
 
         Example:
+            >>> import ferric
             >>> from ferric.distributions import Uniform
             >>> Uniform(0.0, 1.0).entropy()
             tensor(0.)

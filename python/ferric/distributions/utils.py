@@ -28,6 +28,7 @@ def broadcast_all(*values):
         *values (Tensor or Number): the values to broadcast.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions.utils import broadcast_all
         >>> loc, scale = broadcast_all(ferric.zeros(2), 1.0)
         >>> scale
@@ -68,6 +69,7 @@ def logits_to_probs(logits, is_binary: bool = False):
         is_binary (bool): whether each value is the log-odds of one event.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions.utils import logits_to_probs
         >>> logits_to_probs(ferric.tensor([0.0, 0.0]))
         tensor([0.5000, 0.5000])
@@ -84,6 +86,7 @@ def clamp_probs(probs):
         probs (Tensor): probabilities.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions.utils import clamp_probs
         >>> clamp_probs(ferric.tensor([0.0, 0.5, 1.0]))
         tensor([1.1921e-07, 5.0000e-01, 1.0000e+00])
@@ -101,6 +104,7 @@ def probs_to_logits(probs, is_binary: bool = False):
         is_binary (bool): whether each value is the probability of one event.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions.utils import probs_to_logits
         >>> probs_to_logits(ferric.tensor([0.5]), is_binary=True)
         tensor([0.])
@@ -119,6 +123,7 @@ class lazy_property:
         wrapped (callable): the method computing the value.
 
     Example:
+        >>> import ferric
         >>> from ferric.distributions.utils import lazy_property
         >>> class A:
         ...     @lazy_property
