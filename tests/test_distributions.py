@@ -158,6 +158,21 @@ GRAD_CASES = {
         D.MultivariateNormal(ferric.zeros(2, dtype=ferric.float64), (x @ x.mT) + 0.5
                              * ferric.eye(2, dtype=ferric.float64))),
         [_t([0.5, -1.0]), _t(TRIL), _t(X2)]),
+    "cauchy_rsample_log_prob": (_seeded(lambda m, s: D.Cauchy(m, s).log_prob(
+        D.Cauchy(m, s).rsample((2,)))), [_t([0.5, -1.0]), _t([1.0, 2.0])]),
+    "gumbel_rsample": (_seeded(lambda m, s: D.Gumbel(m, s).rsample((2,))),
+                       [_t([0.5, -1.0]), _t([1.0, 2.0])]),
+    "gumbel_log_prob_kl": (lambda m, s: D.Gumbel(m, s).log_prob(_t([0.3, 0.1], False))
+                           + D.kl_divergence(D.Gumbel(m, s), D.Normal(0.0, 1.0)),
+                           [_t([0.5, -1.0]), _t([1.0, 2.0])]),
+    "halfnormal_rsample_log_prob": (_seeded(lambda s: D.HalfNormal(s).rsample((2,))
+                                            + D.HalfNormal(s).log_prob(_t([0.5, 1.0], False))),
+                                    [_t([1.0, 2.0])]),
+    "tanh_normal_rsample_log_prob": (_seeded(lambda m, s: (lambda d: d.log_prob(d.rsample()))(
+        D.TransformedDistribution(D.Normal(m, s), [D.transforms.TanhTransform(cache_size=1)]))),
+        [_t([0.5, -1.0]), _t([1.0, 0.7])]),
+    "geometric_log_prob_entropy": (lambda p: D.Geometric(p).log_prob(_t([2.0, 0.0], False))
+                                   + D.Geometric(p).entropy(), [_t([0.3, 0.6])]),
     "independent_log_prob": (lambda m: D.Independent(D.Normal(m, 1.0), 1).log_prob(
         _t([[0.1, 0.2]], False)), [_t([[0.5, -1.0], [0.0, 1.0]])]),
 }

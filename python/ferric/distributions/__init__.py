@@ -11,9 +11,13 @@ from __future__ import annotations
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -22,13 +26,23 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .transformed_distribution import TransformedDistribution
-from .transforms import AffineTransform, ExpTransform, Transform
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    ExpTransform,
+    PowerTransform,
+    SigmoidTransform,
+    SoftplusTransform,
+    TanhTransform,
+    Transform,
+)
 from .uniform import Uniform
 
 __all__ = [
-    "AffineTransform", "Bernoulli", "Categorical", "Distribution", "ExpTransform",
-    "Exponential", "ExponentialFamily", "Independent", "Laplace", "LogNormal",
-    "MultivariateNormal", "Normal", "OneHotCategorical", "Transform",
-    "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl",
-    "transforms",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "Distribution",
+    "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel", "HalfNormal",
+    "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal",
+    "OneHotCategorical", "PowerTransform", "SigmoidTransform", "SoftplusTransform",
+    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
+    "kl_divergence", "register_kl", "transforms",
 ]

@@ -7,9 +7,12 @@ import math
 import numbers
 
 from .. import _core, _functions
+from .._dtype_info import finfo
+from ..nn import functional as F
 from . import constraints
 
-__all__ = ["AffineTransform", "ExpTransform", "Transform"]
+__all__ = ["AbsTransform", "AffineTransform", "ExpTransform", "PowerTransform",
+           "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform"]
 
 
 class Transform:
@@ -54,6 +57,23 @@ class Transform:
     def sign(self):
         """The sign of the Jacobian determinant (+1 or -1, or a tensor), for bijections."""
         raise NotImplementedError
+
+    def with_cache(self, cache_size: int = 1):
+        """This transform with ``cache_size`` (a copy when it differs).
+
+        Args:
+            cache_size (int): 0 or 1.
+
+        Example:
+            >>> from ferric.distributions.transforms import TanhTransform
+            >>> TanhTransform().with_cache(1)._cache_size
+            1
+        """
+        if self._cache_size == cache_size:
+            return self
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
 
     def __call__(self, x):
         if self._cache_size and self._cached is not None and self._cached[0] is x:
@@ -348,3 +368,267 @@ class AffineTransform(Transform):
             ferric.Size([2])
         """
         return self.forward_shape(shape)
+
+
+class _Elementwise(Transform):
+    """A bijection applied elementwise, equal to every other instance of its class."""
+
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    __hash__ = object.__hash__
+
+
+class SigmoidTransform(_Elementwise):
+    """``y = sigmoid(x)``, clamped into ``[tiny, 1 - eps]``.
+
+    Args:
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.transforms import SigmoidTransform
+        >>> SigmoidTransform()(ferric.tensor([0.0]))
+        tensor([0.5000])
+    """
+
+    domain = constraints.real
+    codomain = constraints.unit_interval
+
+    def _call(self, x):
+        info = finfo(x.dtype)
+        return _core.sigmoid(x).clamp(min=info.tiny, max=1.0 - info.eps)
+
+    def _inverse(self, y):
+        info = finfo(y.dtype)
+        y = y.clamp(min=info.tiny, max=1.0 - info.eps)
+        return y.log() - (-y).log1p()
+
+    def log_abs_det_jacobian(self, x, y):
+        """``-softplus(-x) - softplus(x)``.
+
+        Args:
+            x (Tensor): input.
+            y (Tensor): output.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.transforms import SigmoidTransform
+            >>> SigmoidTransform().log_abs_det_jacobian(ferric.tensor(0.0), None)
+            tensor(-1.3863)
+        """
+        return -F.softplus(-x) - F.softplus(x)
+
+
+class TanhTransform(_Elementwise):
+    """``y = tanh(x)``; the inverse is ``atanh`` without clamping (use ``cache_size=1``
+    to invert samples exactly).
+
+    Args:
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.transforms import TanhTransform
+        >>> TanhTransform()(ferric.tensor([0.5]))
+        tensor([0.4621])
+    """
+
+    domain = constraints.real
+    codomain = constraints.interval(-1.0, 1.0)
+
+    def _call(self, x):
+        return x.tanh()
+
+    def _inverse(self, y):
+        return _core.atanh(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        """``2 (log 2 - x - softplus(-2x))``, stable for large ``|x|``.
+
+        Args:
+            x (Tensor): input.
+            y (Tensor): output.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.transforms import TanhTransform
+            >>> TanhTransform().log_abs_det_jacobian(ferric.tensor(0.0), None)
+            tensor(0.)
+        """
+        return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
+
+
+class SoftplusTransform(_Elementwise):
+    """``y = log(1 + exp(x))``.
+
+    Args:
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.transforms import SoftplusTransform
+        >>> SoftplusTransform()(ferric.tensor([0.0]))
+        tensor([0.6931])
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def _call(self, x):
+        return F.softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        """``-softplus(-x)``.
+
+        Args:
+            x (Tensor): input.
+            y (Tensor): output.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.transforms import SoftplusTransform
+            >>> SoftplusTransform().log_abs_det_jacobian(ferric.tensor(0.0), None)
+            tensor(-0.6931)
+        """
+        return -F.softplus(-x)
+
+
+class AbsTransform(Transform):
+    """``y = |x|`` (not bijective; the "inverse" returns ``y``).
+
+    Args:
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.transforms import AbsTransform
+        >>> AbsTransform()(ferric.tensor([-2.0, 1.0]))
+        tensor([2., 1.])
+    """
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other):
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+class PowerTransform(Transform):
+    """``y = x ** exponent`` on the positive reals.
+
+    Args:
+        exponent (Tensor or float): the power.
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.transforms import PowerTransform
+        >>> PowerTransform(2.0)(ferric.tensor([3.0]))
+        tensor([9.])
+    """
+
+    domain = constraints.positive
+    codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size: int = 0):
+        super().__init__(cache_size=cache_size)
+        (self.exponent,) = _broadcast_one(exponent)
+
+    def with_cache(self, cache_size: int = 1):
+        """This transform with ``cache_size``.
+
+        Args:
+            cache_size (int): 0 or 1.
+
+        Example:
+            >>> from ferric.distributions.transforms import PowerTransform
+            >>> PowerTransform(2.0).with_cache(1)._cache_size
+            1
+        """
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
+
+    @property
+    def sign(self):
+        """The sign of ``exponent``."""
+        return self.exponent.sign()
+
+    def __eq__(self, other):
+        if not isinstance(other, PowerTransform):
+            return False
+        return bool(self.exponent.eq(other.exponent).all())
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        """``log |exponent y / x|``.
+
+        Args:
+            x (Tensor): input.
+            y (Tensor): output.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.transforms import PowerTransform
+            >>> x = ferric.tensor([2.0])
+            >>> PowerTransform(2.0).log_abs_det_jacobian(x, x ** 2)
+            tensor([1.3863])
+        """
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        """``shape`` broadcast with the shape of ``exponent``.
+
+        Args:
+            shape (tuple): input shape.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.transforms import PowerTransform
+            >>> PowerTransform(ferric.ones(3)).forward_shape((2, 1))
+            ferric.Size([2, 3])
+        """
+        return _functions.broadcast_shapes(tuple(shape), tuple(self.exponent.shape))
+
+    def inverse_shape(self, shape):
+        """``shape`` broadcast with the shape of ``exponent``.
+
+        Args:
+            shape (tuple): output shape.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.transforms import PowerTransform
+            >>> PowerTransform(ferric.ones(3)).inverse_shape((3,))
+            ferric.Size([3])
+        """
+        return self.forward_shape(shape)
+
+
+def _broadcast_one(value):
+    if isinstance(value, _core.Tensor):
+        return (value,)
+    return (_core.tensor(value, dtype=_functions.get_default_dtype()),)
