@@ -173,6 +173,8 @@ GRAD_CASES = {
         [_t([0.5, -1.0]), _t([1.0, 0.7])]),
     "geometric_log_prob_entropy": (lambda p: D.Geometric(p).log_prob(_t([2.0, 0.0], False))
                                    + D.Geometric(p).entropy(), [_t([0.3, 0.6])]),
+    "mixture_log_prob": (lambda lg, m: D.MixtureSameFamily(D.Categorical(logits=lg), D.Normal(
+        m, 1.0)).log_prob(_t([[0.5], [-0.3]], False)), [_t([0.2, -0.4]), _t([-1.0, 1.0])]),
     "independent_log_prob": (lambda m: D.Independent(D.Normal(m, 1.0), 1).log_prob(
         _t([[0.1, 0.2]], False)), [_t([[0.5, -1.0], [0.0, 1.0]])]),
 }

@@ -12,7 +12,8 @@ from __future__ import annotations
 from .. import _core, _functions, linalg
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent",
+    "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
     "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "nonnegative",
     "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
@@ -156,6 +157,60 @@ class _IndependentConstraint(Constraint):
     def __repr__(self):
         return f"{type(self).__name__[1:]}({self.base_constraint!r}, " \
                f"{self.reinterpreted_batch_ndims})"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a ``MixtureSameFamily``: a value is valid when it is in the
+    components' support (checked against the component dimension, then reduced).
+
+    Args:
+        base_constraint (Constraint): the components' support.
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions import constraints
+        >>> c = constraints.MixtureSameFamilyConstraint(constraints.positive)
+        >>> c.check(ferric.tensor([1.0, -1.0]))
+        tensor([ True, False])
+    """
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError("base_constraint must be a Constraint, got "
+                                 f"{type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):  # type: ignore[override]
+        """Whether the base constraint is discrete."""
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):  # type: ignore[override]
+        """The base constraint's event dim."""
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        """Checks ``value`` against the base constraint per event.
+
+        Args:
+            value (Tensor): the value to check.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import constraints
+            >>> constraints.MixtureSameFamilyConstraint(constraints.real).check(ferric.zeros(2))
+            tensor([True, True])
+        """
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_constraint!r})"
 
 
 class _Boolean(Constraint):
