@@ -23,6 +23,7 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -42,7 +43,8 @@ from .uniform import Uniform
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "Distribution",
     "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel", "HalfNormal",
-    "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal",
+    "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "Normal",
     "OneHotCategorical", "PowerTransform", "SigmoidTransform", "SoftplusTransform",
     "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
     "kl_divergence", "register_kl", "transforms",

@@ -15,7 +15,7 @@ __all__ = [
     "Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent",
     "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-    "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "nonnegative",
+    "is_dependent", "less_than", "multinomial", "lower_cholesky", "lower_triangular", "nonnegative",
     "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
     "real", "real_vector", "simplex", "square", "symmetric", "unit_interval",
 ]
@@ -340,6 +340,20 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Non-negative count vectors summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
 class _LowerTriangular(Constraint):
     """Lower-triangular square matrices."""
 
@@ -405,6 +419,7 @@ nonnegative = _GreaterThanEq(0.0)
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
 less_than = _LessThan
+multinomial = _Multinomial
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
