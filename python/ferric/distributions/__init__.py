@@ -27,6 +27,8 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
@@ -44,8 +46,8 @@ __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "Distribution",
     "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel", "HalfNormal",
     "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
-    "MultivariateNormal", "Normal",
-    "OneHotCategorical", "PowerTransform", "SigmoidTransform", "SoftplusTransform",
-    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
-    "kl_divergence", "register_kl", "transforms",
+    "MultivariateNormal", "Normal", "OneHotCategorical", "PowerTransform", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
+    "Transform", "TransformedDistribution", "Uniform", "constraints", "kl_divergence",
+    "register_kl", "transforms",
 ]
