@@ -17,6 +17,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
@@ -26,7 +27,8 @@ from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
-from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
@@ -41,13 +43,15 @@ from .transforms import (
     Transform,
 )
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "Distribution",
-    "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel", "HalfNormal",
-    "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
-    "MultivariateNormal", "Normal", "OneHotCategorical", "PowerTransform", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
-    "Transform", "TransformedDistribution", "Uniform", "constraints", "kl_divergence",
+    "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "Pareto", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+    "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform",
+    "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
     "register_kl", "transforms",
 ]

@@ -23,6 +23,7 @@ from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant
@@ -257,6 +258,14 @@ def _kl_halfnormal_halfnormal(p, q):
     return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    return _core.where(p.support.lower_bound < q.support.lower_bound, math.inf, result)
+
+
 # --- different families ----------------------------------------------------------------
 
 @register_kl(Exponential, Gumbel)
@@ -304,6 +313,41 @@ def _kl_uniform_gumbel(p, q):
     return t1 - t2
 
 
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p, q):
+    return _infinite_like(p.scale)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate = p.scale * q.rate
+    t1 = (p.alpha / scale_rate).log()
+    t3 = p.alpha * scale_rate / (p.alpha - 1)
+    result = t1 - p.alpha.reciprocal() + t3 - 1
+    return _core.where(p.alpha <= 1, math.inf, result)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common - q.loc).pow(2)
+    result = t1 - p.alpha.reciprocal() + (t3 + t4) / var_normal - 1
+    return _core.where(p.alpha <= 2, math.inf, result)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_core.xlogy(p.high, p.high) - _core.xlogy(p.low, p.low) - width) / width
+    result = t2 * (q.alpha + 1) - t1
+    return _core.where(p.low < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
@@ -321,6 +365,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Laplace, Exponential)
+@register_kl(Laplace, Pareto)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p, q):
     return _infinite_like(p.loc)
@@ -338,6 +383,7 @@ def _kl_laplace_normal(p, q):
 
 
 @register_kl(Normal, Exponential)
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p, q):
     return _infinite_like(p.loc)

@@ -157,3 +157,39 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A ``OneHotCategorical`` with a straight-through ``rsample``: the forward value is
+    a one-hot sample, the gradient is that of ``probs`` (Bengio et al., 2013).
+
+    Args:
+        probs (Tensor): event probabilities, ``(*batch, K)``.
+        logits (Tensor): event log-probabilities (unnormalised), ``(*batch, K)``.
+        validate_args (bool, optional): check the arguments (see ``Distribution``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions import OneHotCategoricalStraightThrough
+        >>> logits = ferric.zeros(3, requires_grad=True)
+        >>> OneHotCategoricalStraightThrough(logits=logits).rsample().requires_grad
+        True
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=_EMPTY):
+        """``sample + (probs - probs.detach())``.
+
+        Args:
+            sample_shape (Size): leading shape of the result.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import OneHotCategoricalStraightThrough
+            >>> OneHotCategoricalStraightThrough(ferric.ones(3)).rsample((2,)).shape
+            ferric.Size([2, 3])
+        """
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
