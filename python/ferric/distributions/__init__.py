@@ -35,23 +35,27 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
     AffineTransform,
+    ComposeTransform,
     ExpTransform,
+    IndependentTransform,
     PowerTransform,
     SigmoidTransform,
+    SoftmaxTransform,
     SoftplusTransform,
     TanhTransform,
     Transform,
+    identity_transform,
 )
 from .uniform import Uniform
 from .weibull import Weibull
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "Distribution",
-    "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel", "HalfCauchy",
-    "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
-    "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-    "Pareto", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-    "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform",
-    "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
-    "register_kl", "transforms",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "ComposeTransform",
+    "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
+    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "PowerTransform", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "Weibull",
+    "constraints", "identity_transform", "kl_divergence", "register_kl", "transforms",
 ]
