@@ -34,6 +34,7 @@ MESSAGE_DIFFERS = {
     "error/register_kl_not_a_type",
     # PyTorch's message carries the indentation of a backslash-continued string
     "kl/bernoulli_normal_cross_family",
+    "kl/lowrank_event_mismatch",
 }
 
 
@@ -184,6 +185,17 @@ GRAD_CASES = {
                                    + D.Geometric(p).entropy(), [_t([0.3, 0.6])]),
     "mixture_log_prob": (lambda lg, m: D.MixtureSameFamily(D.Categorical(logits=lg), D.Normal(
         m, 1.0)).log_prob(_t([[0.5], [-0.3]], False)), [_t([0.2, -0.4]), _t([-1.0, 1.0])]),
+    "lowrank_rsample_log_prob": (_seeded(lambda m, W, d: (lambda dist: dist.log_prob(
+        dist.rsample((2,))))(D.LowRankMultivariateNormal(m, W, d))),
+        [_t([0.5, -1.0, 0.0]), _t([[1.0, 0.2], [0.5, -0.3], [0.0, 1.0]]), _t([0.5, 1.0, 2.0])]),
+    "lowrank_kl": (lambda W, d, L: D.kl_divergence(
+        D.LowRankMultivariateNormal(ferric.zeros(2, dtype=ferric.float64), W, d),
+        D.MultivariateNormal(ferric.ones(2, dtype=ferric.float64), scale_tril=L.tril()))
+        + D.kl_divergence(D.MultivariateNormal(ferric.ones(2, dtype=ferric.float64),
+                                               scale_tril=L.tril()),
+                          D.LowRankMultivariateNormal(ferric.zeros(2, dtype=ferric.float64),
+                                                      W, d)),
+        [_t([[1.0], [0.5]]), _t([0.5, 1.0]), _t(TRIL)]),
     "independent_log_prob": (lambda m: D.Independent(D.Normal(m, 1.0), 1).log_prob(
         _t([[0.1, 0.2]], False)), [_t([[0.5, -1.0], [0.0, 1.0]])]),
 }

@@ -20,6 +20,11 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -199,6 +204,71 @@ def _kl_mvn_mvn(p, q):
         Lq.expand(batch + (n, n)), Lp.expand(batch + (n, n)), upper=False))
     term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+def _check_event_shapes(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with different event shapes "
+                         "cannot be computed")
+
+
+def _woodbury_A(q):
+    # A with inv(q.cov) = inv(qD) - A^T A
+    Wt_Dinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return linalg.solve_triangular(q._capacitance_tril, Wt_Dinv, upper=False)
+
+
+def _lowrank_logdet(d):
+    return _batch_lowrank_logdet(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag,
+                                 d._capacitance_tril)
+
+
+def _lowrank_mahalanobis(q, x):
+    return _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                      x, q._capacitance_tril)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    A = _woodbury_A(q)
+    pW, pD, qD = (p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag,
+                  q._unbroadcasted_cov_diag)
+    term2 = ((pD / qD).sum(-1) + _batch_trace_XXT(pW * qD.rsqrt().unsqueeze(-1))
+             - _batch_trace_XXT(A * pD.sqrt().unsqueeze(-2))
+             - _batch_trace_XXT(A.matmul(pW)))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_mvn_lowrank(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    Lp = p._unbroadcasted_scale_tril
+    term1 = _lowrank_logdet(q) - 2 * Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    A = _woodbury_A(q)
+    term2 = (_batch_trace_XXT(Lp * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+             - _batch_trace_XXT(A.matmul(Lp)))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_mvn(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    Lq = q._unbroadcasted_scale_tril
+    term1 = 2 * Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _lowrank_logdet(p)
+    term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
+    batch = tuple(_functions.broadcast_shapes(tuple(Lq.shape[:-2]),
+                                              tuple(p._unbroadcasted_cov_factor.shape[:-2])))
+    n = p.event_shape[0]
+    L = Lq.expand(batch + (n, n))
+    W = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    D = _core.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term2 = (_batch_trace_XXT(linalg.solve_triangular(L, W, upper=False))
+             + _batch_trace_XXT(linalg.solve_triangular(L, D, upper=False)))
+    return 0.5 * (term1 + term2 + term3 - n)
 
 
 @register_kl(Normal, Normal)
