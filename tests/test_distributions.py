@@ -196,6 +196,10 @@ GRAD_CASES = {
                           D.LowRankMultivariateNormal(ferric.zeros(2, dtype=ferric.float64),
                                                       W, d)),
         [_t([[1.0], [0.5]]), _t([0.5, 1.0]), _t(TRIL)]),
+    "kumaraswamy_rsample_log_prob": (_seeded(lambda a, b: (lambda d: d.log_prob(d.rsample()))(
+        D.Kumaraswamy(a, b))), [_t([0.7, 2.0]), _t([1.5, 3.0])]),
+    "logistic_normal_rsample_log_prob": (_seeded(lambda m, s: (lambda d: d.log_prob(
+        d.rsample()))(D.LogisticNormal(m, s))), [_t([0.3, -0.2]), _t([1.0, 0.5])]),
     "independent_log_prob": (lambda m: D.Independent(D.Normal(m, 1.0), 1).log_prob(
         _t([[0.1, 0.2]], False)), [_t([[0.5, -1.0], [0.0, 1.0]])]),
 }

@@ -21,8 +21,10 @@ from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
@@ -43,6 +45,7 @@ from .transforms import (
     SigmoidTransform,
     SoftmaxTransform,
     SoftplusTransform,
+    StickBreakingTransform,
     TanhTransform,
     Transform,
     identity_transform,
@@ -53,10 +56,12 @@ from .weibull import Weibull
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "ComposeTransform",
     "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
-    "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
-    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
+    "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Kumaraswamy", "Laplace",
+    "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
+    "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Pareto", "PowerTransform", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "Weibull",
-    "constraints", "identity_transform", "kl_divergence", "register_kl", "transforms",
+    "StickBreakingTransform", "TanhTransform", "Transform", "TransformedDistribution",
+    "Uniform", "Weibull", "constraints", "identity_transform", "kl_divergence", "register_kl",
+    "transforms",
 ]

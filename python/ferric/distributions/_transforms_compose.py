@@ -1,15 +1,18 @@
 """Transforms built from other transforms: ``ComposeTransform`` (and
-``identity_transform``), ``IndependentTransform``; and ``SoftmaxTransform``."""
+``identity_transform``), ``IndependentTransform``; and the vector-to-simplex maps
+``SoftmaxTransform`` and ``StickBreakingTransform``."""
 
 from __future__ import annotations
 
 from .. import _core
+from .._dtype_info import finfo
+from ..nn import functional as F
 from . import constraints
 from ._transforms import Transform
 from .utils import _sum_rightmost
 
 __all__ = ["ComposeTransform", "IndependentTransform", "SoftmaxTransform",
-           "identity_transform"]
+           "StickBreakingTransform", "identity_transform"]
 
 
 class ComposeTransform(Transform):
@@ -348,3 +351,98 @@ class SoftmaxTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return shape
+
+
+def _clipped_sigmoid(x):
+    info = finfo(x.dtype)
+    return _core.sigmoid(x).clamp(min=info.tiny, max=1.0 - info.eps)
+
+
+def _stick_offset(n: int, dtype):
+    # n, n-1, ..., 1: the number of sticks left at each break
+    return n + 1 - _core.arange(1, n + 1, dtype=dtype)
+
+
+class StickBreakingTransform(Transform):
+    """Maps ``R^(K-1)`` onto the ``K``-simplex by stick breaking: each coordinate,
+    shifted by ``log`` of the sticks left, is a sigmoid fraction of what remains.
+
+    Args:
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.transforms import StickBreakingTransform
+        >>> StickBreakingTransform()(ferric.zeros(2))
+        tensor([0.3333, 0.3333, 0.3333])
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        offset = _stick_offset(x.shape[-1], x.dtype)
+        z = _clipped_sigmoid(x - offset.log())
+        z_cumprod = (1 - z).cumprod(-1)
+        ones = _core.ones(tuple(x.shape[:-1]) + (1,), dtype=x.dtype)
+        return _core.cat([z, ones], -1) * _core.cat([ones, z_cumprod], -1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        offset = _stick_offset(y_crop.shape[-1], y.dtype)
+        sf = (1 - y_crop.cumsum(-1)).clamp(min=finfo(y.dtype).tiny)
+        return y_crop.log() - sf.log() + offset.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        """``sum(-x' + logsigmoid(x') + log y[:-1])`` with ``x'`` the shifted input.
+
+        Args:
+            x (Tensor): input.
+            y (Tensor): output.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.transforms import StickBreakingTransform
+            >>> t = StickBreakingTransform()
+            >>> x = ferric.zeros(2)
+            >>> t.log_abs_det_jacobian(x, t(x))
+            tensor(-3.2958)
+        """
+        x = x - _stick_offset(x.shape[-1], x.dtype).log()
+        return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        """``shape`` with one more element in the last dimension.
+
+        Args:
+            shape (tuple): input shape.
+
+        Example:
+            >>> from ferric.distributions.transforms import StickBreakingTransform
+            >>> StickBreakingTransform().forward_shape((4, 2))
+            (4, 3)
+        """
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        """``shape`` with one fewer element in the last dimension.
+
+        Args:
+            shape (tuple): output shape.
+
+        Example:
+            >>> from ferric.distributions.transforms import StickBreakingTransform
+            >>> StickBreakingTransform().inverse_shape((3,))
+            (2,)
+        """
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape[:-1]) + (shape[-1] - 1,)

@@ -18,9 +18,11 @@ from ._transforms_compose import (
     ComposeTransform,
     IndependentTransform,
     SoftmaxTransform,
+    StickBreakingTransform,
     identity_transform,
 )
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
            "IndependentTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "TanhTransform", "Transform", "identity_transform"]
+           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+           "identity_transform"]
