@@ -200,6 +200,9 @@ GRAD_CASES = {
         D.Kumaraswamy(a, b))), [_t([0.7, 2.0]), _t([1.5, 3.0])]),
     "logistic_normal_rsample_log_prob": (_seeded(lambda m, s: (lambda d: d.log_prob(
         d.rsample()))(D.LogisticNormal(m, s))), [_t([0.3, -0.2]), _t([1.0, 0.5])]),
+    "continuous_bernoulli": (_seeded(lambda p: (lambda d: d.log_prob(d.rsample()) + d.entropy()
+                                                 + d.mean)(D.ContinuousBernoulli(p))),
+                             [_t([0.2, 0.7, 0.95])]),
     "independent_log_prob": (lambda m: D.Independent(D.Normal(m, 1.0), 1).log_prob(
         _t([[0.1, 0.2]], False)), [_t([[0.5, -1.0], [0.0, 1.0]])]),
 }

@@ -12,6 +12,7 @@ from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential

@@ -12,6 +12,7 @@ from ..nn import functional as F
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily, _kl_bregman
 from .exponential import Exponential
@@ -336,6 +337,14 @@ def _kl_pareto_pareto(p, q):
     return _core.where(p.support.lower_bound < q.support.lower_bound, math.inf, result)
 
 
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_cb_cb(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + _core.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - _core.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
 # --- different families ----------------------------------------------------------------
 
 @register_kl(Exponential, Gumbel)
@@ -347,6 +356,7 @@ def _kl_exponential_gumbel(p, q):
     return t1 - loc_scale + t2 + scale_rate.reciprocal()
 
 
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p, q):
@@ -383,6 +393,39 @@ def _kl_uniform_gumbel(p, q):
     return t1 - t2
 
 
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_cb_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_cb_exponential(p, q):
+    return -p.entropy() - _core.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_cb_normal(p, q):
+    t2 = 0.5 * (math.log(2.0 * math.pi) + _core.square(q.loc / q.scale)) + _core.log(q.scale)
+    t3 = ((p.variance + _core.square(p.mean) - 2.0 * q.loc * p.mean)
+          / (2.0 * _core.square(q.scale)))
+    return -p.entropy() + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_cb_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = (q.low >= p.support.lower_bound) | (q.high <= p.support.upper_bound)
+    return _core.where(outside, _core.ones_like(result) * math.inf, result)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_cb(p, q):
+    result = -p.entropy() - p.mean * q.logits - _core.log1p(-q.probs) - q._cont_bern_log_norm()
+    outside = (p.high >= q.support.upper_bound) | (p.low <= q.support.lower_bound)
+    return _core.where(outside, _core.ones_like(result) * math.inf, result)
+
+
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)
@@ -417,6 +460,7 @@ def _kl_uniform_pareto(p, q):
     return _core.where(p.low < q.support.lower_bound, math.inf, result)
 
 
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
@@ -434,6 +478,7 @@ def _kl_exponential_normal(p, q):
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Pareto)
 @register_kl(Laplace, Uniform)
@@ -452,6 +497,7 @@ def _kl_laplace_normal(p, q):
     return -t1 + ratio + (t2 - t3 + t4) / var_normal - 1
 
 
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
