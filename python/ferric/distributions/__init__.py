@@ -12,6 +12,7 @@ from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -42,6 +43,8 @@ from .transforms import (
     ComposeTransform,
     ExpTransform,
     IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     PowerTransform,
     SigmoidTransform,
     SoftmaxTransform,
@@ -56,13 +59,14 @@ from .weibull import Weibull
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "ComposeTransform",
-    "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
-    "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Kumaraswamy", "Laplace",
-    "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
-    "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
-    "OneHotCategoricalStraightThrough", "Pareto", "PowerTransform", "RelaxedBernoulli",
+    "ContinuousBernoulli", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
+    "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform",
+    "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+    "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+    "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
+    "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "TransformedDistribution",
-    "Uniform", "Weibull", "constraints", "identity_transform", "kl_divergence", "register_kl",
-    "transforms",
+    "Uniform", "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
+    "register_kl", "transform_to", "transforms",
 ]

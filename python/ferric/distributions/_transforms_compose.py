@@ -1,18 +1,20 @@
 """Transforms built from other transforms: ``ComposeTransform`` (and
-``identity_transform``), ``IndependentTransform``; and the vector-to-simplex maps
-``SoftmaxTransform`` and ``StickBreakingTransform``."""
+``identity_transform``), ``IndependentTransform``; the vector-to-simplex maps
+``SoftmaxTransform`` and ``StickBreakingTransform``; and the matrix maps
+``LowerCholeskyTransform`` and ``PositiveDefiniteTransform``."""
 
 from __future__ import annotations
 
-from .. import _core
+from .. import _core, linalg
 from .._dtype_info import finfo
 from ..nn import functional as F
 from . import constraints
 from ._transforms import Transform
 from .utils import _sum_rightmost
 
-__all__ = ["ComposeTransform", "IndependentTransform", "SoftmaxTransform",
-           "StickBreakingTransform", "identity_transform"]
+__all__ = ["ComposeTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "SoftmaxTransform", "StickBreakingTransform",
+           "identity_transform"]
 
 
 class ComposeTransform(Transform):
@@ -446,3 +448,64 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+
+class LowerCholeskyTransform(Transform):
+    """Maps square matrices to lower-triangular ones with a positive diagonal: the
+    strict lower triangle is kept and the diagonal exponentiated.
+
+    Args:
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.transforms import LowerCholeskyTransform
+        >>> LowerCholeskyTransform()(ferric.zeros(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tril(-1) + _core.diag_embed(x.diagonal(dim1=-2, dim2=-1).exp())
+
+    def _inverse(self, y):
+        return y.tril(-1) + _core.diag_embed(y.diagonal(dim1=-2, dim2=-1).log())
+
+
+class PositiveDefiniteTransform(Transform):
+    """Maps square matrices to positive-definite ones: ``L L^T`` with ``L`` from
+    ``LowerCholeskyTransform``.
+
+    Args:
+        cache_size (int): 0 or 1 (see ``Transform``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.transforms import PositiveDefiniteTransform
+        >>> PositiveDefiniteTransform()(ferric.zeros(2, 2))
+        tensor([[1., 0.],
+                [0., 1.]])
+    """
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(linalg.cholesky(y))

@@ -17,12 +17,15 @@ from ._transforms import (
 from ._transforms_compose import (
     ComposeTransform,
     IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     SoftmaxTransform,
     StickBreakingTransform,
     identity_transform,
 )
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "IndependentTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform",
            "identity_transform"]
