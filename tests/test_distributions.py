@@ -203,6 +203,9 @@ GRAD_CASES = {
     "continuous_bernoulli": (_seeded(lambda p: (lambda d: d.log_prob(d.rsample()) + d.entropy()
                                                  + d.mean)(D.ContinuousBernoulli(p))),
                              [_t([0.2, 0.7, 0.95])]),
+    "von_mises_log_prob": (lambda m, k: D.VonMises(m, k).log_prob(_t([0.3, 2.0, -3.0], False))
+                           + D.VonMises(m, k).variance, [_t([0.0, 1.0, -2.0]),
+                                                         _t([0.5, 4.0, 2.0])]),
     "independent_log_prob": (lambda m: D.Independent(D.Normal(m, 1.0), 1).log_prob(
         _t([[0.1, 0.2]], False)), [_t([[0.5, -1.0], [0.0, 1.0]])]),
 }
