@@ -68,6 +68,7 @@ __all__ = [
     "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
     "StickBreakingTransform", "TanhTransform", "Transform", "TransformedDistribution",
-    "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
+    "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "identity_transform",
+    "kl_divergence",
     "register_kl", "transform_to", "transforms",
 ]
