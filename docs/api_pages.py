@@ -29,6 +29,12 @@ MODULES = [
      "Bessel and Airy functions, orthogonal polynomials."),
     ("ferric.distributed", "ferric.distributed", "Process groups and collectives over "
      "MPI (needs ``mpi4py``)."),
+    ("ferric.distributions", "ferric.distributions", "Probability distributions, "
+     "``kl_divergence``."),
+    ("ferric.distributions.constraints", "ferric.distributions.constraints",
+     "Constraints on parameters and supports."),
+    ("ferric.distributions.transforms", "ferric.distributions.transforms",
+     "Transforms for ``TransformedDistribution``."),
     ("ferric.optim", "ferric.optim", "Optimizers."),
     ("ferric.optim.lr_scheduler", "ferric.optim.lr_scheduler", "Learning-rate schedules."),
     ("ferric.autograd", "ferric.autograd", "Gradients, grad modes, custom functions, "

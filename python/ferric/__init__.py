@@ -119,6 +119,8 @@ from . import onnx, profiler  # noqa: E402
 
 __all__ += ["onnx"]
 
+from . import distributions  # noqa: E402  (torch.distributions, docs/distributions.md)
+
 # interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
 # summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).
 from ._config import show_config  # noqa: E402

@@ -1,0 +1,146 @@
+"""The Cauchy (Lorentz) distribution."""
+
+from __future__ import annotations
+
+import math
+
+from .. import _core
+from .._size import Size
+from . import constraints
+from .distribution import _EMPTY, Distribution
+from .normal import _both_numbers
+from .utils import broadcast_all
+
+__all__ = ["Cauchy"]
+
+
+class Cauchy(Distribution):
+    """A Cauchy distribution with median ``loc`` and half width ``scale``.
+
+    Args:
+        loc (float or Tensor): mode / median.
+        scale (float or Tensor): half width at half maximum (positive).
+        validate_args (bool, optional): check the arguments (see ``Distribution``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions import Cauchy
+        >>> Cauchy(0.0, 1.0).cdf(ferric.tensor(1.0))
+        tensor(0.7500)
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        batch_shape = Size() if _both_numbers(loc, scale) else self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        """See :meth:`Distribution.expand`.
+
+        Args:
+            batch_shape (Size): the new batch shape.
+            _instance: used by subclasses.
+
+        Example:
+            >>> from ferric.distributions import Cauchy
+            >>> Cauchy(0.0, 1.0).expand([2]).batch_shape
+            ferric.Size([2])
+        """
+        new = self._get_checked_instance(Cauchy, _instance)
+        batch_shape = Size(batch_shape)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        super(Cauchy, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        """NaN (undefined)."""
+        return _core.full(tuple(self._extended_shape()), math.nan, dtype=self.loc.dtype)
+
+    @property
+    def mode(self):
+        """``loc``."""
+        return self.loc
+
+    @property
+    def variance(self):
+        """Infinite."""
+        return _core.full(tuple(self._extended_shape()), math.inf, dtype=self.loc.dtype)
+
+    def rsample(self, sample_shape=_EMPTY):
+        """``loc + eps * scale`` with ``eps`` from ``cauchy_()`` (PyTorch's draw).
+
+        Args:
+            sample_shape (Size): leading shape of the result.
+
+        Example:
+            >>> from ferric.distributions import Cauchy
+            >>> Cauchy(0.0, 1.0).rsample((2,)).shape
+            ferric.Size([2])
+        """
+        shape = self._extended_shape(sample_shape)
+        eps = _core.empty(tuple(shape), dtype=self.loc.dtype).cauchy_()
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        """Log density at ``value``.
+
+        Args:
+            value (Tensor): points to score.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Cauchy
+            >>> Cauchy(0.0, 1.0).log_prob(ferric.tensor(0.0))
+            tensor(-1.1447)
+        """
+        if self._validate_args:
+            self._validate_sample(value)
+        return (-math.log(math.pi) - self.scale.log()
+                - (((value - self.loc) / self.scale) ** 2).log1p())
+
+    def cdf(self, value):
+        """``atan((value - loc) / scale) / pi + 1/2``.
+
+        Args:
+            value (Tensor): points to evaluate.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Cauchy
+            >>> Cauchy(0.0, 1.0).cdf(ferric.tensor(0.0))
+            tensor(0.5000)
+        """
+        if self._validate_args:
+            self._validate_sample(value)
+        return _core.atan((value - self.loc) / self.scale) / math.pi + 0.5
+
+    def icdf(self, value):
+        """``tan(pi (value - 1/2)) scale + loc``.
+
+        Args:
+            value (Tensor): probabilities.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Cauchy
+            >>> Cauchy(1.0, 1.0).icdf(ferric.tensor(0.5))
+            tensor(1.)
+        """
+        return _core.tan(math.pi * (value - 0.5)) * self.scale + self.loc
+
+    def entropy(self):
+        """``log(4 pi scale)``.
+
+        Example:
+            >>> from ferric.distributions import Cauchy
+            >>> Cauchy(0.0, 1.0).entropy()
+            tensor(2.5310)
+        """
+        return math.log(4 * math.pi) + self.scale.log()

@@ -1,0 +1,155 @@
+"""The Laplace distribution."""
+
+from __future__ import annotations
+
+from .. import _core
+from .._dtype_info import finfo
+from .._size import Size
+from . import constraints
+from .distribution import _EMPTY, Distribution
+from .normal import _both_numbers
+from .utils import broadcast_all
+
+__all__ = ["Laplace"]
+
+
+class Laplace(Distribution):
+    """A Laplace distribution with location ``loc`` and scale ``scale``.
+
+    Args:
+        loc (float or Tensor): mean.
+        scale (float or Tensor): scale (positive).
+        validate_args (bool, optional): check the arguments (see ``Distribution``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions import Laplace
+        >>> Laplace(0.0, 1.0).variance
+        tensor(2.)
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        batch_shape = Size() if _both_numbers(loc, scale) else self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        """See :meth:`Distribution.expand`.
+
+        Args:
+            batch_shape (Size): the new batch shape.
+            _instance: used by subclasses.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Laplace
+            >>> Laplace(0.0, 1.0).expand([2]).batch_shape
+            ferric.Size([2])
+        """
+        new = self._get_checked_instance(Laplace, _instance)
+        batch_shape = Size(batch_shape)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        super(Laplace, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        """``loc``."""
+        return self.loc
+
+    @property
+    def mode(self):
+        """``loc``."""
+        return self.loc
+
+    @property
+    def variance(self):
+        """``2 scale ** 2``."""
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self):
+        """``sqrt(2) scale``."""
+        return (2 ** 0.5) * self.scale
+
+    def rsample(self, sample_shape=_EMPTY):
+        """Inverse-CDF sampling from ``u ~ U(eps - 1, 1)`` (PyTorch's draw).
+
+        Args:
+            sample_shape (Size): leading shape of the result.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Laplace
+            >>> Laplace(0.0, 1.0).rsample((4,)).shape
+            ferric.Size([4])
+        """
+        shape = self._extended_shape(sample_shape)
+        eps = finfo(self.loc.dtype).eps
+        u = _core.empty(tuple(shape), dtype=self.loc.dtype).uniform_(eps - 1, 1)
+        return self.loc - self.scale * u.sign() * _core.log1p(-u.abs())
+
+    def log_prob(self, value):
+        """Log density at ``value``.
+
+        Args:
+            value (Tensor): points to score.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Laplace
+            >>> Laplace(0.0, 1.0).log_prob(ferric.tensor(1.0))
+            tensor(-1.6931)
+        """
+        if self._validate_args:
+            self._validate_sample(value)
+        return -_core.log(2 * self.scale) - _core.abs(value - self.loc) / self.scale
+
+    def cdf(self, value):
+        """Cumulative distribution function.
+
+        Args:
+            value (Tensor): points to evaluate.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Laplace
+            >>> Laplace(0.0, 1.0).cdf(ferric.tensor(0.0))
+            tensor(0.5000)
+        """
+        if self._validate_args:
+            self._validate_sample(value)
+        d = value - self.loc
+        return 0.5 - 0.5 * d.sign() * _core.expm1(-d.abs() / self.scale)
+
+    def icdf(self, value):
+        """Quantile function.
+
+        Args:
+            value (Tensor): probabilities.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Laplace
+            >>> Laplace(0.0, 1.0).icdf(ferric.tensor(0.5))
+            tensor(0.)
+        """
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * _core.log1p(-2 * term.abs())
+
+    def entropy(self):
+        """``1 + log(2 scale)``.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Laplace
+            >>> Laplace(0.0, 1.0).entropy()
+            tensor(1.6931)
+        """
+        return 1 + _core.log(2 * self.scale)

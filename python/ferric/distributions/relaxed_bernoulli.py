@@ -1,0 +1,188 @@
+"""Relaxed (concrete / Gumbel-softmax) Bernoulli distributions: reparameterisable
+stand-ins for ``Bernoulli`` with values in ``(0, 1)``."""
+
+from __future__ import annotations
+
+import numbers
+
+from .. import _core
+from .._size import Size
+from . import constraints
+from .distribution import _EMPTY, Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import SigmoidTransform
+from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
+
+
+class LogitRelaxedBernoulli(Distribution):
+    """The logit of a ``RelaxedBernoulli`` sample: logistic noise plus the log-odds,
+    divided by ``temperature``.
+
+    Args:
+        temperature (Tensor): relaxation temperature.
+        probs (Number or Tensor): probability of 1.
+        logits (Number or Tensor): log-odds of 1.
+        validate_args (bool, optional): check the arguments (see ``Distribution``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
+        >>> d = LogitRelaxedBernoulli(ferric.tensor(0.5), logits=ferric.tensor([0.0]))
+        >>> d.log_prob(ferric.tensor([0.0]))
+        tensor([-2.0794])
+    """
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.real
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        self.temperature = temperature
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        given = probs if probs is not None else logits
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+        else:
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        scalar = isinstance(given, numbers.Number) and not isinstance(given, _core.Tensor)
+        batch_shape = Size() if scalar else self._param.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        """See :meth:`Distribution.expand`.
+
+        Args:
+            batch_shape (Size): the new batch shape.
+            _instance: used by subclasses.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
+            >>> LogitRelaxedBernoulli(ferric.tensor(1.0), 0.5).expand([2]).batch_shape
+            ferric.Size([2])
+        """
+        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        new.temperature = self.temperature
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @lazy_property
+    def logits(self):
+        """Log-odds of 1."""
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        """Probability of 1."""
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        """Shape of the parameter tensor."""
+        return self._param.size()
+
+    def rsample(self, sample_shape=_EMPTY):
+        """``(logit(u) + logit(probs)) / temperature`` with ``u`` from ``rand``
+        (PyTorch's draw).
+
+        Args:
+            sample_shape (Size): leading shape of the result.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
+            >>> LogitRelaxedBernoulli(ferric.tensor(1.0), 0.5).rsample((2,)).shape
+            ferric.Size([2])
+        """
+        shape = tuple(self._extended_shape(sample_shape))
+        probs = clamp_probs(self.probs.expand(shape))
+        uniforms = clamp_probs(_core.rand(shape, dtype=probs.dtype))
+        return (uniforms.log() - (-uniforms).log1p() + probs.log()
+                - (-probs).log1p()) / self.temperature
+
+    def log_prob(self, value):
+        """Log density of the logistic at ``value``.
+
+        Args:
+            value (Tensor): points to score.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
+            >>> LogitRelaxedBernoulli(ferric.tensor(1.0), 0.5).log_prob(ferric.tensor(0.0))
+            tensor(-1.3863)
+        """
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        diff = logits - value.mul(self.temperature)
+        return self.temperature.log() + diff - 2 * diff.exp().log1p()
+
+
+class RelaxedBernoulli(TransformedDistribution):
+    """A relaxed Bernoulli: ``sigmoid`` of a ``LogitRelaxedBernoulli`` sample, in
+    ``(0, 1)`` and reparameterisable.
+
+    Args:
+        temperature (Tensor): relaxation temperature.
+        probs (Number or Tensor): probability of 1.
+        logits (Number or Tensor): log-odds of 1.
+        validate_args (bool, optional): check the arguments (see ``Distribution``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions import RelaxedBernoulli
+        >>> m = RelaxedBernoulli(ferric.tensor([2.2]), ferric.tensor([0.1, 0.2, 0.3, 0.99]))
+        >>> m.rsample().shape
+        ferric.Size([4])
+    """
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        base = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base, SigmoidTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        """See :meth:`Distribution.expand`.
+
+        Args:
+            batch_shape (Size): the new batch shape.
+            _instance: used by subclasses.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import RelaxedBernoulli
+            >>> RelaxedBernoulli(ferric.tensor(1.0), 0.5).expand([3]).batch_shape
+            ferric.Size([3])
+        """
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def temperature(self):
+        """Relaxation temperature."""
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        """Log-odds of 1."""
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        """Probability of 1."""
+        return self.base_dist.probs

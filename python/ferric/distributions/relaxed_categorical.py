@@ -1,0 +1,182 @@
+"""Relaxed (concrete / Gumbel-softmax) one-hot categorical distributions:
+reparameterisable samples on the simplex."""
+
+from __future__ import annotations
+
+from .. import _core
+from .._size import Size
+from . import constraints
+from .categorical import Categorical
+from .distribution import _EMPTY, Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import ExpTransform
+from .utils import broadcast_all, clamp_probs
+
+__all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
+
+
+class ExpRelaxedCategorical(Distribution):
+    """The log of a ``RelaxedOneHotCategorical`` sample: ``log_softmax`` of Gumbel
+    noise plus the logits, divided by ``temperature``.
+
+    Args:
+        temperature (Tensor): relaxation temperature.
+        probs (Tensor): event probabilities.
+        logits (Tensor): event log-probabilities (unnormalised).
+        validate_args (bool, optional): check the arguments (see ``Distribution``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions.relaxed_categorical import ExpRelaxedCategorical
+        >>> d = ExpRelaxedCategorical(ferric.tensor(1.0), ferric.ones(3))
+        >>> d.rsample((2,)).shape
+        ferric.Size([2, 3])
+    """
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.real_vector
+    has_rsample = True
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs, logits)
+        self.temperature = temperature
+        batch_shape = self._categorical.batch_shape
+        event_shape = self._categorical.param_shape[-1:]
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        """See :meth:`Distribution.expand`.
+
+        Args:
+            batch_shape (Size): the new batch shape.
+            _instance: used by subclasses.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.relaxed_categorical import ExpRelaxedCategorical
+            >>> ExpRelaxedCategorical(ferric.tensor(1.0), ferric.ones(3)).expand([2]).batch_shape
+            ferric.Size([2])
+        """
+        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
+        batch_shape = Size(batch_shape)
+        new.temperature = self.temperature
+        new._categorical = self._categorical.expand(batch_shape)
+        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape,
+                                                   validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def param_shape(self) -> Size:
+        """Shape of the parameter tensor, ``(*batch, K)``."""
+        return self._categorical.param_shape
+
+    @property
+    def logits(self):
+        """Normalised log-probabilities."""
+        return self._categorical.logits
+
+    @property
+    def probs(self):
+        """Normalised probabilities."""
+        return self._categorical.probs
+
+    def rsample(self, sample_shape=_EMPTY):
+        """Gumbel-softmax in log space, with uniforms from ``rand`` (PyTorch's draw).
+
+        Args:
+            sample_shape (Size): leading shape of the result.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.relaxed_categorical import ExpRelaxedCategorical
+            >>> ExpRelaxedCategorical(ferric.tensor(1.0), ferric.ones(3)).rsample().shape
+            ferric.Size([3])
+        """
+        shape = tuple(self._extended_shape(sample_shape))
+        uniforms = clamp_probs(_core.rand(shape, dtype=self.logits.dtype))
+        gumbels = -((-(uniforms.log())).log())
+        scores = (self.logits + gumbels) / self.temperature
+        return scores - scores.logsumexp(dim=-1, keepdim=True)
+
+    def log_prob(self, value):
+        """Log density of the (log-space) concrete distribution.
+
+        Args:
+            value (Tensor): log-simplex points.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions.relaxed_categorical import ExpRelaxedCategorical
+            >>> d = ExpRelaxedCategorical(ferric.tensor(1.0), ferric.ones(2))
+            >>> d.log_prob(ferric.tensor([0.5, 0.5]).log())
+            tensor(-1.3863)
+        """
+        k = self._categorical._num_events
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        log_scale = (_core.full_like(self.temperature, float(k)).lgamma()
+                     - self.temperature.log().mul(-(k - 1)))
+        score = logits - value.mul(self.temperature)
+        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
+        return score + log_scale
+
+
+class RelaxedOneHotCategorical(TransformedDistribution):
+    """A relaxed one-hot categorical (Gumbel-softmax / concrete): ``exp`` of an
+    ``ExpRelaxedCategorical`` sample, on the simplex and reparameterisable.
+
+    Args:
+        temperature (Tensor): relaxation temperature.
+        probs (Tensor): event probabilities.
+        logits (Tensor): event log-probabilities (unnormalised).
+        validate_args (bool, optional): check the arguments (see ``Distribution``).
+
+    Example:
+        >>> import ferric
+        >>> from ferric.distributions import RelaxedOneHotCategorical
+        >>> m = RelaxedOneHotCategorical(ferric.tensor([2.2]), ferric.tensor([0.1, 0.2, 0.7]))
+        >>> m.rsample().shape
+        ferric.Size([3])
+    """
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(base, ExpTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        """See :meth:`Distribution.expand`.
+
+        Args:
+            batch_shape (Size): the new batch shape.
+            _instance: used by subclasses.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import RelaxedOneHotCategorical
+            >>> m = RelaxedOneHotCategorical(ferric.tensor(1.0), ferric.ones(3))
+            >>> m.expand([2]).batch_shape
+            ferric.Size([2])
+        """
+        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def temperature(self):
+        """Relaxation temperature."""
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        """Normalised log-probabilities."""
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        """Normalised probabilities."""
+        return self.base_dist.probs
