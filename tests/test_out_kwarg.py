@@ -5,21 +5,14 @@ aliasing, the autograd refusal and one version bump per write."""
 
 from __future__ import annotations
 
-import json
-import math
-import pathlib
-import sys
-
 import pytest
+from fixture_loader import close as _close
+from fixture_loader import load_fixture
 
 import ferric
 
-HERE = pathlib.Path(__file__).parent / "fixtures" / "out_kwarg"
-sys.path.insert(0, str(HERE))
-
-from out_kwarg_cases import CASES, run_case  # noqa: E402
-
-FIXTURE = json.loads((HERE / "out_kwarg.json").read_text())
+_cases, FIXTURE = load_fixture("out_kwarg", "out_kwarg_cases", "out_kwarg.json")
+CASES, run_case = _cases.CASES, _cases.run_case
 RECORDED = FIXTURE["cases"]
 
 # PyTorch resizes a linalg out into LAPACK's column-major layout; ferric's resize is
@@ -28,15 +21,16 @@ STRIDE_DIFFERS = {"linalg_solve_resize_warns"}
 # PyTorch's mean writes a partial result into out before refusing its dtype; ferric
 # leaves out as it was (every failed ferric call does)
 PARTIAL_WRITE_IN_PYTORCH = {"mean_into_long_raises"}
+# PyTorch warns once per process that torch.cholesky / torch.qr are deprecated (so the
+# record depends on the order of the cases); ferric does not warn
+# PyTorch's kron writes out through a reshaped view and svd writes V through its
+# transpose: their version counters move by 0 / 2 more than ferric's one bump per write
+VERSIONS_DIFFER = {"kron", "svd"}
+DEPRECATED_ALIAS_WARNINGS = ("torch.cholesky is deprecated", "torch.qr is deprecated")
 
 
-def _close(a, b, tol: float) -> bool:
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(
-            _close(x, y, tol) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
-        return isinstance(b, float) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+def _recorded_warnings(want: dict) -> list:
+    return [w for w in want["warnings"] if not w[1].startswith(DEPRECATED_ALIAS_WARNINGS)]
 
 
 def test_fixture_is_pytorch_2_13():
@@ -49,9 +43,10 @@ def test_out_matches_pytorch(name):
     want = RECORDED[name]
     got = run_case(ferric, CASES[name])
     assert got.get("error") == want.get("error"), got.get("error")
-    assert got["warnings"] == want["warnings"]
+    assert got["warnings"] == _recorded_warnings(want)
     assert got.get("same") == want.get("same")
-    assert got.get("versions") == want.get("versions")
+    if name not in VERSIONS_DIFFER:
+        assert got.get("versions") == want.get("versions")
     assert len(got["outs"]) == len(want["outs"])
     for g, w in zip(got["outs"], want["outs"], strict=True):
         assert (g["dtype"], g["shape"]) == (w["dtype"], w["shape"])
