@@ -5,30 +5,14 @@ rounding, the region's state and gradients through the casts."""
 
 from __future__ import annotations
 
-import json
-import math
-import pathlib
-import sys
-
 import pytest
+from fixture_loader import close as _close
+from fixture_loader import load_fixture
 
 import ferric
 
-HERE = pathlib.Path(__file__).parent / "fixtures" / "autocast_cpu"
-sys.path.insert(0, str(HERE))
-
-from autocast_cases import CASES, STATE, run_case, run_state  # noqa: E402
-
-FIXTURE = json.loads((HERE / "autocast_cpu.json").read_text())
-
-
-def _close(a, b, tol: float) -> bool:
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(
-            _close(x, y, tol) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
-        return isinstance(b, float) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+_cases, FIXTURE = load_fixture("autocast_cpu", "autocast_cases", "autocast_cpu.json")
+CASES, STATE, run_case, run_state = _cases.CASES, _cases.STATE, _cases.run_case, _cases.run_state
 
 
 def _check(got: dict, want: dict) -> None:
@@ -92,3 +76,71 @@ def test_linear_layer_trains_under_autocast():
     assert y.dtype == ferric.bfloat16 and loss.dtype == ferric.float32
     loss.backward()
     assert lin.weight.grad.dtype == ferric.float32
+
+
+def _cache_len() -> int:
+    return ferric._core._autocast_cache_len()
+
+
+def test_a_weight_used_twice_in_a_region_is_cast_once():
+    x = ferric.ones(2, 2)
+    w = ferric.ones(2, 2, requires_grad=True)
+    with ferric.autocast("cpu"):
+        ferric.mm(x, w)
+        assert _cache_len() == 1
+        ferric.mm(x, w)
+        ferric.matmul(x, w)
+        assert _cache_len() == 1
+        # neither a tensor without grad nor a non-leaf is cached (PyTorch's rule)
+        ferric.mm(x, ferric.ones(2, 2))
+        ferric.mm(x, w * 2)
+        assert _cache_len() == 1
+        ferric.mm(x, ferric.ones(2, 2, requires_grad=True))
+        assert _cache_len() == 2
+    assert _cache_len() == 0
+
+
+def test_the_cached_cast_is_reused():
+    # the second product's weight is the first one's cast: the same bfloat16 values even
+    # after the float32 weight changed in place inside the region (PyTorch's cache too)
+    x = ferric.eye(2)
+    w = ferric.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    with ferric.autocast("cpu"):
+        a = ferric.mm(x, w)
+        with ferric.no_grad():
+            w.mul_(10)
+        b = ferric.mm(x, w)
+    assert b.tolist() == a.tolist()
+    with ferric.autocast("cpu"):
+        c = ferric.mm(x, w)
+    assert c.tolist() == [[10.0, 20.0], [30.0, 40.0]]
+
+
+def test_cache_disabled_region_caches_nothing():
+    w = ferric.ones(2, 2, requires_grad=True)
+    with ferric.autocast("cpu", cache_enabled=False):
+        assert not ferric.is_autocast_cache_enabled()
+        ferric.mm(ferric.ones(2, 2), w)
+        assert _cache_len() == 0
+    assert ferric.is_autocast_cache_enabled()
+
+
+def test_the_cache_lives_until_the_outermost_region_exits():
+    w = ferric.ones(2, 2, requires_grad=True)
+    with ferric.autocast("cpu"):
+        with ferric.autocast("cpu"):
+            ferric.mm(ferric.ones(2, 2), w)
+        assert _cache_len() == 1
+        ferric.clear_autocast_cache()
+        assert _cache_len() == 0
+        ferric.mm(ferric.ones(2, 2), w)
+        assert _cache_len() == 1
+    assert _cache_len() == 0
+
+
+def test_the_cache_is_emptied_when_a_region_exits_by_an_exception():
+    w = ferric.ones(2, 2, requires_grad=True)
+    with pytest.raises(ValueError), ferric.autocast("cpu"):
+        ferric.mm(ferric.ones(2, 2), w)
+        raise ValueError
+    assert _cache_len() == 0

@@ -42,6 +42,7 @@ SKIP = {
         "is_anomaly_enabled", "is_autocast_available", "is_autocast_enabled",
         "is_grad_enabled", "is_inference_mode_enabled", "manual_seed", "seed",
         "set_autocast_enabled", "set_default_device", "set_num_threads",
+        "clear_autocast_cache", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
         "set_printoptions", "set_rng_state", "show_config", "load", "save",
         "promote_types", "broadcast_shapes", "result_type", "tril_indices",
         "triu_indices", "can_cast", "set_default_dtype")},

@@ -5,38 +5,34 @@ aliasing, the autograd refusal and one version bump per write."""
 
 from __future__ import annotations
 
-import json
-import math
-import pathlib
-import sys
-
 import pytest
+from fixture_loader import close as _close
+from fixture_loader import load_fixture
 
 import ferric
 
-HERE = pathlib.Path(__file__).parent / "fixtures" / "out_kwarg"
-sys.path.insert(0, str(HERE))
-
-from out_kwarg_cases import CASES, run_case  # noqa: E402
-
-FIXTURE = json.loads((HERE / "out_kwarg.json").read_text())
+_cases, FIXTURE = load_fixture("out_kwarg", "out_kwarg_cases", "out_kwarg.json")
+CASES, run_case = _cases.CASES, _cases.run_case
 RECORDED = FIXTURE["cases"]
 
 # PyTorch resizes a linalg out into LAPACK's column-major layout; ferric's resize is
 # row-major (the values and shape are the same)
-STRIDE_DIFFERS = {"linalg_solve_resize_warns"}
+# (and nonzero's column-major index matrix likewise)
+STRIDE_DIFFERS = {"linalg_solve_resize_warns", "nonzero"}
 # PyTorch's mean writes a partial result into out before refusing its dtype; ferric
 # leaves out as it was (every failed ferric call does)
 PARTIAL_WRITE_IN_PYTORCH = {"mean_into_long_raises"}
+# PyTorch warns once per process that torch.cholesky / torch.qr are deprecated (so the
+# record depends on the order of the cases); ferric does not warn
+# PyTorch's kron writes out through a reshaped view, svd writes V through its transpose
+# and randn fills a resized out in two steps: their version counters move by 0 / 2 / 1
+# more than ferric's one bump per write
+VERSIONS_DIFFER = {"kron", "svd", "randn"}
+DEPRECATED_ALIAS_WARNINGS = ("torch.cholesky is deprecated", "torch.qr is deprecated")
 
 
-def _close(a, b, tol: float) -> bool:
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(
-            _close(x, y, tol) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
-        return isinstance(b, float) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+def _recorded_warnings(want: dict) -> list:
+    return [w for w in want["warnings"] if not w[1].startswith(DEPRECATED_ALIAS_WARNINGS)]
 
 
 def test_fixture_is_pytorch_2_13():
@@ -49,9 +45,10 @@ def test_out_matches_pytorch(name):
     want = RECORDED[name]
     got = run_case(ferric, CASES[name])
     assert got.get("error") == want.get("error"), got.get("error")
-    assert got["warnings"] == want["warnings"]
+    assert got["warnings"] == _recorded_warnings(want)
     assert got.get("same") == want.get("same")
-    assert got.get("versions") == want.get("versions")
+    if name not in VERSIONS_DIFFER:
+        assert got.get("versions") == want.get("versions")
     assert len(got["outs"]) == len(want["outs"])
     for g, w in zip(got["outs"], want["outs"], strict=True):
         assert (g["dtype"], g["shape"]) == (w["dtype"], w["shape"])
@@ -68,14 +65,20 @@ def test_out_matches_pytorch(name):
         assert _close(got["x_after"], want["x_after"], 1e-5)
 
 
-def test_tensor_methods_keep_their_signatures():
-    # out= is a keyword of the functions; the unary methods share their binding
-    x = ferric.tensor([1.0, 2.0])
-    assert ferric.exp(x, out=None).tolist() == x.exp().tolist()
+@pytest.mark.parametrize("name", ["exp", "tanh", "neg", "arctan", "tril", "round", "nonzero"])
+def test_tensor_methods_take_no_out(name):
+    # out= is a keyword of the functions; PyTorch's methods take none (and ferric's do
+    # not parse it, which keeps a method call as cheap as before)
+    x = ferric.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert getattr(ferric, name)(x, out=None).tolist() == getattr(x, name)().tolist()
+    with pytest.raises(TypeError, match="keyword"):
+        getattr(x, name)(out=ferric.empty(2, 2))
 
 
 def test_relu_has_no_out():
-    with pytest.raises(TypeError, match="unexpected keyword argument 'out'"):
+    # (PyTorch: "relu() got an unexpected keyword argument 'out'"; ferric.relu is the
+    # method, whose message is Python's for a method without keywords)
+    with pytest.raises(TypeError, match="keyword argument"):
         ferric.relu(ferric.ones(2), out=ferric.empty(2))
 
 

@@ -15,13 +15,15 @@ from . import _core
 from ._core import Tensor
 from ._functions import broadcast_shapes
 from ._shape_ops import _infer_size, _records, _tname, _wrap_dim
+from ._special_functions import _CPP, _SCALAR, _dname, _takes_out
 
 _max = max  # `histc` names its arguments min and max, as PyTorch does
 
 # --- interpolation and fused multiply-adds --------------------------------------------
 
 
-def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
+@_takes_out("lerp", "cast")
+def lerp(input: Tensor, end: Tensor, weight, *, out=None) -> Tensor:
     """Linear interpolation ``input + weight * (end - input)``, evaluated as PyTorch does
     (from ``end`` when ``|weight| >= 0.5``, which is exact at ``weight == 1``).
 
@@ -29,6 +31,7 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
         input (Tensor): the start points.
         end (Tensor): the end points (same dtype).
         weight (float or Tensor): the weights (a tensor of the same dtype broadcasts).
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -62,8 +65,9 @@ def _short(dtype) -> str:
         str(dtype).split(".")[-1], str(dtype).split(".")[-1])
 
 
+@_takes_out("addcmul", "cast")
 @_records("AddcmulBackward0")
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast, promoted).
 
     Args:
@@ -71,6 +75,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
         tensor1 (Tensor): the first factor.
         tensor2 (Tensor): the second factor.
         value (Number): the multiplier for ``tensor1 * tensor2``. Default: 1.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -82,8 +87,9 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
     return input + tensor1 * value * tensor2
 
 
+@_takes_out("addcdiv", "cast")
 @_records("AddcdivBackward0")
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1, out=None) -> Tensor:
     """``input + value * tensor1 / tensor2`` (true division; integer ``tensor1`` and
     ``tensor2`` are rejected as PyTorch does).
 
@@ -92,6 +98,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tens
         tensor1 (Tensor): the numerator.
         tensor2 (Tensor): the denominator.
         value (Number): the multiplier for ``tensor1 / tensor2``. Default: 1.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -121,8 +128,9 @@ def _scale_add(input: Tensor, prod: Tensor, beta, alpha) -> Tensor:
     return (input if beta == 1 else input * beta) + prod
 
 
+@_takes_out("addmv", "same")
 @_records("AddmvBackward0")
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``.
 
     Args:
@@ -131,6 +139,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
         vec (Tensor): the vector of length ``m``.
         beta (Number): the multiplier for ``input``. Default: 1.
         alpha (Number): the multiplier for ``mat @ vec``. Default: 1.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -146,8 +155,9 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
     return _scale_add(input, _core.mv(mat, vec), beta, alpha)
 
 
+@_takes_out("addr", "cast")
 @_records("AddrBackward0")
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``.
 
     Args:
@@ -156,6 +166,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
         vec2 (Tensor): the second vector (the columns).
         beta (Number): the multiplier for ``input``. Default: 1.
         alpha (Number): the multiplier for the outer product. Default: 1.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -180,8 +191,12 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     return _scale_add(input, prod, beta, alpha)
 
 
+@_takes_out("addbmm", "same", lambda r, o: (
+    "self and mat2 must have the same dtype, but got "
+    f"{_dname(o, _SCALAR)} and {_dname(r, _SCALAR)}"))
 @_records("AddbmmBackward0")
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
+           out=None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``.
 
     Args:
@@ -190,6 +205,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
         batch2 (Tensor): the second batch of matrices, ``b x m x p``.
         beta (Number): the multiplier for ``input``. Default: 1.
         alpha (Number): the multiplier for the sum of products. Default: 1.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -264,7 +280,10 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 # --- counting ------------------------------------------------------------------------
 
 
-def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
+@_takes_out("histc", "same", lambda r, o: (
+    "torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+    f"input {_dname(r, _CPP)} and hist {_dname(o, _CPP)}"))
+def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range
     when both are 0); elements outside are ignored, ``max`` itself counts in the last
     bin. The bin of ``x`` is ``int((x - min) * bins / (max - min))`` in the input's
@@ -275,6 +294,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
         bins (int): the number of bins. Default: 100.
         min (Number): the lower end of the range. Default: 0.
         max (Number): the upper end of the range. Default: 0.
+        out (Tensor, optional): the output tensor.
 
     Example::
 

@@ -353,11 +353,6 @@ _CPP = {
 }
 
 
-def _check_out(out) -> None:
-    if out is not None:
-        raise TypeError("ferric.linalg functions do not support out= (pass the result back)")
-
-
 def _check_driver(driver) -> None:
     if driver is not None:
         raise RuntimeError(

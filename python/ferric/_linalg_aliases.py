@@ -10,6 +10,7 @@ from ._core import Tensor
 from ._linalg import _check_float, _check_tensor, cholesky_ex, det, inv, qr, slogdet, svd
 from ._linalg import solve_triangular as _solve_triangular
 from ._linalg_composed import matrix_exp, matrix_power, pinv, svdvals
+from ._special_functions import _takes_out
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
@@ -49,13 +50,15 @@ def slogdet_(input: Tensor):
     return return_types.slogdet(tuple(slogdet(input)))
 
 
-def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+@_takes_out("cholesky", "cast")
+def cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``).
 
     Args:
         input (Tensor): a symmetric positive-definite matrix or a batch of them.
         upper (bool): return the upper factor ``U`` (``A = U^T U``) instead of the lower. Default:
             False.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -66,13 +69,15 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     return cholesky_ex(input, upper=upper, check_errors=True).L
 
 
-def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+@_takes_out("cholesky_solve", "cast")
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """Solves ``A X = B`` given the Cholesky factor ``L`` of ``A`` (``U`` with ``upper``).
 
     Args:
         B (Tensor): the right-hand sides.
         L (Tensor): the Cholesky factor of ``A``.
         upper (bool): whether ``L`` is the upper factor. Default: False.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -91,12 +96,14 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
     return _solve_triangular(L.mT, y, upper=True)
 
 
-def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+@_takes_out("cholesky_inverse", "cast")
+def cholesky_inverse(L: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """Inverse of ``A`` from its Cholesky factor ``L`` (``U`` with ``upper``).
 
     Args:
         L (Tensor): the Cholesky factor (or a batch of them).
         upper (bool): whether ``L`` is the upper factor. Default: False.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -126,7 +133,8 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return pinv(input, rtol=rcond)
 
 
-def svd_(input: Tensor, some: bool = True, compute_uv: bool = True):
+@_takes_out("svd", "same")
+def svd_(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     """``torch.svd``: ``(U, S, V)`` with ``V`` (not ``Vh``); ``some=False`` gives the full
     ``U``/``V``; with ``compute_uv=False``, ``U`` and ``V`` are zero-filled (full size).
 
@@ -134,6 +142,7 @@ def svd_(input: Tensor, some: bool = True, compute_uv: bool = True):
         input (Tensor): a matrix or a batch of them.
         some (bool): the reduced factorisation (``True``) or the full one. Default: True.
         compute_uv (bool): compute ``U`` and ``V`` (zero-filled when False). Default: True.
+        out (Tensor, optional): the output tensor (a tuple for the named tuple).
 
     Example:
         >>> import ferric
@@ -152,12 +161,14 @@ def svd_(input: Tensor, some: bool = True, compute_uv: bool = True):
     return return_types.svd((U, S, Vh.mT))
 
 
-def qr_(input: Tensor, some: bool = True):
+@_takes_out("qr", "same")
+def qr_(input: Tensor, some: bool = True, *, out=None):
     """``torch.qr``: ``linalg.qr`` with ``mode='reduced'`` (``some``) or ``'complete'``.
 
     Args:
         input (Tensor): a matrix or a batch of them.
         some (bool): the reduced factorisation (``True``) or the complete one. Default: True.
+        out (Tensor, optional): the output tensor (a tuple for the named tuple).
 
     Example:
         >>> import ferric

@@ -15,7 +15,6 @@ from . import _core, return_types
 from ._core import Tensor
 from ._linalg import (
     _check_float,
-    _check_out,
     _check_tensor,
     eigh,
     eigvalsh,
@@ -24,6 +23,7 @@ from ._linalg import (
     svd,
     svdvals,
 )
+from ._special_functions import _CPP, _SCALAR, _dname, _takes_out
 
 _INF = float("inf")
 
@@ -49,6 +49,7 @@ def _dims2(op: str, A: Tensor, dim) -> tuple[int, int]:
     return d0, d1
 
 
+@_takes_out("linalg_vector_norm", "same")
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     """Vector norm of ``x`` over ``dim`` (all elements when ``None``).
 
@@ -58,6 +59,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
             real ``p``.
         dim (int or tuple of ints, optional): dims to reduce.
         keepdim (bool): keep the reduced dims with size 1.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -66,7 +68,6 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         >>> ferric.linalg.vector_norm(ferric.tensor([3.0, -4.0]), ord=float("inf"))
         tensor(4.)
     """
-    _check_out(out)
     _check_tensor("linalg.vector_norm", "x", x)
     _check_float("linalg.vector_norm", x)
     if isinstance(ord, str):
@@ -83,6 +84,9 @@ def _svd_norm(A: Tensor, d0: int, d1: int, keepdim: bool, reduce) -> Tensor:
     return r
 
 
+@_takes_out("linalg_matrix_norm", "same", lambda r, o: (
+    f"linalg.matrix_norm expected out tensor dtype {_dname(r, _SCALAR)} but got: "
+    f"{_dname(o, _SCALAR)}"))
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None,
                 out=None) -> Tensor:
     """Matrix norm over the two dims ``dim``.
@@ -92,6 +96,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         ord: ``'fro'`` (default), ``'nuc'``, ``inf``, ``-inf``, ``1``, ``-1``, ``2``, ``-2``.
         dim (2-tuple of ints): the matrix dims.
         keepdim (bool): keep the reduced dims with size 1.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -101,7 +106,6 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         >>> ferric.linalg.matrix_norm(A, ord=float("inf"))
         tensor(7.)
     """
-    _check_out(out)
     op = "linalg.matrix_norm"
     _check_tensor(op, "A", A)
     if A.ndim < 2:
@@ -128,6 +132,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return r
 
 
+@_takes_out("linalg_norm", "same", lambda r, o: (
+    f"linalg.norm expected out tensor dtype {_dname(r, _SCALAR)} but got: {_dname(o, _SCALAR)}"))
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     """Vector or matrix norm, chosen as PyTorch chooses: a matrix norm when ``ord`` is a
     string or ``dim`` has two entries (or ``A`` is 2-D with ``ord`` given and ``dim``
@@ -150,7 +156,6 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
         >>> ferric.linalg.norm(A, ord=2)
         tensor(4.)
     """
-    _check_out(out)
     op = "linalg.norm"
     _check_tensor(op, "A", A)
     if isinstance(dim, int):
@@ -179,6 +184,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
     )
 
 
+@_takes_out("linalg_cond", "cast")
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """Condition number of ``A`` in the norm ``p`` (``None``/``2``: ratio of the extreme
     singular values).
@@ -194,7 +200,6 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
         >>> ferric.linalg.cond(ferric.tensor([[2.0, 0.0], [0.0, 0.5]]))
         tensor(4.)
     """
-    _check_out(out)
     _check_float("linalg.cond", A)
     if p is None or p in (2, -2):
         s = svdvals(A)
@@ -220,6 +225,7 @@ def _masked_reciprocal(s: Tensor, keep: Tensor) -> Tensor:
     return _core.where(keep, safe.reciprocal(), 0.0)
 
 
+@_takes_out("linalg_pinv", "cast")
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
     """Moore-Penrose pseudoinverse through the SVD (the eigendecomposition when
     ``hermitian``); singular values at most ``max(atol, rtol * s_max)`` are dropped.
@@ -229,6 +235,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
         atol, rtol (float or Tensor, optional): tolerances; ``rtol`` defaults to
             ``eps * max(m, n)`` when ``atol`` is not given (or zero), else to 0.
         hermitian (bool): ``A`` is symmetric (only its lower triangle is read).
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -236,7 +243,6 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.0000]])
     """
-    _check_out(out)
     op = "linalg.pinv"
     _check_float(op, A)
     if A.ndim < 2:
@@ -255,6 +261,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
     return (Vh.mT * sinv.unsqueeze(-2)) @ U.mT
 
 
+@_takes_out("linalg_matrix_rank", "cast")
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol=None,
                 out=None) -> Tensor:
     """Numerical rank: the number of singular values above ``max(atol, rtol * s_max)``.
@@ -272,7 +279,6 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, tol
         >>> ferric.linalg.matrix_rank(ferric.tensor([[1.0, 2.0], [2.0, 4.0]]))
         tensor(1)
     """
-    _check_out(out)
     op = "linalg.matrix_rank"
     _check_float(op, A)
     if A.ndim < 2:
@@ -295,6 +301,7 @@ def _check_square(op: str, A: Tensor) -> None:
         )
 
 
+@_takes_out("linalg_matrix_power", "same")
 def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     """``A`` to the integer power ``n`` (``n < 0``: powers of the inverse), by repeated
     squaring in PyTorch's order of products.
@@ -310,7 +317,6 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
         tensor([[1., 3.],
                 [0., 1.]])
     """
-    _check_out(out)
     _check_tensor("linalg.matrix_power", "A", A)
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(
@@ -338,6 +344,7 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     return result
 
 
+@_takes_out("linalg_cross", "same")
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (inputs broadcast).
 
@@ -352,7 +359,6 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
         >>> ferric.linalg.cross(ferric.tensor([1.0, 0.0, 0.0]), ferric.tensor([0.0, 1.0, 0.0]))
         tensor([0., 0., 1.])
     """
-    _check_out(out)
     _check_tensor("linalg.cross", "input", input)
     _check_tensor("linalg.cross", "other", other, 2)
     if input.ndim != other.ndim:
@@ -376,6 +382,8 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     return a1 * b2 - a2 * b1
 
 
+@_takes_out("linalg_vecdot", "same", lambda r, o: (
+    f"linalg.vecdot: Expected out of dtype{_dname(r, _SCALAR)} but found {_dname(o, _SCALAR)}"))
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """Dot product of vectors along ``dim`` (inputs broadcast).
 
@@ -390,7 +398,6 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
         >>> ferric.linalg.vecdot(ferric.tensor([1.0, 2.0]), ferric.tensor([3.0, 4.0]))
         tensor(11.)
     """
-    _check_out(out)
     _check_tensor("linalg.vecdot", "x", x)
     _check_tensor("linalg.vecdot", "y", y, 2)
     return (x * y).sum(dim)
@@ -429,6 +436,8 @@ def _chain_order(dims: list[int]) -> list[list[int]]:
     return split
 
 
+@_takes_out("mm", "same", lambda r, o: (
+    f"multi_dot(): expected out tensor to have dtype {_dname(r, _CPP)} but got {_dname(o, _CPP)}"))
 def multi_dot(tensors: Sequence[Tensor], *, out=None) -> Tensor:
     """Product of a chain of matrices in the cheapest order; the first may be a row
     vector (1-D) and the last a column vector (1-D).
@@ -442,7 +451,6 @@ def multi_dot(tensors: Sequence[Tensor], *, out=None) -> Tensor:
         >>> ferric.linalg.multi_dot([ferric.ones(2, 3), ferric.ones(3, 4), ferric.ones(4)])
         tensor([12., 12.])
     """
-    _check_out(out)
     ts = list(tensors)
     n = len(ts)
     if n < 2:

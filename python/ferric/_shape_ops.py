@@ -14,6 +14,7 @@ import warnings
 from . import _core
 from ._core import Tensor
 from ._functions import broadcast_shapes, broadcast_tensors
+from ._special_functions import _takes_out
 
 
 def _records(node: str):
@@ -278,14 +279,16 @@ def block_diag(*tensors) -> Tensor:
     return _core.cat(rows, 0)
 
 
+@_takes_out("kron", "cast")
 @_records("UnsafeViewBackward0")
-def kron(input: Tensor, other: Tensor) -> Tensor:
+def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The Kronecker product: block ``(i, j, ...)`` of the result is
     ``input[i, j, ...] * other`` (the shorter shape is padded with leading 1s).
 
     Args:
         input (Tensor): the first operand.
         other (Tensor): the second operand.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -301,8 +304,9 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     return (a * b).reshape([x * y for x, y in zip(a_shape, b_shape, strict=True)])
 
 
+@_takes_out("diff", "cast")
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
-         append: Tensor | None = None) -> Tensor:
+         append: Tensor | None = None, *, out=None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, or
     ``x[i + 1] ^ x[i]`` for bool), after concatenating ``prepend`` and ``append``.
 
@@ -312,6 +316,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         dim (int): the dimension to difference along. Default: -1.
         prepend (Tensor, optional): values to put before ``input`` along ``dim``.
         append (Tensor, optional): values to put after ``input`` along ``dim``.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -384,7 +389,9 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     return input.clone()
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+@_takes_out("take_along_dim", "same")
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
+                   out=None) -> Tensor:
     """Picks values along ``dim`` at ``indices`` (which broadcasts against ``input``
     elsewhere), like ``numpy.take_along_axis``; without ``dim``, indexes the flattened
     input.
@@ -393,6 +400,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         input (Tensor): the input tensor.
         indices (Tensor): the int64 positions to take along ``dim``.
         dim (int, optional): the dimension to index; the flattened input when None.
+        out (Tensor, optional): the output tensor.
 
     Example::
 
@@ -553,8 +561,9 @@ def trace(input: Tensor) -> Tensor:
     return input.diagonal().sum()
 
 
+@_takes_out("cross", "same")
 @_records("LinalgCrossBackward0")
-def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (broadcasting the other dims).
     Without ``dim`` the first dim of size 3 is used, with PyTorch's deprecation
     warning.
@@ -563,6 +572,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
         input (Tensor): the input tensor.
         other (Tensor): the second operand (broadcast with ``input``).
         dim (int, optional): the dimension of size 3 holding the vectors.
+        out (Tensor, optional): the output tensor.
 
     Example::
 

@@ -10,8 +10,68 @@ float16 / bfloat16 inputs raise PyTorch's NotImplementedError.
 
 from __future__ import annotations
 
+import functools
+
 from . import _core
 from ._core import Tensor
+
+# PyTorch's C++ type names and scalar-type names in its out= dtype messages
+_CPP = {
+    "float32": "float", "float64": "double", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+    "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+}
+_SCALAR = {
+    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _dname(dtype, names: dict) -> str:
+    key = str(dtype).split(".")[-1]
+    return names.get(key, key)
+
+
+def _same_dtype_message(result, out) -> str:
+    return (f"Expected out tensor to have dtype {_dname(result, _CPP)}, but got "
+            f"{_dname(out, _CPP)} instead")
+
+
+def _takes_out(op: str, rule: str = "cast", message=None):
+    """Adds PyTorch's ``out=`` keyword to a function composed in Python.
+
+    The wrapped function computes its result as usual; with ``out`` the result is written
+    into it (``rule`` ``"cast"``: converted to out's dtype where PyTorch allows it;
+    ``"same"``: out must have the result's dtype) and out is returned, resized first with
+    PyTorch's warning when its shape differs; a call that would need autograd raises.
+    Named-tuple results take a tuple of tensors, one each. ``message(result_dtype,
+    out_dtype)``, when given, is the op's own dtype error (the check runs before any
+    write)."""
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, out=None, **kwargs):
+            r = fn(*args, **kwargs)
+            if out is None:
+                return r
+            if isinstance(r, tuple):
+                if not isinstance(out, (tuple, list)) or len(out) != len(r):
+                    kind = "Tensor" if isinstance(out, Tensor) else type(out).__name__
+                    raise TypeError(f"{op}(): argument 'out' must be tuple of Tensors, not "
+                                    f"{kind}")
+                for o, x in zip(out, r, strict=True):
+                    if isinstance(o, Tensor) and o.dtype != x.dtype and rule == "same":
+                        raise RuntimeError(_same_dtype_message(x.dtype, o.dtype))
+                return type(r)(tuple(_core._out_write(op, o, x, rule)
+                                     for o, x in zip(out, r, strict=True)))
+            if message is not None and isinstance(out, Tensor) and out.dtype != r.dtype:
+                raise RuntimeError(message(r.dtype, out.dtype))
+            return _core._out_write(op, out, r, rule)
+
+        return wrapper
+
+    return deco
 
 
 def _type_name(v) -> str:

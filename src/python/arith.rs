@@ -632,15 +632,12 @@ macro_rules! unary_row {
      $first:ident $(/ $ifirst:ident)? $(, $alias:ident $(/ $ialias:ident)?)*) => {
         #[pymethods]
         impl PyTensor {
-            #[doc = concat!(stringify!($first), "(input, *, out=None) -> Tensor\n\n", $doc,
-                "\n\n``ferric.", stringify!($first), "(x)`` and ``x.", stringify!($first),
-                "()`` are the same function.\n\nArgs:\n    input (Tensor): the input tensor.",
-                "\n    out (Tensor, optional): the output tensor.",
-                unary_example!(concat!("ferric.", stringify!($first), "(x)"), $ex))]
-            #[pyo3(signature = (*, out=None))]
-            fn $first(&self, py: Python<'_>, out: Option<&Bound<'_, PyAny>>)
-                -> PyResult<Py<PyAny>> {
-                unary_method(py, self, UnaryOp::$v, out)
+            #[doc = concat!(stringify!($first), "() -> Tensor\n\n", $doc,
+                "\n\nThe method form of :func:`ferric.", stringify!($first),
+                "` (which also takes ``out=``).\n\nArgs:\n    input (Tensor): the input tensor.",
+                unary_example!(concat!("x.", stringify!($first), "()"), $ex))]
+            fn $first(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+                wrap_var(py, autograd::pointwise::unary(UnaryOp::$v, &self.var()?)?)
             }
             $(
                 #[doc = concat!(stringify!($ifirst), "(input) -> Tensor\n\n",
@@ -653,13 +650,11 @@ macro_rules! unary_row {
                 }
             )?
             $(
-                #[doc = concat!(stringify!($alias), "(input, *, out=None) -> Tensor\n\n",
-                    "Alias for :func:`ferric.", stringify!($first), "`.",
-                    unary_example!(concat!("ferric.", stringify!($alias), "(x)"), $ex))]
-                #[pyo3(signature = (*, out=None))]
-                fn $alias(&self, py: Python<'_>, out: Option<&Bound<'_, PyAny>>)
-                    -> PyResult<Py<PyAny>> {
-                    unary_method(py, self, UnaryOp::$v, out)
+                #[doc = concat!(stringify!($alias), "() -> Tensor\n\n",
+                    "Alias for :meth:`Tensor.", stringify!($first), "`.",
+                    unary_example!(concat!("x.", stringify!($alias), "()"), $ex))]
+                fn $alias(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
+                    wrap_var(py, autograd::pointwise::unary(UnaryOp::$v, &self.var()?)?)
                 }
                 $(
                     #[doc = concat!(stringify!($ialias), "(input) -> Tensor\n\n",
@@ -675,7 +670,43 @@ macro_rules! unary_row {
     };
 }
 
-/// `t.<op>()` / `ferric.<op>(t, out=o)` for a unary table op.
+/// The module-level functions of one unary row (`ferric.tanh(x, out=None)`, its
+/// aliases): separate from the methods so that a method call parses no `out`.
+macro_rules! unary_fn_row {
+    ($v:ident, $doc:literal, $ex:tt;) => {};
+    ($v:ident, $doc:literal, $ex:tt;
+     $first:ident $(/ $ifirst:ident)? $(, $alias:ident $(/ $ialias:ident)?)*) => {
+        #[pyfunction]
+        #[pyo3(signature = (input, *, out=None))]
+        #[doc = concat!(stringify!($first), "(input, *, out=None) -> Tensor\n\n", $doc,
+            "\n\nArgs:\n    input (Tensor): the input tensor.",
+            "\n    out (Tensor, optional): the output tensor.",
+            unary_example!(concat!("ferric.", stringify!($first), "(x)"), $ex))]
+        pub(super) fn $first(
+            py: Python<'_>,
+            input: PyRef<'_, PyTensor>,
+            out: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Py<PyAny>> {
+            unary_method(py, &input, UnaryOp::$v, out)
+        }
+        $(
+            #[pyfunction]
+            #[pyo3(signature = (input, *, out=None))]
+            #[doc = concat!(stringify!($alias), "(input, *, out=None) -> Tensor\n\n",
+                "Alias for :func:`ferric.", stringify!($first), "`.",
+                unary_example!(concat!("ferric.", stringify!($alias), "(x)"), $ex))]
+            pub(super) fn $alias(
+                py: Python<'_>,
+                input: PyRef<'_, PyTensor>,
+                out: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Py<PyAny>> {
+                unary_method(py, &input, UnaryOp::$v, out)
+            }
+        )*
+    };
+}
+
+/// `ferric.<op>(t, out=o)` for a unary table op.
 fn unary_method(
     py: Python<'_>,
     t: &PyTensor,
@@ -717,6 +748,15 @@ macro_rules! unary_methods {
      predicates: [$($p:ident { name: $pname:ident, test: $test:expr, other: $other:literal,
         doc: $pdoc:literal, ex: [$($pex:literal),*] })*]) => {
         $(unary_row!($v, $doc, [$($ex),*]; $($meth $(/ $imeth)?),*);)*
+        /// The unary rows as module-level functions (they take `out=`).
+        mod unary_fns {
+            use super::*;
+            $(unary_fn_row!($v, $doc, [$($ex),*]; $($meth $(/ $imeth)?),*);)*
+            pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+                $($(m.add_function(wrap_pyfunction!($meth, m)?)?;)*)*
+                Ok(())
+            }
+        }
         #[pymethods]
         impl PyTensor {
             $(
@@ -730,11 +770,11 @@ macro_rules! unary_methods {
             )*
         }
 
-        /// Module-level functions the unary table provides (`ferric.tanh`, `ferric.tanh_`).
+        /// The module-level names the unary table takes from the methods: the in-place
+        /// forms (`ferric.tanh_`) and the predicates (`ferric.isnan`).
         fn unary_function_names() -> Vec<&'static str> {
             let mut names = Vec::new();
             $($(
-                names.push(stringify!($meth));
                 if $fi {
                     $(names.push(stringify!($imeth));)?
                 }
@@ -1248,7 +1288,7 @@ impl PyTensor {
     ///     tensor([0., 2., 3.])
     ///     >>> ferric.round(ferric.tensor([2.567]), decimals=2)
     ///     tensor([2.5700])
-    fn round(&self, py: Python<'_>, decimals: i64) -> PyResult<Py<PyTensor>> {
+    pub(crate) fn round(&self, py: Python<'_>, decimals: i64) -> PyResult<Py<PyTensor>> {
         let v = self.var()?;
         let r = round_impl(&self.t, decimals)?;
         wrap_var(
@@ -1292,7 +1332,7 @@ impl PyTensor {
     /// Example:
     ///     >>> ferric.nan_to_num(ferric.tensor([float('nan'), float('inf'), -1.0]), posinf=9.0)
     ///     tensor([ 0.,  9., -1.])
-    fn nan_to_num(
+    pub(crate) fn nan_to_num(
         &self,
         py: Python<'_>,
         nan: f64,
@@ -1584,6 +1624,7 @@ fn nan_to_num_impl(
 /// Args:
 ///     input (Tensor or Number): the base.
 ///     exponent (Tensor or Number): the exponent.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> x = ferric.tensor([1.0, 2.0, 3.0])
@@ -1594,11 +1635,13 @@ fn nan_to_num_impl(
 ///     >>> ferric.pow(2, x)
 ///     tensor([2., 4., 8.])
 #[pyfunction]
+#[pyo3(signature = (input, exponent, *, out=None))]
 fn pow(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     exponent: &Bound<'_, PyAny>,
-) -> PyResult<Py<PyTensor>> {
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let a = need_varg("pow", input)?;
     let b = need_varg("pow", exponent)?;
     if let (VArg::S(_), VArg::S(_)) = (&a, &b) {
@@ -1606,7 +1649,8 @@ fn pow(
             "pow(): at least one of 'input' and 'exponent' must be a Tensor",
         ));
     }
-    wrap_var(py, vbinary(BinaryOp::Pow, a.arg(), b.arg())?)
+    let r = vbinary(BinaryOp::Pow, a.arg(), b.arg())?;
+    finish(py, "pow", out, OutDtype::Cast, r)
 }
 
 #[pyfunction]
@@ -1820,6 +1864,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(result_type, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
     m.add_function(wrap_pyfunction!(_op_table, m)?)?;
+    unary_fns::register(m)?;
+    // torch.relu has no out= overload: the function is the method
+    crate::python::tensor::alias_methods(m, &["relu"])?;
     crate::python::tensor::alias_methods(m, &unary_function_names())?;
     crate::python::tensor::alias_methods(m, &binary_function_names())?;
     crate::python::tensor::alias_methods(

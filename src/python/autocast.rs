@@ -12,11 +12,19 @@ use crate::python::tensor::{wrap_var, PyTensor};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
 
 thread_local! {
     /// The lower-precision dtype of the active CPU autocast region (None: no region).
     static CPU: Cell<Option<DType>> = const { Cell::new(None) };
+    /// Whether casts of weights are cached (`set_autocast_cache_enabled`).
+    static CACHE_ON: Cell<bool> = const { Cell::new(true) };
+    /// The cast cache: a float32 leaf that requires grad (a weight), by the identity of
+    /// its autograd state and the target dtype, with the leaf (kept alive so the key
+    /// stays its own) and its cast. Emptied when the outermost region exits.
+    static CACHE: RefCell<HashMap<(usize, DType), (Var, Var)>> = RefCell::new(HashMap::new());
 }
 
 /// The dtype the active CPU autocast region casts to, if one is active.
@@ -30,10 +38,75 @@ fn eligible(d: DType) -> bool {
 }
 
 fn cast(v: Var, to: DType) -> PyResult<Var> {
-    if eligible(v.t.dtype()) && v.t.dtype() != to {
-        return Ok(to_dtype(&v, to)?);
+    if !eligible(v.t.dtype()) || v.t.dtype() == to {
+        return Ok(v);
     }
-    Ok(v)
+    // PyTorch caches the lower-precision cast of a float32 leaf that requires grad, so a
+    // weight used by several ops in one region is cast once
+    let cacheable = CACHE_ON.with(|c| c.get())
+        && Some(to) == cpu_dtype()
+        && v.t.dtype() == DType::F32
+        && v.requires_grad()
+        && v.is_leaf();
+    let Some(meta) = v.meta.as_ref().filter(|_| cacheable) else {
+        return Ok(to_dtype(&v, to)?);
+    };
+    let key = (Rc::as_ptr(meta) as usize, to);
+    if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).map(|(_, cast)| cast.clone())) {
+        return Ok(hit);
+    }
+    let r = to_dtype(&v, to)?;
+    CACHE.with(|c| c.borrow_mut().insert(key, (v, r.clone())));
+    Ok(r)
+}
+
+#[pyfunction]
+/// clear_autocast_cache() -> None
+///
+/// Empties the autocast cast cache (the lower-precision copies of the weights cast in
+/// the current region); leaving the outermost ``autocast`` region does it.
+///
+/// Example:
+///     >>> ferric.clear_autocast_cache()
+fn clear_autocast_cache() {
+    // the entries are dropped outside the borrow (dropping a Var may run Python code)
+    let old = CACHE.with(|c| std::mem::take(&mut *c.borrow_mut()));
+    drop(old);
+}
+
+#[pyfunction]
+/// is_autocast_cache_enabled() -> bool
+///
+/// Whether autocast caches the casts of the weights (leaf tensors that require grad)
+/// within a region.
+///
+/// Example:
+///     >>> ferric.is_autocast_cache_enabled()
+///     True
+fn is_autocast_cache_enabled() -> bool {
+    CACHE_ON.with(|c| c.get())
+}
+
+#[pyfunction]
+/// set_autocast_cache_enabled(enabled) -> None
+///
+/// Turns the autocast cast cache on or off (``autocast(..., cache_enabled=...)`` sets it
+/// for its region).
+///
+/// Args:
+///     enabled (bool): whether to cache.
+///
+/// Example:
+///     >>> ferric.set_autocast_cache_enabled(True)
+fn set_autocast_cache_enabled(enabled: bool) {
+    CACHE_ON.with(|c| c.set(enabled));
+}
+
+/// `_core._autocast_cache_len()`: the number of cached casts (for the tests).
+#[pyfunction]
+#[pyo3(name = "_autocast_cache_len")]
+fn autocast_cache_len() -> usize {
+    CACHE.with(|c| c.borrow().len())
 }
 
 /// `v` in the autocast dtype when a region is active (the matmul family).
@@ -99,7 +172,11 @@ fn autocast_args<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_cpu_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(get_cpu_dtype, m)?)?;
-    m.add_function(wrap_pyfunction!(autocast_args, m)?)
+    m.add_function(wrap_pyfunction!(autocast_args, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_autocast_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(is_autocast_cache_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(set_autocast_cache_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(autocast_cache_len, m)?)
 }
 
 /// `v` in float32 when a region is active (PyTorch's fp32 list: `prod`, ...).

@@ -340,7 +340,7 @@ impl PyTensor {
     /// Example:
     ///     >>> ferric.index_add(ferric.zeros(3), 0, ferric.tensor([0, 0, 2]), ferric.tensor([1., 2., 3.]))
     ///     tensor([3., 0., 3.])
-    fn index_add(
+    pub(crate) fn index_add(
         &self,
         py: Python<'_>,
         dim: i64,
@@ -582,7 +582,11 @@ impl PyTensor {
     /// Example:
     ///     >>> ferric.masked_select(ferric.tensor([1, 2, 3]), ferric.tensor([True, False, True]))
     ///     tensor([1, 3])
-    fn masked_select(&self, py: Python<'_>, mask: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
+    pub(crate) fn masked_select(
+        &self,
+        py: Python<'_>,
+        mask: PyRef<'_, PyTensor>,
+    ) -> PyResult<Py<PyTensor>> {
         wrap_var(py, av::masked_select(&self.var()?, &mask.t)?)
     }
 
@@ -674,7 +678,7 @@ impl PyTensor {
     ///     >>> ferric.nonzero(ferric.tensor([0, 3, 0, 4]))
     ///     tensor([[1],
     ///             [3]])
-    fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
+    pub(crate) fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
         if as_tuple {
             return wrap_tuple(py, self.t.nonzero_tuple()?);
         }

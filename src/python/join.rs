@@ -8,7 +8,7 @@ use crate::ops::join::repeat::{repeat_interleave_index, Repeats};
 use crate::ops::join::PadMode;
 use crate::python::arith::inplace_with;
 use crate::python::convert::{index_int, int_list, scalar_arg, size_args, type_name};
-use crate::python::out::{finish, OutDtype};
+use crate::python::out::{finish, finish_tensor, OutDtype};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -126,70 +126,95 @@ fn join_dim(
 }
 
 #[pyfunction]
-/// hstack(tensors) -> Tensor
+#[pyo3(signature = (tensors, *, out=None))]
+/// hstack(tensors, *, out=None) -> Tensor
 ///
 /// Stacks tensors horizontally: along dimension 1, or 0 for 1-D tensors.
 ///
 /// Args:
 ///     tensors (sequence of Tensors): the tensors to join.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.hstack([ferric.tensor([1, 2]), ferric.tensor([3])])
 ///     tensor([1, 2, 3])
-fn hstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, aj::hstack(&tensor_list("hstack", tensors)?)?)
+fn hstack(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = aj::hstack(&tensor_list("hstack", tensors)?)?;
+    finish(py, "hstack", out, OutDtype::Cat, r)
 }
 
 #[pyfunction]
-/// vstack(tensors) -> Tensor
+#[pyo3(signature = (tensors, *, out=None))]
+/// vstack(tensors, *, out=None) -> Tensor
 ///
 /// Stacks tensors vertically (along dimension 0), after making them at least 2-D. ``row_stack`` is
 /// the same function.
 ///
 /// Args:
 ///     tensors (sequence of Tensors): the tensors to join.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.vstack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
 ///     tensor([[1, 2],
 ///             [3, 4]])
-fn vstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, aj::vstack(&tensor_list("vstack", tensors)?)?)
+fn vstack(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = aj::vstack(&tensor_list("vstack", tensors)?)?;
+    finish(py, "vstack", out, OutDtype::Cat, r)
 }
 
 #[pyfunction]
-/// dstack(tensors) -> Tensor
+#[pyo3(signature = (tensors, *, out=None))]
+/// dstack(tensors, *, out=None) -> Tensor
 ///
 /// Stacks tensors depthwise (along the third dimension), after making them at least 3-D.
 ///
 /// Args:
 ///     tensors (sequence of Tensors): the tensors to join.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.dstack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
 ///     tensor([[[1, 3],
 ///              [2, 4]]])
-fn dstack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, aj::dstack(&tensor_list("dstack", tensors)?)?)
+fn dstack(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = aj::dstack(&tensor_list("dstack", tensors)?)?;
+    finish(py, "dstack", out, OutDtype::Cat, r)
 }
 
 #[pyfunction]
-/// column_stack(tensors) -> Tensor
+#[pyo3(signature = (tensors, *, out=None))]
+/// column_stack(tensors, *, out=None) -> Tensor
 ///
 /// Stacks tensors horizontally as columns: 0-d and 1-D inputs become ``(n, 1)`` columns first.
 ///
 /// Args:
 ///     tensors (sequence of Tensors): the tensors to join.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.column_stack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
 ///     tensor([[1, 3],
 ///             [2, 4]])
-fn column_stack(py: Python<'_>, tensors: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-    wrap_var(
-        py,
-        aj::column_stack(&tensor_list("column_stack", tensors)?)?,
-    )
+fn column_stack(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = aj::column_stack(&tensor_list("column_stack", tensors)?)?;
+    finish(py, "column_stack", out, OutDtype::Cat, r)
 }
 
 /// pad(input, pad, mode='constant', value=None) -> Tensor
@@ -551,6 +576,86 @@ impl PyTensor {
     }
 }
 
+#[pyfunction]
+#[pyo3(name = "tril", signature = (input, diagonal=0, *, out=None))]
+/// tril(input, diagonal=0, *, out=None) -> Tensor
+///
+/// The lower triangle of the matrices in ``input`` (on and below ``diagonal``), zeros
+/// elsewhere.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+///     out (Tensor, optional): the output tensor.
+///
+/// Example:
+///     >>> ferric.tril(ferric.ones(3, 3))
+///     tensor([[1., 0., 0.],
+///             [1., 1., 0.],
+///             [1., 1., 1.]])
+fn tril_fn(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    diagonal: i64,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = input.tril(py, diagonal)?;
+    finish_tensor(py, "tril", out, OutDtype::Same, r)
+}
+
+#[pyfunction]
+#[pyo3(name = "triu", signature = (input, diagonal=0, *, out=None))]
+/// triu(input, diagonal=0, *, out=None) -> Tensor
+///
+/// The upper triangle of the matrices in ``input`` (on and above ``diagonal``), zeros
+/// elsewhere.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+///     out (Tensor, optional): the output tensor.
+///
+/// Example:
+///     >>> ferric.triu(ferric.ones(3, 3), 1)
+///     tensor([[0., 1., 1.],
+///             [0., 0., 1.],
+///             [0., 0., 0.]])
+fn triu_fn(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    diagonal: i64,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = input.triu(py, diagonal)?;
+    finish_tensor(py, "triu", out, OutDtype::Same, r)
+}
+
+#[pyfunction]
+#[pyo3(name = "diag", signature = (input, diagonal=0, *, out=None))]
+/// diag(input, diagonal=0, *, out=None) -> Tensor
+///
+/// For a 1-D ``input``, the square matrix with ``input`` on a diagonal; for a 2-D one, that
+/// diagonal as a 1-D tensor.
+///
+/// Args:
+///     input (Tensor): the input tensor.
+///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+///     out (Tensor, optional): the output tensor.
+///
+/// Example:
+///     >>> ferric.diag(ferric.tensor([1, 2]))
+///     tensor([[1, 0],
+///             [0, 2]])
+fn diag_fn(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    diagonal: i64,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = input.diag(py, diagonal)?;
+    finish_tensor(py, "diag", out, OutDtype::Same, r)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add("concat", m.getattr("cat")?)?;
@@ -571,11 +676,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             "roll",
             "tile",
             "repeat_interleave",
-            "tril",
-            "triu",
-            "diag",
             "diagonal",
             "diag_embed",
         ],
-    )
+    )?;
+    // the functions take out=, the methods do not (as PyTorch's)
+    m.add_function(wrap_pyfunction!(tril_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(triu_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(diag_fn, m)?)
 }

@@ -12,6 +12,8 @@ use crate::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 
+mod functions;
+
 /// The `out=` tensor of `op`, if one was given (None and absent are no tensor).
 pub fn out_arg<'py>(
     op: &str,
@@ -220,6 +222,27 @@ pub fn finish(
     Ok(o.into_any().unbind())
 }
 
+/// `finish` for a binding whose result is already a tensor object (the module-level
+/// function of a method: `ferric.tril(x, out=o)` runs `x.tril()`).
+pub fn finish_tensor(
+    py: Python<'_>,
+    op: &str,
+    out: Option<&Bound<'_, PyAny>>,
+    rule: OutDtype,
+    r: Py<PyTensor>,
+) -> PyResult<Py<PyAny>> {
+    if out.is_none_or(|o| o.is_none()) {
+        return Ok(r.into_any());
+    }
+    let v = r.borrow(py).var()?;
+    finish(py, op, out, rule, v)
+}
+
+/// The dtype of the `out=` tensor of `op`, if one was given (checked to be a tensor).
+pub fn out_dtype(op: &str, out: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    Ok(out_arg(op, out)?.map(|o| o.borrow().t.dtype()))
+}
+
 /// `finish` for ops with two outputs returned as a named tuple (`max(dim)`, `sort`,
 /// `topk`): out is a sequence of two tensors, each takes its output with the same dtype.
 pub fn finish_pair(
@@ -300,5 +323,6 @@ fn out_write(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(out_write, m)?)
+    m.add_function(wrap_pyfunction!(out_write, m)?)?;
+    functions::register(m)
 }

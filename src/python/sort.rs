@@ -5,7 +5,9 @@
 
 use crate::autograd::sort as av;
 use crate::autograd::Var;
+use crate::dtype::DType;
 use crate::python::convert::{index_int, scalar_arg};
+use crate::python::out::{finish_tensor, out_dtype, OutDtype};
 use crate::python::reduce::{keepdim_needs_dim, named, named_out};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
@@ -316,7 +318,7 @@ fn no_int32(op: &str, out_int32: bool) -> PyResult<()> {
     Ok(())
 }
 
-/// searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor
+/// searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None) -> Tensor
 ///
 /// Returns the indices at which the values of ``input`` would be inserted into
 /// ``sorted_sequence`` (along its last dimension) to keep it sorted.
@@ -328,6 +330,7 @@ fn no_int32(op: &str, out_int32: bool) -> PyResult<()> {
 ///     right (bool): return the last suitable index instead of the first. Default: False.
 ///     side (str, optional): ``'left'`` or ``'right'``, the same as ``right``.
 ///     sorter (Tensor, optional): the int64 indices that sort an unsorted ``sorted_sequence``.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> seq = ferric.tensor([1, 3, 5, 7, 9])
@@ -337,7 +340,8 @@ fn no_int32(op: &str, out_int32: bool) -> PyResult<()> {
 ///     >>> ferric.searchsorted(seq, v, side='right')
 ///     tensor([2, 3, 5])
 #[pyfunction]
-#[pyo3(signature = (sorted_sequence, input, *, out_int32=false, right=false, side=None, sorter=None))]
+#[pyo3(signature = (sorted_sequence, input, *, out_int32=false, right=false, side=None, sorter=None, out=None))]
+#[allow(clippy::too_many_arguments)]
 fn searchsorted(
     py: Python<'_>,
     sorted_sequence: PyRef<'_, PyTensor>,
@@ -346,8 +350,10 @@ fn searchsorted(
     right: bool,
     side: Option<&str>,
     sorter: Option<PyRef<'_, PyTensor>>,
-) -> PyResult<Py<PyTensor>> {
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     no_int32("searchsorted", out_int32)?;
+    search_out_dtype(out, out_int32)?;
     let right = match side {
         None => right,
         Some("right") => true,
@@ -366,17 +372,34 @@ fn searchsorted(
     };
     let (vals, scalar) = tensor_or_scalar("searchsorted", "input", input)?;
     let sorter = sorter.map(|s| s.t.clone());
-    let out = crate::ops::search::searchsorted(
+    let out_t = out;
+    let idx = crate::ops::search::searchsorted(
         &sorted_sequence.t,
         &vals,
         right,
         sorter.as_ref(),
         scalar,
     )?;
-    wrap(py, out)
+    finish_tensor(py, "searchsorted", out_t, OutDtype::Same, wrap(py, idx)?)
 }
 
-/// bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor
+/// PyTorch's check of a `searchsorted` / `bucketize` out tensor: int64 (int32 with
+/// `out_int32`).
+fn search_out_dtype(out: Option<&Bound<'_, PyAny>>, out_int32: bool) -> PyResult<()> {
+    let want = if out_int32 { DType::I32 } else { DType::I64 };
+    match out_dtype("searchsorted", out)? {
+        Some(d) if d != want => Err(PyRuntimeError::new_err(format!(
+            "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or \
+             Long(int64) depending on whether out_int32 flag is True, but we got output \
+             tensor's dtype {} and out_int32 flag is {}",
+            d.torch_name(),
+            if out_int32 { "True" } else { "False" }
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// bucketize(input, boundaries, *, out_int32=False, right=False, out=None) -> Tensor
 ///
 /// Returns, for each value of ``input``, the index of the bucket of the sorted 1-D
 /// ``boundaries`` it falls in: the ``i`` with ``boundaries[i-1] < x <= boundaries[i]``
@@ -387,6 +410,7 @@ fn searchsorted(
 ///     boundaries (Tensor): the increasing 1-D bucket boundaries.
 ///     out_int32 (bool): return int32 indices instead of int64. Default: False.
 ///     right (bool): which side of a boundary equal values go to (see above). Default: False.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> boundaries = ferric.tensor([1, 3, 5, 7, 9])
@@ -398,20 +422,23 @@ fn searchsorted(
 ///     tensor([[2, 3, 5],
 ///             [2, 3, 5]])
 #[pyfunction]
-#[pyo3(signature = (input, boundaries, *, out_int32=false, right=false))]
+#[pyo3(signature = (input, boundaries, *, out_int32=false, right=false, out=None))]
 fn bucketize(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
     boundaries: PyRef<'_, PyTensor>,
     out_int32: bool,
     right: bool,
-) -> PyResult<Py<PyTensor>> {
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     no_int32("bucketize", out_int32)?;
+    search_out_dtype(out, out_int32)?;
     let (vals, scalar) = tensor_or_scalar("bucketize", "input", input)?;
-    wrap(
+    let r = wrap(
         py,
         crate::ops::search::bucketize(&vals, &boundaries.t, right, scalar)?,
-    )
+    )?;
+    finish_tensor(py, "bucketize", out, OutDtype::Same, r)
 }
 
 /// The result of `unique`: the values alone, or a tuple with the asked-for extras.

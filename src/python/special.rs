@@ -10,6 +10,7 @@ use crate::ops::special as ops;
 use crate::ops::unary::UnaryOp;
 use crate::python::arith::{inplace_with, need_varg, VArg};
 use crate::python::convert::type_name;
+use crate::python::out::{finish, OutDtype};
 use crate::python::tensor::{wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -132,7 +133,7 @@ fn logit_inplace(t: &PyTensor, eps: Option<f64>) -> PyResult<()> {
     )
 }
 
-/// polygamma(n, input) -> Tensor
+/// polygamma(n, input, *, out=None) -> Tensor
 ///
 /// Computes the ``n``-th derivative of the digamma function of ``input``
 /// (``polygamma(0, x)`` is ``digamma(x)``).
@@ -140,17 +141,26 @@ fn logit_inplace(t: &PyTensor, eps: Option<f64>) -> PyResult<()> {
 /// Args:
 ///     n (int): the order of the derivative, non-negative.
 ///     input (Tensor): the input tensor.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.polygamma(1, ferric.tensor([1.0, 0.5]))
 ///     tensor([1.6449, 4.9348])
 #[pyfunction]
-fn polygamma(py: Python<'_>, n: i64, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, diff::polygamma(n, &input.var()?)?)
+#[pyo3(signature = (n, input, *, out=None))]
+fn polygamma(
+    py: Python<'_>,
+    n: i64,
+    input: PyRef<'_, PyTensor>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = diff::polygamma(n, &input.var()?)?;
+    finish(py, "polygamma", out, OutDtype::Cast, r)
 }
 
 #[pyfunction]
-/// mvlgamma(input, p) -> Tensor
+#[pyo3(signature = (input, p, *, out=None))]
+/// mvlgamma(input, p, *, out=None) -> Tensor
 ///
 /// The multivariate log-gamma function of dimension ``p``; every element must exceed ``(p - 1) /
 /// 2``.
@@ -158,32 +168,43 @@ fn polygamma(py: Python<'_>, n: i64, input: PyRef<'_, PyTensor>) -> PyResult<Py<
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     p (int): the dimension.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.mvlgamma(ferric.tensor([2.5]), 2)
 ///     tensor([0.8570])
-fn mvlgamma(py: Python<'_>, input: PyRef<'_, PyTensor>, p: i64) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, diff::mvlgamma(&input.var()?, p)?)
+fn mvlgamma(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    p: i64,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = diff::mvlgamma(&input.var()?, p)?;
+    finish(py, "mvlgamma", out, OutDtype::Cast, r)
 }
 
-/// logit(input, eps=None) -> Tensor
-///
-/// `ferric.logit(input, eps=None)`.
 #[pyfunction]
-#[pyo3(signature = (input, eps=None))]
-/// logit(input, eps=None) -> Tensor
+#[pyo3(signature = (input, eps=None, *, out=None))]
+/// logit(input, eps=None, *, out=None) -> Tensor
 ///
 /// The log-odds ``log(p / (1 - p))`` of each element.
 ///
 /// Args:
 ///     input (Tensor): the input tensor.
 ///     eps (float, optional): clamp the input to ``[eps, 1 - eps]`` first; default no clamping.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> ferric.logit(ferric.tensor([0.25, 0.5]))
 ///     tensor([-1.0986,  0.0000])
-fn logit(py: Python<'_>, input: PyRef<'_, PyTensor>, eps: Option<f64>) -> PyResult<Py<PyTensor>> {
-    wrap_var(py, diff::logit(&input.var()?, eps)?)
+fn logit(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    eps: Option<f64>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = diff::logit(&input.var()?, eps)?;
+    finish(py, "logit", out, OutDtype::Cast, r)
 }
 
 /// logit_(input, eps=None) -> Tensor

@@ -27,6 +27,9 @@ __all__ = ["autocast", "custom_bwd", "custom_fwd", "get_autocast_dtype",
 # per-device-type state; PyTorch keeps the same in thread-local C++ flags
 _enabled: dict[str, bool] = {}
 _dtypes: dict[str, object] = {}
+# how many autocast regions are open: leaving the outermost one empties the cast cache
+# (PyTorch's autocast_increment_nesting / autocast_decrement_nesting)
+_nesting = 0
 
 
 def _default_dtype(device_type: str):
@@ -115,7 +118,10 @@ class autocast:
         dtype: the lower-precision dtype (``ferric.bfloat16`` by default on CPU, or
             ``ferric.float16``).
         enabled (bool): whether the region is active. Default: ``True``
-        cache_enabled (bool): accepted for compatibility.
+        cache_enabled (bool, optional): whether the lower-precision casts of the weights
+            (leaf tensors that require grad) are cached for the region, so a weight used by
+            several ops is cast once. Default: :func:`ferric.is_autocast_cache_enabled`
+            (True). The cache is emptied when the outermost region exits.
 
     On ferric, ``device_type="cuda"`` warns and disables the region (no CUDA), exactly
     like a CPU-only PyTorch build; ``device_type="cpu"`` applies PyTorch's CPU cast policy
@@ -151,10 +157,16 @@ class autocast:
                 "currently.", UserWarning, stacklevel=2)
             enabled = False
         self._enabled = bool(enabled)
-        self._saved: list[tuple[bool, object]] = []
+        self._cache_enabled = (_core.is_autocast_cache_enabled() if cache_enabled is None
+                               else bool(cache_enabled))
+        self._saved: list[tuple[bool, object, bool]] = []
 
     def __enter__(self):
-        self._saved.append((is_autocast_enabled(self.device), _dtypes.get(self.device)))
+        global _nesting
+        self._saved.append((is_autocast_enabled(self.device), _dtypes.get(self.device),
+                            _core.is_autocast_cache_enabled()))
+        _core.set_autocast_cache_enabled(self._cache_enabled)
+        _nesting += 1
         _enabled[self.device] = self._enabled
         if self.fast_dtype is not None and self._enabled:
             _dtypes[self.device] = self.fast_dtype
@@ -163,7 +175,12 @@ class autocast:
         return self
 
     def __exit__(self, *exc):
-        was_enabled, dtype = self._saved.pop()
+        global _nesting
+        was_enabled, dtype, cache_was = self._saved.pop()
+        _nesting -= 1
+        if _nesting == 0:
+            _core.clear_autocast_cache()
+        _core.set_autocast_cache_enabled(cache_was)
         _enabled[self.device] = was_enabled
         if dtype is None:
             _dtypes.pop(self.device, None)

@@ -71,13 +71,13 @@ pub use crate::python::device::check_device;
 /// A factory's `dtype=` and `out=` together: the dtype to build in (the explicit one,
 /// else out's, else the factory's default) and the tensor to write into, checked before
 /// anything is computed.
-struct Target<'py> {
+pub(crate) struct Target<'py> {
     op: &'static str,
-    dtype: Option<DType>,
+    pub(crate) dtype: Option<DType>,
     out: Option<Bound<'py, PyTensor>>,
 }
 
-fn target<'py>(
+pub(crate) fn target<'py>(
     op: &'static str,
     dtype: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
@@ -93,7 +93,7 @@ fn target<'py>(
 
 impl Target<'_> {
     /// The new tensor, or `out` holding its values.
-    fn finish(
+    pub(crate) fn finish(
         self,
         py: Python<'_>,
         t: Tensor,

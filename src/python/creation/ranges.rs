@@ -2,7 +2,6 @@
 
 use crate::dtype::{DType, Scalar};
 use crate::error::Error;
-use crate::python::tensor::PyTensor;
 use crate::storage::try_vec_from_fn;
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
@@ -196,9 +195,9 @@ pub(super) fn linspace(
 }
 
 #[pyfunction]
-#[pyo3(signature = (start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
 #[allow(clippy::too_many_arguments)]
-/// logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+/// logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
 ///
 /// Returns ``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end``.
 ///
@@ -207,6 +206,7 @@ pub(super) fn linspace(
 ///     end (Number): the last exponent.
 ///     steps (int): the number of values.
 ///     base (float): the base.
+///     out (Tensor, optional): the output tensor.
 ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
 ///     layout (optional): only ``ferric.strided``.
 ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
@@ -224,7 +224,11 @@ pub(super) fn logspace(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
-) -> PyResult<Py<PyTensor>> {
+    layout: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let _ = layout;
+    let tg = target("logspace", dtype, out)?;
     if steps < 0 {
         return Err(Error::runtime("logspace", "number of steps must be non-negative").into());
     }
@@ -232,9 +236,9 @@ pub(super) fn logspace(
         number("logspace", start)?.to_f64(),
         number("logspace", end)?.to_f64(),
     );
-    let d = opt_dtype(dtype)?.unwrap_or_else(crate::dtype::default_float);
+    let d = tg.dtype.unwrap_or_else(crate::dtype::default_float);
     let v = linspace_values("logspace", a, b, steps as usize, |e| base.powf(e))?;
-    finish(
+    tg.finish(
         py,
         Tensor::from_vec(v, &[steps as usize])?.to_dtype(d)?,
         requires_grad,

@@ -7,8 +7,9 @@ use crate::ops::binary::Operand;
 use crate::ops::random as rnd;
 use crate::python::arith::inplace_with;
 use crate::python::convert::{index_int, int_list, scalar_arg, type_name};
-use crate::python::creation::{check_device, finish, like};
-use crate::python::tensor::{as_tensor_ref, wrap_var, PyTensor};
+use crate::python::creation::{check_device, finish, like, target};
+use crate::python::out::OutDtype;
+use crate::python::tensor::{as_tensor_ref, PyTensor};
 use crate::shape::to_dims;
 use crate::tensor::Tensor;
 use pyo3::exceptions::PyTypeError;
@@ -18,7 +19,7 @@ use pyo3::types::PyTuple;
 use super::*;
 
 #[pyfunction]
-#[pyo3(signature = (*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[pyo3(signature = (*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
 /// rand(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
 ///
@@ -43,25 +44,27 @@ pub(super) fn rand(
     args: &Bound<'_, PyTuple>,
     size: Option<&Bound<'_, PyAny>>,
     generator: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     layout: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
     pin_memory: bool,
-) -> PyResult<Py<PyTensor>> {
+) -> PyResult<Py<PyAny>> {
     let _ = (layout, pin_memory);
+    let tg = target("rand", dtype, out)?;
     let g = gen_arg("rand", generator)?;
     let t = Tensor::zeros(
         "rand",
         &sizes(args, size)?,
-        opt_dtype(dtype)?.unwrap_or_else(crate::dtype::default_float),
+        tg.dtype.unwrap_or_else(crate::dtype::default_float),
     )?;
     rnd::uniform_(&t, 0.0, 1.0, &g)?;
-    finish(py, t, requires_grad, device)
+    tg.finish(py, t, requires_grad, device)
 }
 
 #[pyfunction]
-#[pyo3(signature = (*args, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[pyo3(signature = (*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
 /// randn(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
 ///
@@ -86,21 +89,23 @@ pub(super) fn randn(
     args: &Bound<'_, PyTuple>,
     size: Option<&Bound<'_, PyAny>>,
     generator: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     layout: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
     pin_memory: bool,
-) -> PyResult<Py<PyTensor>> {
+) -> PyResult<Py<PyAny>> {
     let _ = (layout, pin_memory);
+    let tg = target("randn", dtype, out)?;
     let g = gen_arg("randn", generator)?;
     let t = Tensor::zeros(
         "randn",
         &sizes(args, size)?,
-        opt_dtype(dtype)?.unwrap_or_else(crate::dtype::default_float),
+        tg.dtype.unwrap_or_else(crate::dtype::default_float),
     )?;
     rnd::normal_(&t, 0.0, 1.0, &g)?;
-    finish(py, t, requires_grad, device)
+    tg.finish(py, t, requires_grad, device)
 }
 
 fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
@@ -113,7 +118,7 @@ fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
     ))
 }
 
-/// randint(low=0, high, size, *, generator=None, dtype=ferric.int64, device=None, requires_grad=False) -> Tensor
+/// randint(low=0, high, size, *, generator=None, out=None, dtype=ferric.int64, device=None, requires_grad=False) -> Tensor
 ///
 /// Returns a tensor of integers drawn uniformly from ``[low, high)``: ``randint(high, size)``
 /// or ``randint(low, high, size)`` (also by keyword).
@@ -123,6 +128,7 @@ fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
 ///     high (int): one above the highest value.
 ///     size (tuple of ints): the shape of the result.
 ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     out (Tensor, optional): the output tensor.
 ///     dtype (:class:`ferric.dtype`, optional): the data type of the result. Default: ``ferric.int64``.
 ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
 ///     requires_grad (bool): whether autograd records operations on the result. Default: False.
@@ -135,7 +141,7 @@ fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
 ///     >>> bool(((x >= 3) & (x < 10)).all())
 ///     True
 #[pyfunction]
-#[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn randint(
     py: Python<'_>,
@@ -144,13 +150,15 @@ pub(super) fn randint(
     high: Option<&Bound<'_, PyAny>>,
     size: Option<&Bound<'_, PyAny>>,
     generator: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     layout: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
     pin_memory: bool,
-) -> PyResult<Py<PyTensor>> {
+) -> PyResult<Py<PyAny>> {
     let _ = (layout, pin_memory);
+    let tg = target("randint", dtype, out)?;
     let items: Vec<Bound<'_, PyAny>> = args.iter().collect();
     let (lo, hi, sz) = match (items.as_slice(), low, high, size) {
         ([h, s], None, None, None) => (None, h.clone(), s.clone()),
@@ -177,13 +185,13 @@ pub(super) fn randint(
     let hi = index_int(&hi, "high")?;
     let dims = to_dims("", &int_list(&sz, "size")?)?;
     let g = gen_arg("randint", generator)?;
-    let t = Tensor::zeros("randint", &dims, opt_dtype(dtype)?.unwrap_or(DType::I64))?;
+    let t = Tensor::zeros("randint", &dims, tg.dtype.unwrap_or(DType::I64))?;
     rnd::random_from_to_(&t, lo, Some(hi), &g)?;
-    finish(py, t, requires_grad, device)
+    tg.finish(py, t, requires_grad, device)
 }
 
 #[pyfunction]
-#[pyo3(signature = (n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[pyo3(signature = (n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
 /// randperm(n, *, generator=None, out=None, dtype=ferric.int64, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
 ///
@@ -207,17 +215,19 @@ pub(super) fn randperm(
     py: Python<'_>,
     n: &Bound<'_, PyAny>,
     generator: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     layout: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
     pin_memory: bool,
-) -> PyResult<Py<PyTensor>> {
+) -> PyResult<Py<PyAny>> {
     let _ = (layout, pin_memory);
+    let tg = target("randperm", dtype, out)?;
     let n = int_arg("randperm", "n", n)?;
     let g = gen_arg("randperm", generator)?;
-    let t = rnd::randperm(n, opt_dtype(dtype)?.unwrap_or(DType::I64), &g)?;
-    finish(py, t, requires_grad, device)
+    let t = rnd::randperm(n, tg.dtype.unwrap_or(DType::I64), &g)?;
+    tg.finish(py, t, requires_grad, device)
 }
 
 /// A `normal` parameter: a tensor or a number.
@@ -242,7 +252,7 @@ impl NormalArg {
     }
 }
 
-/// normal(mean, std, size=None, *, generator=None) -> Tensor
+/// normal(mean, std, size=None, *, generator=None, out=None) -> Tensor
 ///
 /// Draws from normal distributions with the given means and standard deviations. ``mean`` and
 /// ``std`` may each be a tensor or a float (tensors broadcast); with two floats, ``size``
@@ -253,6 +263,7 @@ impl NormalArg {
 ///     std (Tensor or float): the standard deviations (non-negative). Default: 1.
 ///     size (tuple of ints, optional): the shape of the result when both are floats.
 ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> _ = ferric.manual_seed(0)
@@ -261,7 +272,7 @@ impl NormalArg {
 ///     >>> ferric.normal(2.0, 3.0, size=(2, 3)).shape
 ///     ferric.Size([2, 3])
 #[pyfunction]
-#[pyo3(signature = (mean, std=None, size=None, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[pyo3(signature = (mean, std=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn normal(
     py: Python<'_>,
@@ -269,13 +280,15 @@ pub(super) fn normal(
     std: Option<&Bound<'_, PyAny>>,
     size: Option<&Bound<'_, PyAny>>,
     generator: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     layout: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
     pin_memory: bool,
-) -> PyResult<Py<PyTensor>> {
+) -> PyResult<Py<PyAny>> {
     let _ = (layout, pin_memory);
+    let tg = target("normal", dtype, out)?;
     let usage = || {
         PyTypeError::new_err(
             "normal() received an invalid combination of arguments - expected one of: \
@@ -295,7 +308,7 @@ pub(super) fn normal(
             let t = Tensor::zeros(
                 "normal",
                 &dims,
-                opt_dtype(dtype)?.unwrap_or_else(crate::dtype::default_float),
+                tg.dtype.unwrap_or_else(crate::dtype::default_float),
             )?;
             rnd::normal_(&t, m.to_f64(), s.to_f64(), &g)?;
             t
@@ -321,12 +334,12 @@ pub(super) fn normal(
             let v = sampled(node, t, &inputs);
             if v.requires_grad() {
                 check_device(device)?;
-                return wrap_var(py, v);
+                return crate::python::out::finish(py, "normal", out, OutDtype::Same, v);
             }
             v.t
         }
     };
-    finish(py, t, requires_grad, device)
+    tg.finish(py, t, requires_grad, device)
 }
 
 /// Runs an in-place sampler on `slf`: straight on the data when no graph is involved;

@@ -8,9 +8,7 @@
 
 use crate::dtype::DType;
 use crate::ops::random::Generator;
-use crate::python::convert::{
-    dtype_arg, index_int, int_list, is_ndarray, scalar_arg, size_args, type_name,
-};
+use crate::python::convert::{index_int, int_list, is_ndarray, scalar_arg, size_args, type_name};
 use crate::python::creation::check_device;
 use crate::python::tensor::{as_tensor_ref, wrap, PyTensor};
 use crate::shape::to_dims;
@@ -172,13 +170,6 @@ fn gen_arg(op: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Generator> {
                     type_name(o)
                 ))
             }),
-    }
-}
-
-fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
-    match d {
-        Some(o) if !o.is_none() => Ok(Some(dtype_arg(o)?)),
-        _ => Ok(None),
     }
 }
 

@@ -348,7 +348,7 @@ impl PyTensor {
     }
 }
 
-/// bernoulli(input, p=None, *, generator=None) -> Tensor
+/// bernoulli(input, p=None, *, generator=None, out=None) -> Tensor
 ///
 /// Draws 0/1 samples: element ``i`` is 1 with probability ``input[i]`` (or ``p`` when given),
 /// in ``input``'s dtype.
@@ -357,6 +357,7 @@ impl PyTensor {
 ///     input (Tensor): the probabilities, in ``[0, 1]``.
 ///     p (float, optional): one probability for every element instead of ``input``'s values.
 ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     out (Tensor, optional): the output tensor.
 ///
 /// Example:
 ///     >>> _ = ferric.manual_seed(0)
@@ -364,19 +365,21 @@ impl PyTensor {
 ///     >>> ferric.bernoulli(p)
 ///     tensor([0., 1., 0., 1.])
 #[pyfunction]
-#[pyo3(signature = (input, p=None, *, generator=None))]
+#[pyo3(signature = (input, p=None, *, generator=None, out=None))]
 pub(super) fn bernoulli(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     p: Option<&Bound<'_, PyAny>>,
     generator: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    input.bernoulli(py, p, generator)
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let r = input.bernoulli(py, p, generator)?;
+    crate::python::out::finish_tensor(py, "bernoulli", out, crate::python::out::OutDtype::Cast, r)
 }
 
 #[pyfunction]
-#[pyo3(signature = (input, num_samples, replacement=false, *, generator=None))]
-/// multinomial(input, num_samples, replacement=False, *, generator=None) -> LongTensor
+#[pyo3(signature = (input, num_samples, replacement=false, *, generator=None, out=None))]
+/// multinomial(input, num_samples, replacement=False, *, generator=None, out=None) -> LongTensor
 ///
 /// Draws ``num_samples`` category indices per row of the (unnormalised) probabilities ``input``.
 ///
@@ -385,6 +388,7 @@ pub(super) fn bernoulli(
 ///     num_samples (int): the number of samples to draw per row.
 ///     replacement (bool): draw with replacement.
 ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+///     out (Tensor, optional): the output tensor (int64).
 ///
 /// Example:
 ///     >>> _ = ferric.manual_seed(0)
@@ -396,6 +400,15 @@ pub(super) fn multinomial(
     num_samples: &Bound<'_, PyAny>,
     replacement: bool,
     generator: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    input.multinomial(py, num_samples, replacement, generator)
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    use crate::python::out::{finish_tensor, out_dtype, OutDtype};
+    if let Some(d) = out_dtype("multinomial", out)?.filter(|d| *d != DType::I64) {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "multinomial expects Long tensor out, got: {}",
+            d.torch_name()
+        )));
+    }
+    let r = input.multinomial(py, num_samples, replacement, generator)?;
+    finish_tensor(py, "multinomial", out, OutDtype::Same, r)
 }
