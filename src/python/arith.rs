@@ -348,6 +348,7 @@ macro_rules! differentiable {
 fn _op_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     let mut rows = unary_rows(py)?;
     rows.extend(binary_rows(py)?);
+    rows.extend(crate::python::reduce::reduce_rows(py)?);
     Ok(rows)
 }
 
