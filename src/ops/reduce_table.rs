@@ -23,7 +23,8 @@
 //!   - `MaxMin`: `(dim=None, keepdim=False, *, out=None)` plus the `other` overload;
 //!   - `Var`: `(dim=None, unbiased=None, keepdim=False, *, correction=1, out=None)`;
 //!   - `Lse`: `(dim, keepdim=False, *, out=None)`, dim required, an int or a list;
-//!   - `Norm`: `(p='fro', dim=None, keepdim=False, out=None, dtype=None)`;
+//!   - `Norm`: `(p='fro', dim=None, keepdim=False, dtype=None, *, out=None)` (`Tensor.norm`'s
+//!     order; `out` keyword-only);
 //!   - `Count`: `(dim=None)`, an int or a list, no keepdim;
 //!   - `Scan`: `(dim, *, dtype=None, out=None)`; `ScanPair`: `(dim, *, out=None)`;
 //!   - `Aminmax`: `(*, dim=None, keepdim=False, out=None)`;

@@ -99,7 +99,7 @@ macro_rules! sig_line {
         "(input, dim, keepdim=False, *, out=None)"
     };
     (Norm) => {
-        "(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)"
+        "(input, p='fro', dim=None, keepdim=False, dtype=None, *, out=None)"
     };
     (Count) => {
         "(input, dim=None)"
@@ -319,169 +319,170 @@ macro_rules! reduce_method {
     (Dims, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name,
-            signature = (dim=None, keepdim=false, *, dtype=None, axis=None, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Arg, keepdim: bool, dtype: Arg, axis: Arg,
-            out: Arg) -> PyResult<Py<PyAny>> {
-            let a = RArgs { dim, keepdim: Some(keepdim), dtype, axis, out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name,
+                signature = (dim=None, keepdim=false, *, dtype=None, axis=None, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Arg, keepdim: bool, dtype: Arg, axis: Arg,
+                out: Arg) -> PyResult<Py<PyAny>> {
+                let a = RArgs { dim, keepdim: Some(keepdim), dtype, axis, out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (Amax, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim=None, keepdim=false, *, axis=None, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Arg, keepdim: bool, axis: Arg, out: Arg)
-            -> PyResult<Py<PyAny>> {
-            let a = RArgs { dim, keepdim: Some(keepdim), axis, out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim=None, keepdim=false, *, axis=None, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Arg, keepdim: bool, axis: Arg, out: Arg)
+                -> PyResult<Py<PyAny>> {
+                let a = RArgs { dim, keepdim: Some(keepdim), axis, out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (AllAny, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim=None, keepdim=false, *, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Arg, keepdim: bool, out: Arg)
-            -> PyResult<Py<PyAny>> {
-            let a = RArgs { dim, keepdim: Some(keepdim), out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim=None, keepdim=false, *, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Arg, keepdim: bool, out: Arg)
+                -> PyResult<Py<PyAny>> {
+                let a = RArgs { dim, keepdim: Some(keepdim), out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (Arg, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim=None, keepdim=false, *, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool, out: Arg)
-            -> PyResult<Py<PyAny>> {
-            let a = RArgs { idim: dim, keepdim: Some(keepdim), out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim=None, keepdim=false, *, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool, out: Arg)
+                -> PyResult<Py<PyAny>> {
+                let a = RArgs { idim: dim, keepdim: Some(keepdim), out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (Prod, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim=None, keepdim=None, *, dtype=None, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>, dtype: Arg, out: Arg)
-            -> PyResult<Py<PyAny>> {
-            let a = RArgs { dim, keepdim, dtype, out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim=None, keepdim=None, *, dtype=None, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>, dtype: Arg, out: Arg)
+                -> PyResult<Py<PyAny>> {
+                let a = RArgs { dim, keepdim, dtype, out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (MaxMin, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim=None, keepdim=None, *, other=None, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>, other: Arg, out: Arg)
-            -> PyResult<Py<PyAny>> {
-            let a = RArgs { dim, keepdim, other, out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim=None, keepdim=None, *, other=None, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>, other: Arg, out: Arg)
+                -> PyResult<Py<PyAny>> {
+                let a = RArgs { dim, keepdim, other, out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (Var, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name,
-            signature = (dim=None, unbiased=None, keepdim=false, *, correction=None, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Arg, unbiased: Option<bool>, keepdim: bool,
-            correction: Arg, out: Arg) -> PyResult<Py<PyAny>> {
-            let a = RArgs { dim, unbiased, keepdim: Some(keepdim), correction, out,
-                ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name,
+                signature = (dim=None, unbiased=None, keepdim=false, *, correction=None, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Arg, unbiased: Option<bool>, keepdim: bool,
+                correction: Arg, out: Arg) -> PyResult<Py<PyAny>> {
+                let a = RArgs { dim, unbiased, keepdim: Some(keepdim), correction, out,
+                    ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (Lse, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim, keepdim=false, *, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: bool, out: Arg)
-            -> PyResult<Py<PyAny>> {
-            let a = RArgs { dim: Some(dim), keepdim: Some(keepdim), out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim, keepdim=false, *, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, keepdim: bool, out: Arg)
+                -> PyResult<Py<PyAny>> {
+                let a = RArgs { dim: Some(dim), keepdim: Some(keepdim), out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (Norm, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (p=None, dim=None, keepdim=false, out=None, dtype=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, p: Arg, dim: Arg, keepdim: bool, out: Arg, dtype: Arg)
-            -> PyResult<Py<PyAny>> {
-            let a = RArgs { p, dim, keepdim: Some(keepdim), out, dtype, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name,
+                signature = (p=None, dim=None, keepdim=false, dtype=None, *, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, p: Arg, dim: Arg, keepdim: bool, dtype: Arg, out: Arg)
+                -> PyResult<Py<PyAny>> {
+                let a = RArgs { p, dim, keepdim: Some(keepdim), out, dtype, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (Count, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Arg) -> PyResult<Py<PyAny>> {
-            calls::$call(py, self, ReduceOp::$v, RArgs { dim, ..RArgs::default() })
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Arg) -> PyResult<Py<PyAny>> {
+                calls::$call(py, self, ReduceOp::$v, RArgs { dim, ..RArgs::default() })
+            }
         }
     };
     (Scan, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim, *, dtype=None, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: i64, dtype: Arg, out: Arg) -> PyResult<Py<PyAny>> {
-            let a = RArgs { idim: Some(dim), dtype, out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim, *, dtype=None, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: i64, dtype: Arg, out: Arg) -> PyResult<Py<PyAny>> {
+                let a = RArgs { idim: Some(dim), dtype, out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (ScanPair, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (dim, *, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: i64, out: Arg) -> PyResult<Py<PyAny>> {
-            let a = RArgs { idim: Some(dim), out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (dim, *, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: i64, out: Arg) -> PyResult<Py<PyAny>> {
+                let a = RArgs { idim: Some(dim), out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
     (Aminmax, $v:ident, $name:literal, $call:ident, $docs:expr) => {
         #[pymethods]
         impl PyTensor {
-        #[doc = $docs]
-        #[pyo3(name = $name, signature = (*, dim=None, keepdim=false, out=None))]
-        #[allow(non_snake_case)]
-        fn $v(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool, out: Arg)
-            -> PyResult<Py<PyAny>> {
-            let a = RArgs { idim: dim, keepdim: Some(keepdim), out, ..RArgs::default() };
-            calls::$call(py, self, ReduceOp::$v, a)
-        }
+            #[doc = $docs]
+            #[pyo3(name = $name, signature = (*, dim=None, keepdim=false, out=None))]
+            #[allow(non_snake_case)]
+            fn $v(&self, py: Python<'_>, dim: Option<i64>, keepdim: bool, out: Arg)
+                -> PyResult<Py<PyAny>> {
+                let a = RArgs { idim: dim, keepdim: Some(keepdim), out, ..RArgs::default() };
+                calls::$call(py, self, ReduceOp::$v, a)
+            }
         }
     };
 }
