@@ -7,70 +7,14 @@
 //! (`_core._op_table()`, family `"reduction"`). Softmax keeps its own binding here.
 
 use crate::autograd::reduce as av;
-use crate::autograd::Var;
 use crate::ops::reduce::ReduceOp;
 use crate::python::convert::dtype_arg;
-use crate::python::out::finish_pair;
 use crate::python::reduce_calls::{self as calls, RArgs};
 use crate::python::tensor::{wrap_var, PyTensor};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyModule};
 
-pub type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
-
-/// A named tuple from `ferric.return_types` (`max`, `min`, `aminmax`, `cummax`, ...).
-pub(crate) fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
-    static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-    let m = MODULE.get_or_try_init(py, || py.import("ferric.return_types").map(Bound::unbind))?;
-    let cls = m.bind(py).getattr(name)?;
-    Ok(cls.call1(((wrap_var(py, a)?, wrap_var(py, b)?),))?.unbind())
-}
-
-/// `named`, or with `out=(values, indices)` the named tuple of the two out tensors
-/// holding the results.
-pub(crate) fn named_out(
-    py: Python<'_>,
-    name: &str,
-    out: Arg,
-    a: Var,
-    b: Var,
-) -> PyResult<Py<PyAny>> {
-    match finish_pair(py, name, out, a.clone(), b.clone())? {
-        None => named(py, name, a, b),
-        Some((x, y)) => {
-            let m = py.import("ferric.return_types")?;
-            Ok(m.getattr(name)?.call1(((x, y),))?.unbind())
-        }
-    }
-}
-
-/// PyTorch has no `max(keepdim=...)` / `prod(keepdim=...)` overload without a dim.
-pub(crate) fn keepdim_needs_dim(name: &str, dim: Arg, keepdim: Option<bool>) -> PyResult<bool> {
-    match (dim.filter(|d| !d.is_none()), keepdim) {
-        (None, Some(_)) => Err(PyTypeError::new_err(format!(
-            "{name}() received an invalid combination of arguments - got (keepdim=bool, ): \
-             keepdim needs a dim"
-        ))),
-        (_, k) => Ok(k.unwrap_or(false)),
-    }
-}
-
-/// PyTorch's NumPy-compatible keyword: `axis=` names the same argument as `dim=`.
-pub fn dim_or_axis<'a, 'py>(
-    op: &str,
-    dim: Arg<'a, 'py>,
-    axis: Arg<'a, 'py>,
-) -> PyResult<Arg<'a, 'py>> {
-    match (dim.filter(|d| !d.is_none()), axis.filter(|a| !a.is_none())) {
-        (Some(_), Some(_)) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "{op}() got multiple values for argument 'dim' (also given as 'axis')"
-        ))),
-        (None, a @ Some(_)) => Ok(a),
-        (d, None) => Ok(d),
-    }
-}
+pub(crate) use crate::python::reduce_calls::{dim_or_axis, keepdim_needs_dim, named_out, Arg};
 
 /// The parameter list a `sig` puts on the signature line of the docstring.
 macro_rules! sig_line {
@@ -554,7 +498,7 @@ mod generated {
     use super::*;
     crate::ops::reduce_table::reduce_table!(reduce_bindings);
 }
-pub(crate) use generated::reduce_rows;
+use generated::reduce_rows;
 use generated::register_table;
 
 fn opt_dtype(obj: Arg) -> PyResult<Option<crate::dtype::DType>> {
@@ -605,7 +549,14 @@ impl PyTensor {
     }
 }
 
+/// `_core._reduce_rows()`: the reduction table's rows, which `_core._op_table()` includes.
+#[pyfunction]
+fn _reduce_rows(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    reduce_rows(py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_reduce_rows, m)?)?;
     // Load `ferric.return_types` now so `ferric.return_types.max` exists right after
     // `import ferric` (the package is importing us, so its submodules are importable).
     // Outside the package this may fail; `named` imports it lazily then.

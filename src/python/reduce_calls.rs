@@ -11,13 +11,67 @@ use crate::dtype::DType;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::{self as r, NormP, ReduceOp};
 use crate::python::convert::{dims_arg, dtype_arg, index_int, is_ndarray, scalar_arg, type_name};
-use crate::python::out::{finish, out_arg, OutDtype};
-use crate::python::reduce::{dim_or_axis, keepdim_needs_dim, named_out, Arg};
+use crate::python::out::{finish, finish_pair, out_arg, OutDtype};
 use crate::python::tensor::{as_tensor_ref, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyModule, PyString, PyTuple};
+
+pub type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
+
+/// A named tuple from `ferric.return_types` (`max`, `min`, `aminmax`, `cummax`, ...).
+pub(crate) fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
+    static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    let m = MODULE.get_or_try_init(py, || py.import("ferric.return_types").map(Bound::unbind))?;
+    let cls = m.bind(py).getattr(name)?;
+    Ok(cls.call1(((wrap_var(py, a)?, wrap_var(py, b)?),))?.unbind())
+}
+
+/// `named`, or with `out=(values, indices)` the named tuple of the two out tensors
+/// holding the results.
+pub(crate) fn named_out(
+    py: Python<'_>,
+    name: &str,
+    out: Arg,
+    a: Var,
+    b: Var,
+) -> PyResult<Py<PyAny>> {
+    match finish_pair(py, name, out, a.clone(), b.clone())? {
+        None => named(py, name, a, b),
+        Some((x, y)) => {
+            let m = py.import("ferric.return_types")?;
+            Ok(m.getattr(name)?.call1(((x, y),))?.unbind())
+        }
+    }
+}
+
+/// PyTorch has no `max(keepdim=...)` / `prod(keepdim=...)` overload without a dim.
+pub(crate) fn keepdim_needs_dim(name: &str, dim: Arg, keepdim: Option<bool>) -> PyResult<bool> {
+    match (dim.filter(|d| !d.is_none()), keepdim) {
+        (None, Some(_)) => Err(PyTypeError::new_err(format!(
+            "{name}() received an invalid combination of arguments - got (keepdim=bool, ): \
+             keepdim needs a dim"
+        ))),
+        (_, k) => Ok(k.unwrap_or(false)),
+    }
+}
+
+/// PyTorch's NumPy-compatible keyword: `axis=` names the same argument as `dim=`.
+pub fn dim_or_axis<'a, 'py>(
+    op: &str,
+    dim: Arg<'a, 'py>,
+    axis: Arg<'a, 'py>,
+) -> PyResult<Arg<'a, 'py>> {
+    match (dim.filter(|d| !d.is_none()), axis.filter(|a| !a.is_none())) {
+        (Some(_), Some(_)) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{op}() got multiple values for argument 'dim' (also given as 'axis')"
+        ))),
+        (None, a @ Some(_)) => Ok(a),
+        (d, None) => Ok(d),
+    }
+}
 
 /// The arguments a table binding parsed; the fields its `sig` does not have stay None.
 #[derive(Default)]
