@@ -9,6 +9,8 @@ values match it; gradients come from the ops they are built of.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
 from . import _core
@@ -18,6 +20,25 @@ from ._shape_ops import _infer_size, _records, _tname, _wrap_dim
 from ._special_functions import _CPP, _SCALAR, _dname, _takes_out
 
 _max = max  # `histc` names its arguments min and max, as PyTorch does
+
+
+def _out_kwarg(op: str, message: str):
+    """Adds PyTorch's keyword-only ``out=`` to a composed reduction/scan: out must have
+    the input's dtype (``message`` is PyTorch's error, formatted with the two dtype
+    names), then the result is written into it by ``_core._out_write``."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(input, *args, out=None, **kwargs):
+            if out is not None and isinstance(out, Tensor) and out.dtype != input.dtype:
+                raise RuntimeError(message.format(want=_tname(input.dtype),
+                                                  got=_tname(out.dtype)))
+            r = fn(input, *args, **kwargs)
+            return r if out is None else _core._out_write(op, out, r, "same")
+        sig = inspect.signature(fn)
+        extra = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+        call.__signature__ = sig.replace(parameters=[*sig.parameters.values(), extra])
+        return call
+    return wrap
 
 # --- interpolation and fused multiply-adds --------------------------------------------
 
@@ -234,6 +255,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
 _BLOCK = 64
 
 
+@_out_kwarg("logcumsumexp", "expected scalar_type {want} but found {got}")
 @_records("LogcumsumexpBackward0")
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input), dim))`` without overflow or underflow: each block of 64
@@ -243,6 +265,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     Args:
         input (Tensor): the input tensor.
         dim (int): the dimension to accumulate along.
+        out (Tensor, optional): the output tensor (of ``input``'s dtype).
 
     Example::
 
@@ -454,6 +477,7 @@ def _quantile(name: str, input: Tensor, q, dim, keepdim: bool, interpolation: st
     return out.squeeze(0) if scalar_q else out
 
 
+@_out_kwarg("quantile", "quantile() out tensor must be same dtype as the input tensor")
 @_records("SqueezeBackward4")
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
@@ -469,6 +493,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
         keepdim (bool): keep the reduced dimension with size 1. Default: False.
         interpolation (str): ``'linear'``, ``'lower'``, ``'higher'``, ``'midpoint'`` or
             ``'nearest'``. Default: ``'linear'``.
+        out (Tensor, optional): the output tensor (of ``input``'s dtype).
 
     Example::
 
@@ -483,6 +508,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
     return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
 
 
+@_out_kwarg("nanquantile", "quantile() out tensor must be same dtype as the input tensor")
 @_records("SqueezeBackward4")
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
@@ -495,6 +521,7 @@ def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False,
         keepdim (bool): keep the reduced dimension with size 1. Default: False.
         interpolation (str): ``'linear'``, ``'lower'``, ``'higher'``, ``'midpoint'`` or
             ``'nearest'``. Default: ``'linear'``.
+        out (Tensor, optional): the output tensor (of ``input``'s dtype).
 
     Example::
 

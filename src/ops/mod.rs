@@ -14,6 +14,7 @@ pub mod nn;
 pub mod optim;
 pub mod random;
 pub mod reduce;
+pub mod reduce_table;
 pub mod search;
 pub mod sort;
 pub mod special;

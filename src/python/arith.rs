@@ -348,6 +348,15 @@ macro_rules! differentiable {
 fn _op_table(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     let mut rows = unary_rows(py)?;
     rows.extend(binary_rows(py)?);
+    // the reduction table's rows, registered by `python::reduce` as `_reduce_rows` (looked
+    // up at call time: python::reduce imports this module, not the other way round)
+    let reduce = py
+        .import("ferric._core")?
+        .getattr("_reduce_rows")?
+        .call0()?;
+    for row in reduce.try_iter()? {
+        rows.push(row?.cast_into::<PyDict>()?);
+    }
     Ok(rows)
 }
 

@@ -27,6 +27,7 @@ mod out;
 mod pickling;
 mod random;
 mod reduce;
+mod reduce_calls;
 mod simd;
 mod sort;
 mod special;

@@ -7,8 +7,8 @@ use crate::autograd::sort as av;
 use crate::autograd::Var;
 use crate::dtype::DType;
 use crate::python::convert::{index_int, scalar_arg};
-use crate::python::out::{finish_tensor, out_dtype, OutDtype};
-use crate::python::reduce::{keepdim_needs_dim, named, named_out};
+use crate::python::out::{finish, finish_tensor, out_dtype, OutDtype};
+use crate::python::reduce::{keepdim_needs_dim, named_out};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
@@ -91,19 +91,22 @@ impl PyTensor {
         wrap_var(py, Var::plain(i))
     }
 
-    /// msort(input) -> Tensor
+    /// msort(input, *, out=None) -> Tensor
     ///
     /// Sorts ``input`` along its first dimension: ``sort(input, dim=0).values``.
     ///
     /// Args:
     ///     input (Tensor): the input tensor.
+    ///     out (Tensor, optional): the output tensor.
     ///
     /// Example:
     ///     >>> ferric.msort(ferric.tensor([[2, 1], [1, 3]]))
     ///     tensor([[1, 1],
     ///             [2, 3]])
-    fn msort(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        wrap_var(py, av::sort(&self.var()?, 0, false, false)?.0)
+    #[pyo3(signature = (*, out=None))]
+    fn msort(&self, py: Python<'_>, out: Arg) -> PyResult<Py<PyAny>> {
+        let r = av::sort(&self.var()?, 0, false, false)?.0;
+        finish(py, "msort", out, OutDtype::Same, r)
     }
 
     #[pyo3(
@@ -141,10 +144,10 @@ impl PyTensor {
     }
 
     #[pyo3(
-        signature = (k, dim=-1, keepdim=false),
-        text_signature = "(self, /, k, dim=-1, keepdim=False)"
+        signature = (k, dim=-1, keepdim=false, *, out=None),
+        text_signature = "(self, /, k, dim=-1, keepdim=False, *, out=None)"
     )]
-    /// kthvalue(input, k, dim=-1, keepdim=False) -> (Tensor values, LongTensor indices)
+    /// kthvalue(input, k, dim=-1, keepdim=False, *, out=None) -> (Tensor values, LongTensor indices)
     ///
     /// The ``k``-th smallest element (1-based) along ``dim`` and its index.
     ///
@@ -153,19 +156,27 @@ impl PyTensor {
     ///     k (int): the k of k-th / top-k.
     ///     dim (int, optional): the dimension to operate along.
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///     out (tuple of two Tensors, optional): the output tensors.
     ///
     /// Example:
     ///     >>> ferric.kthvalue(ferric.tensor([3., 1., 2.]), 2)
     ///     ferric.return_types.kthvalue(
     ///     values=tensor(2.),
     ///     indices=tensor(2))
-    fn kthvalue(&self, py: Python<'_>, k: i64, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
+    fn kthvalue(
+        &self,
+        py: Python<'_>,
+        k: i64,
+        dim: i64,
+        keepdim: bool,
+        out: Arg,
+    ) -> PyResult<Py<PyAny>> {
         let (v, i) = av::kthvalue(&self.var()?, k, dim, keepdim)?;
-        named(py, "kthvalue", v, Var::plain(i))
+        named_out(py, "kthvalue", out, v, Var::plain(i))
     }
 
-    #[pyo3(signature = (dim=None, keepdim=None))]
-    /// median(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
+    #[pyo3(signature = (dim=None, keepdim=None, *, out=None))]
+    /// median(input, dim=None, keepdim=False, *, out=None) -> Tensor or (Tensor values, LongTensor indices)
     ///
     /// The median (the lower of the two middle values for an even count); NaN if there is a NaN.
     /// With ``dim``, the named tuple ``(values, indices)``.
@@ -174,16 +185,23 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     dim (int, optional): the dimension to operate along.
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///     out (tuple of two Tensors, optional): the output tensors (only with ``dim``).
     ///
     /// Example:
     ///     >>> ferric.median(ferric.tensor([4., 1., 3., 2.]))
     ///     tensor(2.)
-    fn median(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>) -> PyResult<Py<PyAny>> {
-        median(py, &self.var()?, dim, keepdim, false)
+    fn median(
+        &self,
+        py: Python<'_>,
+        dim: Arg,
+        keepdim: Option<bool>,
+        out: Arg,
+    ) -> PyResult<Py<PyAny>> {
+        median(py, &self.var()?, dim, keepdim, false, out)
     }
 
-    #[pyo3(signature = (dim=None, keepdim=None))]
-    /// nanmedian(input, dim=None, keepdim=False) -> Tensor or (Tensor values, LongTensor indices)
+    #[pyo3(signature = (dim=None, keepdim=None, *, out=None))]
+    /// nanmedian(input, dim=None, keepdim=False, *, out=None) -> Tensor or (Tensor values, LongTensor indices)
     ///
     /// :func:`ferric.median` that ignores NaN elements.
     ///
@@ -191,12 +209,19 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     dim (int, optional): the dimension to operate along.
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///     out (tuple of two Tensors, optional): the output tensors (only with ``dim``).
     ///
     /// Example:
     ///     >>> ferric.nanmedian(ferric.tensor([1., float('nan'), 3., 2.]))
     ///     tensor(2.)
-    fn nanmedian(&self, py: Python<'_>, dim: Arg, keepdim: Option<bool>) -> PyResult<Py<PyAny>> {
-        median(py, &self.var()?, dim, keepdim, true)
+    fn nanmedian(
+        &self,
+        py: Python<'_>,
+        dim: Arg,
+        keepdim: Option<bool>,
+        out: Arg,
+    ) -> PyResult<Py<PyAny>> {
+        median(py, &self.var()?, dim, keepdim, true, out)
     }
 
     #[pyo3(signature = (sorted=true, return_inverse=false, return_counts=false, dim=None))]
@@ -256,10 +281,10 @@ impl PyTensor {
     }
 
     #[pyo3(
-        signature = (dim=-1, keepdim=false),
-        text_signature = "(self, /, dim=-1, keepdim=False)"
+        signature = (dim=-1, keepdim=false, *, out=None),
+        text_signature = "(self, /, dim=-1, keepdim=False, *, out=None)"
     )]
-    /// mode(input, dim=-1, keepdim=False) -> (Tensor values, LongTensor indices)
+    /// mode(input, dim=-1, keepdim=False, *, out=None) -> (Tensor values, LongTensor indices)
     ///
     /// The most frequent value along ``dim`` (the smallest on ties) and an index where it occurs.
     ///
@@ -267,13 +292,14 @@ impl PyTensor {
     ///     input (Tensor): the input tensor.
     ///     dim (int, optional): the dimension to operate along.
     ///     keepdim (bool): whether the reduced dimensions are kept with size 1.
+    ///     out (tuple of two Tensors, optional): the output tensors.
     ///
     /// Example:
     ///     >>> ferric.mode(ferric.tensor([1, 2, 2, 3])).values
     ///     tensor(2)
-    fn mode(&self, py: Python<'_>, dim: i64, keepdim: bool) -> PyResult<Py<PyAny>> {
+    fn mode(&self, py: Python<'_>, dim: i64, keepdim: bool, out: Arg) -> PyResult<Py<PyAny>> {
         let (v, i) = av::mode(&self.var()?, dim, keepdim)?;
-        named(py, "mode", v, Var::plain(i))
+        named_out(py, "mode", out, v, Var::plain(i))
     }
 }
 
@@ -284,14 +310,20 @@ fn median(
     dim: Arg,
     keepdim: Option<bool>,
     nan: bool,
+    out: Arg,
 ) -> PyResult<Py<PyAny>> {
     let name = if nan { "nanmedian" } else { "median" };
     let keepdim = keepdim_needs_dim(name, dim, keepdim)?;
     match dim.filter(|d| !d.is_none()) {
+        // PyTorch's median over all elements has no out= overload
+        None if out.is_some_and(|o| !o.is_none()) => Err(PyTypeError::new_err(format!(
+            "{name}() received an invalid combination of arguments - got (Tensor, out=tuple): \
+             out= needs a dim"
+        ))),
         None => Ok(wrap_var(py, av::median_all(t, nan)?)?.into_any()),
         Some(d) => {
             let (v, i) = av::median_dim(t, index_int(d, "dim")?, keepdim, nan)?;
-            named(py, name, v, Var::plain(i))
+            named_out(py, name, out, v, Var::plain(i))
         }
     }
 }

@@ -443,35 +443,7 @@ class NestedTensor:
 
     # ------------------------------------------------------------------ reductions etc.
 
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        """The sum over ``dim`` (``None``: of every element); along the ragged dimension each
-        item is summed over its own length."""
-        return _ops.reduce(self, "sum", dim, keepdim, dtype)
-
-    def mean(self, dim=None, keepdim=False, dtype=None):
-        """The mean over ``dim`` (``None``: of every element); along the ragged dimension each
-        item is averaged over its own length."""
-        return _ops.reduce(self, "mean", dim, keepdim, dtype)
-
-    def amax(self, dim=(), keepdim=False):
-        """The largest values over ``dim`` (default: every element); along the ragged dimension
-        each item is reduced over its own length."""
-        return _ops.reduce(self, "amax", None if dim == () else dim, keepdim, None)
-
-    def amin(self, dim=(), keepdim=False):
-        """The smallest values over ``dim`` (default: every element); along the ragged dimension
-        each item is reduced over its own length."""
-        return _ops.reduce(self, "amin", None if dim == () else dim, keepdim, None)
-
-    def max(self, dim=None, keepdim=False):
-        """The largest element (``dim=None``) or ``(values, indices)`` along ``dim``; along the
-        ragged dimension each item is reduced over its own length."""
-        return _ops.max_min(self, "max", dim, keepdim)
-
-    def min(self, dim=None, keepdim=False):
-        """The smallest element (``dim=None``) or ``(values, indices)`` along ``dim``; along the
-        ragged dimension each item is reduced over its own length."""
-        return _ops.max_min(self, "min", dim, keepdim)
+    # sum, mean, amax, amin, max, min: generated below from the reduction table's rows
 
     def softmax(self, dim, dtype=None):
         """Softmax over ``dim`` within each item (over the ragged dimension: each item's own
@@ -535,7 +507,8 @@ class NestedTensor:
 # Elementwise ops: applied to the packed buffer as a whole. The op table's rows marked
 # nested (read from _core, with their aliases and in-place forms), then the unary ops
 # outside the table.
-_TABLE = [r for r in _core._op_table() if r["family"] != "binary" and r["nested"]]
+_TABLE = [r for r in _core._op_table()
+          if r["family"] in ("unary", "predicate") and r["nested"]]
 _UNARY = tuple(m for r in _TABLE for m in r["methods"]) + (
     "round", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "logical_not",
     "bitwise_not",
@@ -622,6 +595,32 @@ def _install():
     NestedTensor.__abs__ = _unary_method("abs")
     NestedTensor.__invert__ = _unary_method("bitwise_not")
     NestedTensor.__pos__ = lambda self: self
+    for row in _REDUCTIONS:
+        setattr(NestedTensor, row["name"], _nested_reduction(row))
+
+
+# Reductions: the reduction table's rows marked nested (from _core); each reduces every
+# item over its own length along the ragged dim (segment reductions in _ops).
+_REDUCTIONS = [r for r in _core._op_table() if r["family"] == "reduction" and r["nested"]]
+
+
+def _nested_reduction(row):
+    name = row["name"]
+    if row["sig"] == "MaxMin":
+        def method(self, dim=None, keepdim=False):
+            return _ops.max_min(self, name, dim, keepdim)
+    elif row["dtype"]:
+        def method(self, dim=None, keepdim=False, dtype=None):
+            return _ops.reduce(self, name, dim, keepdim, dtype)
+    else:
+        def method(self, dim=(), keepdim=False):
+            return _ops.reduce(self, name, None if dim == () else dim, keepdim, None)
+    method.__name__ = name
+    method.__qualname__ = f"NestedTensor.{name}"
+    method.__doc__ = (f"{row['doc']}\n\nOn a nested tensor: along the ragged dimension each "
+                      "item is reduced over its own length.")
+    return method
+
 
 
 _install()
