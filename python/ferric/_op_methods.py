@@ -6,6 +6,7 @@ forms write the result back with PyTorch's shape and dtype checks."""
 from __future__ import annotations
 
 from . import _composite_ops as C
+from . import _extra_ops as X
 from . import _shape_ops as S
 from ._core import Tensor
 
@@ -182,9 +183,30 @@ def trace(self) -> Tensor:
     return S.trace(self)
 
 
+# ``_extra_ops``: methods that forward to the function and share its docstring, and the
+# in-place forms defined there with ``self`` first
+_EXTRA = {n: getattr(X, n) for n in (
+    "float_power", "signbit", "frexp", "conj", "conj_physical", "resolve_conj",
+    "resolve_neg", "is_conj", "is_neg", "inner", "index_copy", "renorm", "narrow_copy",
+    "triangular_solve")}
+_EXTRA_INPLACE = {n: getattr(X, n) for n in (
+    "float_power_", "conj_physical_", "index_copy_", "renorm_")}
+
+
+def _forward(fn, name: str):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
 def install() -> None:
     """Attaches the methods (never replacing one the Rust class defines)."""
     methods = {n: _method(f, n) for n, f in _PLAIN.items()}
+    methods.update({n: _forward(f, n) for n, f in _EXTRA.items()})
+    methods.update(_EXTRA_INPLACE)
     methods.update({n: _inplace(f, n) for n, f in _INPLACE.items()})
     methods["trace"] = trace
     for name, fn in methods.items():

@@ -12,6 +12,7 @@ __all__ = [
     "aminmax",
     "cummax",
     "cummin",
+    "frexp",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eigh",
@@ -31,6 +32,7 @@ __all__ = [
     "sort",
     "svd",
     "topk",
+    "triangular_solve",
 ]
 
 
@@ -89,3 +91,5 @@ linalg_lstsq = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular
 slogdet = _make("slogdet", ("sign", "logabsdet"))
 qr = _make("qr", ("Q", "R"))
 svd = _make("svd", ("U", "S", "V"))
+frexp = _make("frexp", ("mantissa", "exponent"))
+triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))

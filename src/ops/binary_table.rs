@@ -178,12 +178,12 @@ macro_rules! binary_table {
             grad: [none], nested: true,
             doc: "Elementwise least common multiple of integer tensors (non-negative; 0 if either is 0).",
             ex: ["[12, -4, 0]", "[8, 6, 5]", "tensor([24, 12,  0])"] }
-        // the derivative is not implemented in PyTorch either (a node whose backward raises)
+        // PyTorch's gradient: `grad` for input, zeros for other (a one-ulp step)
         Nextafter { name: "nextafter", node: "NextafterBackward0", kind: Arith,
             dunders: [], methods: [nextafter / nextafter_], other: Tensor,
             cost: 2, simd: [], float: |a, b| pointwise::nextafter(a, b),
             int: |a, _| a, bool: |a, _| a,
-            grad: [unimplemented], nested: true,
+            grad: [a: |g| same(g); b: |g| zeros_like(g)], nested: true,
             doc: "Returns the next representable floating-point value after ``input`` towards ``other``.",
             ex: ["[1.0, 1.0, 0.0]", "[2.0, 0.0, 1.0]", "tensor([1.0000e+00, 1.0000e+00, 1.4013e-45])"] }
         // `input * 2**other`, as PyTorch computes it (integer inputs give float32)
