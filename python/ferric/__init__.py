@@ -98,6 +98,9 @@ from ._linalg_aliases import (  # noqa: E402
 from ._linalg_aliases import qr_ as qr  # noqa: E402
 from ._linalg_aliases import slogdet_ as slogdet  # noqa: E402
 from ._linalg_aliases import svd_ as svd  # noqa: E402
+from ._lu import lu_deprecated as lu  # noqa: E402
+from ._lu import lu_solve_deprecated as lu_solve  # noqa: E402
+from ._lu import lu_unpack  # noqa: E402
 from ._shape_ops import (  # noqa: E402
     block_diag,
     cartesian_prod,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import _composite_ops as C
 from . import _extra_ops as X
+from . import _lu
 from . import _shape_ops as S
 from ._core import Tensor
 
@@ -189,6 +190,8 @@ _EXTRA = {n: getattr(X, n) for n in (
     "float_power", "signbit", "frexp", "conj", "conj_physical", "resolve_conj",
     "resolve_neg", "is_conj", "is_neg", "inner", "index_copy", "renorm", "narrow_copy",
     "triangular_solve")}
+_EXTRA["lu"] = _lu.lu_deprecated
+_EXTRA["lu_solve"] = _lu.lu_solve_deprecated
 _EXTRA_INPLACE = {n: getattr(X, n) for n in (
     "float_power_", "conj_physical_", "index_copy_", "renorm_")}
 
