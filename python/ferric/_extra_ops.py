@@ -47,8 +47,9 @@ def float_power(input, exponent, *, out=None) -> Tensor:
         out (Tensor, optional): the output tensor (float64).
 
     Example:
+        >>> import ferric
         >>> ferric.float_power(ferric.tensor([2, 3]), 2)
-        tensor([4., 9.], dtype=torch.float64)
+        tensor([4., 9.], dtype=ferric.float64)
     """
     f64 = _core.float64
     base = input.to(f64) if isinstance(input, Tensor) else float(input)
@@ -72,9 +73,10 @@ def float_power_(self: Tensor, exponent) -> Tensor:
     In-place version of :func:`ferric.float_power`; ``self`` must be float64.
 
     Example:
+        >>> import ferric
         >>> x = ferric.tensor([2.0, 3.0], dtype=ferric.float64)
         >>> x.float_power_(2)
-        tensor([4., 9.], dtype=torch.float64)
+        tensor([4., 9.], dtype=ferric.float64)
     """
     if self.dtype != _core.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype {_tname(self.dtype)} "
@@ -94,6 +96,7 @@ def signbit(input: Tensor, *, out=None) -> Tensor:
         out (Tensor, optional): the output tensor.
 
     Example:
+        >>> import ferric
         >>> ferric.signbit(ferric.tensor([-1.5, 0.0, -0.0, 2.0]))
         tensor([ True, False,  True, False])
     """
@@ -119,10 +122,11 @@ def frexp(input: Tensor, *, out=None):
         out (tuple of two Tensors, optional): the output tensors.
 
     Example:
+        >>> import ferric
         >>> ferric.frexp(ferric.tensor([3.0, 0.5, -10.0]))
         ferric.return_types.frexp(
         mantissa=tensor([ 0.7500,  0.5000, -0.6250]),
-        exponent=tensor([2, 0, 4], dtype=torch.int32))
+        exponent=tensor([2, 0, 4], dtype=ferric.int32))
     """
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -167,6 +171,7 @@ def conj(input: Tensor) -> Tensor:
         input (Tensor): the input tensor.
 
     Example:
+        >>> import ferric
         >>> x = ferric.tensor([1.0, -2.0])
         >>> ferric.conj(x) is x
         True
@@ -185,6 +190,7 @@ def conj_physical(input: Tensor, *, out=None) -> Tensor:
         out (Tensor, optional): the output tensor.
 
     Example:
+        >>> import ferric
         >>> ferric.conj_physical(ferric.tensor([1.0, -2.0]))
         tensor([ 1., -2.])
     """
@@ -197,6 +203,7 @@ def conj_physical_(input: Tensor) -> Tensor:
     In-place version of :func:`ferric.conj_physical` (nothing to do for real tensors).
 
     Example:
+        >>> import ferric
         >>> ferric.tensor([1.0, -2.0]).conj_physical_()
         tensor([ 1., -2.])
     """
@@ -213,6 +220,7 @@ def resolve_conj(input: Tensor) -> Tensor:
         input (Tensor): the input tensor.
 
     Example:
+        >>> import ferric
         >>> ferric.resolve_conj(ferric.tensor([1.0, 2.0]))
         tensor([1., 2.])
     """
@@ -229,6 +237,7 @@ def resolve_neg(input: Tensor) -> Tensor:
         input (Tensor): the input tensor.
 
     Example:
+        >>> import ferric
         >>> ferric.resolve_neg(ferric.tensor([1.0, 2.0]))
         tensor([1., 2.])
     """
@@ -244,6 +253,7 @@ def is_conj(input: Tensor) -> bool:
         input (Tensor): the input tensor.
 
     Example:
+        >>> import ferric
         >>> ferric.is_conj(ferric.tensor([1.0]))
         False
     """
@@ -259,6 +269,7 @@ def is_neg(input: Tensor) -> bool:
         input (Tensor): the input tensor.
 
     Example:
+        >>> import ferric
         >>> ferric.is_neg(ferric.tensor([1.0]))
         False
     """
@@ -281,6 +292,7 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         out (Tensor, optional): the output tensor.
 
     Example:
+        >>> import ferric
         >>> ferric.inner(ferric.tensor([[1.0, 2.0], [3.0, 4.0]]), ferric.tensor([1.0, 1.0]))
         tensor([3., 7.])
     """
@@ -306,6 +318,7 @@ def chain_matmul(*matrices, out=None) -> Tensor:
         out (Tensor, optional): the output tensor.
 
     Example:
+        >>> import ferric
         >>> a = ferric.tensor([[1.0, 2.0]])
         >>> ferric.chain_matmul(a, ferric.tensor([[3.0], [4.0]]))
         tensor([[11.]])
@@ -385,6 +398,7 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         source (Tensor): the slices to write (same dtype as ``self``).
 
     Example:
+        >>> import ferric
         >>> x = ferric.zeros(3, 2)
         >>> x.index_copy_(0, ferric.tensor([2, 0]), ferric.tensor([[1.0, 2.0], [3.0, 4.0]]))
         tensor([[3., 4.],
@@ -412,6 +426,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         source (Tensor): the slices to write (same dtype as ``input``).
 
     Example:
+        >>> import ferric
         >>> ferric.index_copy(ferric.zeros(3), 0, ferric.tensor([2, 0]), ferric.tensor([5.0, 7.0]))
         tensor([7., 0., 5.])
     """
@@ -436,6 +451,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
         maxnorm (float): the largest norm a slice keeps.
 
     Example:
+        >>> import ferric
         >>> ferric.renorm(ferric.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0)
         tensor([[0.6000, 0.8000],
                 [0.3000, 0.4000]])
@@ -465,6 +481,7 @@ def renorm_(self: Tensor, p, dim: int, maxnorm) -> Tensor:
     In-place version of :func:`ferric.renorm`.
 
     Example:
+        >>> import ferric
         >>> ferric.tensor([[3.0, 4.0]]).renorm_(2, 0, 1.0)
         tensor([[0.6000, 0.8000]])
     """
@@ -484,6 +501,7 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
         length (int): how many indices are kept.
 
     Example:
+        >>> import ferric
         >>> ferric.narrow_copy(ferric.arange(6).reshape(2, 3), 1, 1, 2)
         tensor([[1, 2],
                 [4, 5]])
@@ -511,6 +529,7 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
         out (tuple of two Tensors, optional): the output tensors.
 
     Example:
+        >>> import ferric
         >>> A = ferric.tensor([[2.0, 1.0], [0.0, 4.0]])
         >>> ferric.triangular_solve(ferric.ones(2, 1), A).solution
         tensor([[0.3750],
@@ -555,6 +574,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         requires_grad (bool): whether the result requires grad.
 
     Example:
+        >>> import ferric
         >>> import warnings
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore")
@@ -597,6 +617,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
         requires_grad (bool): whether the result requires grad.
 
     Example:
+        >>> import ferric
         >>> ferric.empty_strided((2, 3), (1, 2)).stride()
         (1, 2)
     """
@@ -665,6 +686,7 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
         requires_grad (bool): whether the result requires grad.
 
     Example:
+        >>> import ferric
         >>> ferric.hamming_window(5, periodic=False)
         tensor([0.0800, 0.5400, 1.0000, 0.5400, 0.0800])
     """
@@ -688,6 +710,7 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout
         requires_grad (bool): whether the result requires grad.
 
     Example:
+        >>> import ferric
         >>> ferric.hann_window(5)
         tensor([0.0000, 0.3455, 0.9045, 0.9045, 0.3455])
     """
@@ -711,6 +734,7 @@ def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, la
         requires_grad (bool): whether the result requires grad.
 
     Example:
+        >>> import ferric
         >>> ferric.bartlett_window(5)
         tensor([0.0000, 0.4000, 0.8000, 0.8000, 0.4000])
     """
@@ -736,6 +760,7 @@ def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, la
         requires_grad (bool): whether the result requires grad.
 
     Example:
+        >>> import ferric
         >>> ferric.blackman_window(4, periodic=False)
         tensor([-2.9802e-08,  6.3000e-01,  6.3000e-01, -2.9802e-08])
     """
@@ -761,6 +786,7 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
         requires_grad (bool): whether the result requires grad.
 
     Example:
+        >>> import ferric
         >>> ferric.kaiser_window(5)
         tensor([5.2773e-05, 1.0172e-01, 7.9294e-01, 7.9294e-01, 1.0172e-01])
     """

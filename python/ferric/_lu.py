@@ -66,9 +66,10 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
         out (tuple, optional): output tensors.
 
     Example:
+        >>> import ferric
         >>> LU, piv, info = ferric.linalg.lu_factor_ex(ferric.tensor([[1.0, 2.0], [3.0, 4.0]]))
         >>> piv
-        tensor([2, 2], dtype=torch.int32)
+        tensor([2, 2], dtype=ferric.int32)
     """
     _check(A, "linalg.lu_factor_ex")
     if not pivot:
@@ -98,6 +99,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
         out (tuple, optional): output tensors.
 
     Example:
+        >>> import ferric
         >>> LU, piv = ferric.linalg.lu_factor(ferric.tensor([[1.0, 2.0], [3.0, 4.0]]))
         >>> LU
         tensor([[3.0000, 4.0000],
@@ -148,6 +150,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
         out (tuple, optional): output tensors.
 
     Example:
+        >>> import ferric
         >>> A = ferric.tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> P, L, U = ferric.lu_unpack(*ferric.linalg.lu_factor(A))
         >>> P @ L @ U
@@ -187,6 +190,7 @@ def lu(A: Tensor, *, pivot: bool = True, out=None):
         out (tuple, optional): output tensors.
 
     Example:
+        >>> import ferric
         >>> P, L, U = ferric.linalg.lu(ferric.tensor([[1.0, 2.0], [3.0, 4.0]]))
         >>> U
         tensor([[3.0000, 4.0000],
@@ -211,6 +215,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         out (Tensor, optional): the output tensor.
 
     Example:
+        >>> import ferric
         >>> A = ferric.tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> LU, piv = ferric.linalg.lu_factor(A)
         >>> ferric.linalg.lu_solve(LU, piv, ferric.tensor([[5.0], [6.0]]))
@@ -246,9 +251,10 @@ def lu_deprecated(A: Tensor, pivot: bool = True, get_infos: bool = False, out=No
         out (tuple, optional): output tensors.
 
     Example:
+        >>> import ferric
         >>> LU, piv = ferric.lu(ferric.tensor([[1.0, 2.0], [3.0, 4.0]]))
         >>> piv
-        tensor([2, 2], dtype=torch.int32)
+        tensor([2, 2], dtype=ferric.int32)
     """
     lu_, piv, info = lu_factor_ex(A, pivot=pivot)
     res = (lu_, piv, info) if get_infos else (lu_, piv)
@@ -268,6 +274,7 @@ def lu_solve_deprecated(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=No
         out (Tensor, optional): the output tensor.
 
     Example:
+        >>> import ferric
         >>> A = ferric.tensor([[1.0, 2.0], [3.0, 4.0]])
         >>> ferric.lu_solve(ferric.tensor([[5.0], [6.0]]), *ferric.lu(A))
         tensor([[-4.0000],

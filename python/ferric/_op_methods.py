@@ -205,6 +205,20 @@ def _forward(fn, name: str):
     return method
 
 
+def arctan2_(self, other):
+    """arctan2_(other) -> Tensor
+
+    In-place version of :func:`ferric.arctan2` (an alias of :meth:`Tensor.atan2_`).
+
+    Example:
+        >>> import ferric
+        >>> x = ferric.tensor([1.0, -1.0])
+        >>> x.arctan2_(ferric.tensor([1.0, 1.0]))
+        tensor([ 0.7854, -0.7854])
+    """
+    return self.atan2_(other)
+
+
 def install() -> None:
     """Attaches the methods (never replacing one the Rust class defines)."""
     methods = {n: _method(f, n) for n, f in _PLAIN.items()}
@@ -215,3 +229,6 @@ def install() -> None:
     for name, fn in methods.items():
         if name not in Tensor.__dict__:
             setattr(Tensor, name, fn)
+    # the table's generated alias in-place form has no example in its docstring; this
+    # one documents it (and forwards to the same kernel)
+    Tensor.arctan2_ = arctan2_
