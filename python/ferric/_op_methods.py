@@ -192,13 +192,24 @@ _EXTRA = {n: getattr(X, n) for n in (
     "triangular_solve")}
 _EXTRA["lu"] = _lu.lu_deprecated
 _EXTRA["lu_solve"] = _lu.lu_solve_deprecated
-_EXTRA_INPLACE = {n: getattr(X, n) for n in (
-    "float_power_", "conj_physical_", "index_copy_", "renorm_")}
+_EXTRA_INPLACE = {n: getattr(X, n) for n in ("float_power_", "index_copy_", "renorm_")}
+_EXTRA["conj_physical_"] = X.conj_physical_
+
+
+_NO_ARGS = ("conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "conj_physical_")
+_OUT_ONLY = ("signbit", "frexp", "conj_physical")
 
 
 def _forward(fn, name: str):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
+    if name in _NO_ARGS:
+        def method(self):
+            return fn(self)
+    elif name in _OUT_ONLY:
+        def method(self, *, out=None):
+            return fn(self, out=out)
+    else:
+        def method(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
 
     method.__name__ = name
     method.__doc__ = fn.__doc__
