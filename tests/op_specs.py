@@ -55,7 +55,7 @@ from specs.common import (
 # Importing a family module appends its rows to SPECS and marks its known bugs; the
 # order here is the order of the rows (and of the test ids).
 FAMILY_NAMES = ("elementwise", "views", "creation", "index", "join", "reduce", "matmul", "random",
-                "conv", "sort", "special")
+                "conv", "sort", "special", "pointwise")
 FAMILIES = tuple(importlib.import_module("specs." + n) for n in FAMILY_NAMES)
 ROWS = SPECS  # the assembled table
 

@@ -209,7 +209,8 @@ NODE_XFAIL: dict[str, str] = {
                        "(CopyBackwards); PyTorch's kernel records the op's own node. "
                        "Python cannot rebase a tensor's history onto another node: this "
                        "needs a Rust hook (an in-place write that takes the result's node)"
-       for n in ("addbmm", "addcdiv", "addcmul", "addmv", "addr", "lerp")},
+       for n in ("addbmm", "addcdiv", "addcmul", "addmv", "addr", "lerp", "renorm",
+                 "index_copy")},
     # issue 15 breadth (misc): Python compositions of ferric ops where PyTorch has one
     # fused kernel node; the graph is kept (test_graph_kept_as_in_pytorch), only the
     # last node's class name differs
@@ -233,6 +234,9 @@ NODE_XFAIL: dict[str, str] = {
             "select_scatter", "slice_scatter", "diagonal_scatter")))},
     **{f"ferric.{n}_": _INPLACE_HYPERBOLIC
        for n in ("asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh")},
+    **{f"{w}.conj_physical_": "a real tensor's conj_physical_ changes nothing, so ferric "
+                              "records no node; PyTorch records ConjPhysicalBackward1"
+       for w in ("ferric", "Tensor")},
     "Tensor.polygamma_": "PyTorch records in-place polygamma_ under its second derivative "
                          "entry (PolygammaBackward1); ferric uses PolygammaBackward0",
 }

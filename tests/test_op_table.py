@@ -394,7 +394,8 @@ NOT_OPS = {
 }
 # Dunders that are operators (the others are Python protocol plumbing).
 OPERATOR_DUNDERS = {f"__{p}{n}__" for n in (
-    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift",
+    "rshift",
 ) for p in ("", "r", "i")} | {"__neg__", "__pos__", "__abs__", "__invert__", "__eq__", "__ne__",
                               "__lt__", "__le__", "__gt__", "__ge__", "__getitem__",
                               "__setitem__", "__len__", "__iter__", "__bool__", "__float__",

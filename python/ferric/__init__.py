@@ -47,6 +47,31 @@ from ._composite_ops import (  # noqa: E402
     nanquantile,
     quantile,
 )
+from ._extra_ops import (  # noqa: E402
+    bartlett_window,
+    blackman_window,
+    chain_matmul,
+    conj,
+    conj_physical,
+    conj_physical_,
+    empty_strided,
+    float_power,
+    frexp,
+    hamming_window,
+    hann_window,
+    index_copy,
+    inner,
+    is_conj,
+    is_neg,
+    kaiser_window,
+    narrow_copy,
+    range,
+    renorm,
+    resolve_conj,
+    resolve_neg,
+    signbit,
+    triangular_solve,
+)
 from ._functions import (  # noqa: E402
     adaptive_max_pool1d,
     allclose,
@@ -73,6 +98,9 @@ from ._linalg_aliases import (  # noqa: E402
 from ._linalg_aliases import qr_ as qr  # noqa: E402
 from ._linalg_aliases import slogdet_ as slogdet  # noqa: E402
 from ._linalg_aliases import svd_ as svd  # noqa: E402
+from ._lu import lu_deprecated as lu  # noqa: E402
+from ._lu import lu_solve_deprecated as lu_solve  # noqa: E402
+from ._lu import lu_unpack  # noqa: E402
 from ._shape_ops import (  # noqa: E402
     block_diag,
     cartesian_prod,

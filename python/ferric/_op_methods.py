@@ -6,6 +6,8 @@ forms write the result back with PyTorch's shape and dtype checks."""
 from __future__ import annotations
 
 from . import _composite_ops as C
+from . import _extra_ops as X
+from . import _lu
 from . import _shape_ops as S
 from ._core import Tensor
 
@@ -182,11 +184,62 @@ def trace(self) -> Tensor:
     return S.trace(self)
 
 
+# ``_extra_ops``: methods that forward to the function and share its docstring, and the
+# in-place forms defined there with ``self`` first
+_EXTRA = {n: getattr(X, n) for n in (
+    "float_power", "signbit", "frexp", "conj", "conj_physical", "resolve_conj",
+    "resolve_neg", "is_conj", "is_neg", "inner", "index_copy", "renorm", "narrow_copy",
+    "triangular_solve")}
+_EXTRA["lu"] = _lu.lu_deprecated
+_EXTRA["lu_solve"] = _lu.lu_solve_deprecated
+_EXTRA_INPLACE = {n: getattr(X, n) for n in ("float_power_", "index_copy_", "renorm_")}
+_EXTRA["conj_physical_"] = X.conj_physical_
+
+
+_NO_ARGS = ("conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "conj_physical_")
+_OUT_ONLY = ("signbit", "frexp", "conj_physical")
+
+
+def _forward(fn, name: str):
+    if name in _NO_ARGS:
+        def method(self):
+            return fn(self)
+    elif name in _OUT_ONLY:
+        def method(self, *, out=None):
+            return fn(self, out=out)
+    else:
+        def method(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def arctan2_(self, other):
+    """arctan2_(other) -> Tensor
+
+    In-place version of :func:`ferric.arctan2` (an alias of :meth:`Tensor.atan2_`).
+
+    Example:
+        >>> import ferric
+        >>> x = ferric.tensor([1.0, -1.0])
+        >>> x.arctan2_(ferric.tensor([1.0, 1.0]))
+        tensor([ 0.7854, -0.7854])
+    """
+    return self.atan2_(other)
+
+
 def install() -> None:
     """Attaches the methods (never replacing one the Rust class defines)."""
     methods = {n: _method(f, n) for n, f in _PLAIN.items()}
+    methods.update({n: _forward(f, n) for n, f in _EXTRA.items()})
+    methods.update(_EXTRA_INPLACE)
     methods.update({n: _inplace(f, n) for n, f in _INPLACE.items()})
     methods["trace"] = trace
     for name, fn in methods.items():
         if name not in Tensor.__dict__:
             setattr(Tensor, name, fn)
+    # the table's generated alias in-place form has no example in its docstring; this
+    # one documents it (and forwards to the same kernel)
+    Tensor.arctan2_ = arctan2_

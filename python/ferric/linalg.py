@@ -57,6 +57,11 @@ __all__ = [
     "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
 ]
 
+# LU (composed in Python, ``ferric._lu``)
+from ._lu import lu, lu_factor, lu_factor_ex, lu_solve  # noqa: E402
+
+__all__ += ["lu", "lu_factor", "lu_factor_ex", "lu_solve"]
+
 # the functions print and pickle under their public home
 for _name in __all__:
     _obj = globals()[_name]

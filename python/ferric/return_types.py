@@ -12,15 +12,20 @@ __all__ = [
     "aminmax",
     "cummax",
     "cummin",
+    "frexp",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eigh",
     "linalg_inv_ex",
+    "linalg_lu",
+    "linalg_lu_factor",
+    "linalg_lu_factor_ex",
     "linalg_lstsq",
     "linalg_qr",
     "linalg_slogdet",
     "linalg_solve_ex",
     "linalg_svd",
+    "lu_unpack",
     "max",
     "median",
     "min",
@@ -31,6 +36,7 @@ __all__ = [
     "sort",
     "svd",
     "topk",
+    "triangular_solve",
 ]
 
 
@@ -89,3 +95,9 @@ linalg_lstsq = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular
 slogdet = _make("slogdet", ("sign", "logabsdet"))
 qr = _make("qr", ("Q", "R"))
 svd = _make("svd", ("U", "S", "V"))
+linalg_lu = _make("linalg_lu", ("P", "L", "U"))
+linalg_lu_factor = _make("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _make("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+lu_unpack = _make("lu_unpack", ("P", "L", "U"))
+frexp = _make("frexp", ("mantissa", "exponent"))
+triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))

@@ -5,6 +5,7 @@ pub mod conv;
 pub mod linalg;
 pub mod matmul;
 pub mod num;
+pub mod pointwise;
 pub mod poly;
 pub mod reduce;
 pub mod simd;

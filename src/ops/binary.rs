@@ -8,7 +8,7 @@ use crate::dtype::{DType, Element, ResultType, Scalar};
 use crate::error::{fmt_shape, Error, Result};
 use crate::kernels::simd::{self, Arg};
 use crate::kernels::strided::{self, Zip2, ZipFn, ZipInPlace};
-use crate::kernels::{bessel, poly, special};
+use crate::kernels::{bessel, pointwise, poly, special};
 use crate::memory_order::Order;
 use crate::shape::broadcast_shapes;
 use crate::storage::try_output_vec;
@@ -207,8 +207,33 @@ fn plan_types(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> 
         Operand::S(s) => matches!(s, Scalar::Bool(_)),
     };
     Ok(match op {
-        Div | Atan2 | Xlogy | SpecialXlog1py | SpecialZeta => {
+        Div | Atan2 | Xlogy | SpecialXlog1py | SpecialZeta | Copysign | Ldexp => {
             (common.to_float(), common.to_float())
+        }
+        // float-only kernels (PyTorch's `"<op>_cpu" not implemented for 'Long'`);
+        // nextafter's half types would need steps of their own width
+        Hypot | Logaddexp | Logaddexp2 | Nextafter
+            if !common.is_float()
+                || (op == Nextafter && matches!(common, DType::F16 | DType::BF16)) =>
+        {
+            return Err(Error::dtype_not_implemented(
+                &format!("{}_cpu", op.name()),
+                common,
+            ));
+        }
+        Gcd | Lcm | LeftShift | RightShift if common.is_float() || common == DType::Bool => {
+            let kernel = match op {
+                LeftShift => "lshift_cpu".to_string(),
+                RightShift => "rshift_cpu".to_string(),
+                _ => format!("{}_cpu", op.name()),
+            };
+            return Err(Error::dtype_not_implemented(&kernel, common));
+        }
+        Heaviside if operand_dtype(a, common) != operand_dtype(b, common) => {
+            return Err(Error::runtime(
+                "heaviside",
+                "heaviside is not yet implemented for tensors with different dtypes.",
+            ));
         }
         _ if no_half_kernel(op) => {
             // PyTorch's kernels of these ops exist for float32 / float64 only (and the
@@ -257,6 +282,14 @@ fn plan_types(op: BinaryOp, a: &Operand, b: &Operand) -> Result<(DType, DType)> 
         }
         _ => (common, common),
     })
+}
+
+/// A tensor operand's dtype (`common` for a Python number).
+fn operand_dtype(o: &Operand, common: DType) -> DType {
+    match o {
+        Operand::T(t) => t.dtype(),
+        Operand::S(_) => common,
+    }
 }
 
 /// Validates an op's operand dtypes without computing it (e.g. `sub` with a bool operand

@@ -1,6 +1,7 @@
 //! Tensor ops, one file per family. Each op validates its inputs, then calls a kernel.
 
 pub mod binary;
+pub mod binary_table;
 pub mod compute;
 pub mod config;
 pub mod conv;

@@ -169,7 +169,9 @@ macro_rules! binary_rules {
             need: (bool, bool),
         ) -> Result<Pair> {
             #[allow(unused_imports)]
-            use expr::{same, E};
+            use expr::{same, un, zeros_like, E};
+            #[allow(unused_imports)]
+            use crate::ops::unary::UnaryOp::{Exp, Exp2};
             match op {
                 $(BinaryOp::$v => bin_formulas!(g, a, b, need; $($grad)*),)*
             }
@@ -213,8 +215,9 @@ pub fn binary(op: BinaryOp, a: Arg, b: Arg) -> Result<Var> {
     };
     // PyTorch numbers the overloads with a Python number: self (1) or other (2); fmod and
     // remainder by a tensor are their second overload
-    use BinaryOp::{Fmod, Pow, Rem, SpecialXlog1py, SpecialZeta, Xlogy};
+    use BinaryOp::{Copysign, Fmod, Pow, Rem, SpecialXlog1py, SpecialZeta, Xlogy};
     let name = match (op, a_is_t, b_is_t) {
+        (Copysign, _, false) => "CopysignBackward1",
         (Pow, _, false) => "PowBackward0",
         (Pow, false, _) => "PowBackward2",
         (Fmod, _, true) => "FmodBackward1",

@@ -160,3 +160,36 @@ pub fn xlogy_a(_a: &SVal, b: &SVal) -> E {
 pub fn xlog1py_a(_a: &SVal, b: &SVal) -> E {
     un(UnaryOp::Log1p, b)
 }
+
+/// copysign's gradient in `a`: `g * copysign(a, b) / a`, 0 where `a` is 0 (PyTorch's
+/// `copysign_tensor_self_backward`; the ratio is a constant of the data).
+pub fn copysign_a(g: &Var, a: &SVal, b: &SVal) -> Result<Var> {
+    let r = raw(BinaryOp::Copysign, a.operand(), b.operand())?;
+    let ratio = raw(BinaryOp::Div, Operand::T(&r), a.operand())?;
+    let zero = raw(BinaryOp::Eq, a.operand(), Operand::S(Scalar::Int(0)))?;
+    let ratio = crate::ops::unary::masked_zero(&ratio, &zero)?;
+    (g * &Var::plain(ratio)).var()
+}
+
+/// `hypot(a, b)` as a formula value (the denominator of hypot's gradients).
+pub fn hypot(a: &SVal, b: &SVal) -> E {
+    super::expr::apply(BinaryOp::Hypot, a.into(), b.into())
+}
+
+/// fmax / fmin's gradients: `input` takes it where it won or tied, or `other` is NaN
+/// (`a >= b || isnan(b)` for fmax, `<=` for fmin); `other` takes it elsewhere.
+pub fn fmaxmin(g: &Var, a: &SVal, b: &SVal, max: bool, for_a: bool) -> Result<Var> {
+    let cmp = raw(
+        if max { BinaryOp::Ge } else { BinaryOp::Le },
+        a.operand(),
+        b.operand(),
+    )?;
+    let b_nan = raw(BinaryOp::Ne, b.operand(), b.operand())?;
+    let a_wins = raw(BinaryOp::LogicalOr, Operand::T(&cmp), Operand::T(&b_nan))?;
+    let zero_where = if for_a {
+        raw_unary(UnaryOp::LogicalNot, &a_wins)?
+    } else {
+        a_wins
+    };
+    masked_zero(g, &zero_where)
+}
