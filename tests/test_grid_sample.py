@@ -33,6 +33,8 @@ def _close(a, b, tol) -> bool:
             _close(x, y, tol) for x, y in zip(a, b, strict=True))
     if a is None or b is None:
         return a is b
+    if math.isnan(a):
+        return math.isnan(b)
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
 
 

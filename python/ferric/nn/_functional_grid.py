@@ -138,14 +138,14 @@ def _reflect(coord, twice_low, twice_high):
 
 def _pad_coord(coord, size, padding_mode, align_corners):
     """The padding mode applied to a pixel coordinate."""
-    if padding_mode == "border":
-        return coord.clamp(0, size - 1)
+    if padding_mode == "border":  # a NaN coordinate clips to 0, as in PyTorch's kernel
+        return coord.clamp(0, size - 1).nan_to_num(0.0)
     if padding_mode == "reflection":
         if align_corners:
             coord = _reflect(coord, 0, 2 * (size - 1))
         else:
             coord = _reflect(coord, -1, 2 * size - 1)
-        return coord.clamp(0, size - 1)
+        return coord.clamp(0, size - 1).nan_to_num(0.0)
     return coord
 
 
@@ -166,7 +166,9 @@ class _Gatherer:
         for c, s in zip(coords, self.sizes, strict=True):
             ok = (c >= 0) & (c <= s - 1)
             valid = ok if valid is None else valid & ok
-            i = c.detach().clamp(0, s - 1).to(_core.int64) * stride
+            # out-of-range and NaN points read index 0 (masked to 0 below)
+            i = _core.where(ok, c.detach(), _core.zeros((), dtype=c.dtype)).to(
+                _core.int64) * stride
             index = i if index is None else index + i
             stride *= s
         length = index.shape[1]
