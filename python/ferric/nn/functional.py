@@ -92,6 +92,7 @@ from ._functional_fractional import (
     fractional_max_pool3d,
     fractional_max_pool3d_with_indices,
 )
+from ._functional_grid import affine_grid, grid_sample
 from ._functional_interp import (
     interpolate,
     upsample,
@@ -153,7 +154,8 @@ __all__ = [
     "tanhshrink", "threshold", "unfold",
 ]
 __all__ += [
-    "channel_shuffle", "ctc_loss", "embedding_bag", "interpolate", "local_response_norm",
+    "affine_grid", "channel_shuffle", "ctc_loss", "embedding_bag", "grid_sample",
+    "interpolate", "local_response_norm",
     "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
     "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle", "rrelu", "rrelu_",
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "upsample",
