@@ -119,6 +119,11 @@ from . import onnx, profiler  # noqa: E402
 
 __all__ += ["onnx"]
 
+# composable function transforms (torch.func: grad, vmap, jacrev, functional_call, ...)
+from . import func  # noqa: E402
+
+__all__ += ["func"]
+
 # interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
 # summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).
 from ._config import show_config  # noqa: E402
