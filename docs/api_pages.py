@@ -33,6 +33,8 @@ MODULES = [
     ("ferric.optim.lr_scheduler", "ferric.optim.lr_scheduler", "Learning-rate schedules."),
     ("ferric.autograd", "ferric.autograd", "Gradients, grad modes, custom functions, "
      "gradient checks."),
+    ("ferric.func", "ferric.func", "Function transforms: ``grad``, ``vmap``, ``jacrev``, "
+     "``hessian``, ``jvp``, ``vjp``, ``functional_call`` (``torch.func``)."),
     ("ferric.autograd.graph", "ferric.autograd.graph", "The recorded graph's nodes and "
      "drawing them."),
     ("ferric.autograd.profiler", "ferric.autograd.profiler", "The older profiler API "
