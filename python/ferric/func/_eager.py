@@ -56,10 +56,13 @@ def _wrap(x: Tensor) -> Tensor:
 
 
 def _lift(leaves):
-    """(wrapped leaves, whether an outer level differentiates through them)."""
+    """(wrapped leaves, whether an outer level differentiates through them). An outer
+    ``no_grad`` hides the inputs' own graph (as PyTorch's regular autograd level is then
+    off), but the transform itself still differentiates ``func``."""
     _check_tensors(leaves)
-    outer = any(x.requires_grad for x in leaves)
-    return [_wrap(x) for x in leaves], outer
+    outer = _core.is_grad_enabled() and any(x.requires_grad for x in leaves)
+    with enable_grad():
+        return [_wrap(x) if outer else x.detach().requires_grad_() for x in leaves], outer
 
 
 def _grads(outs, ins, grad_outputs, create_graph: bool):
@@ -235,8 +238,10 @@ def vjp(func, *primals, has_aux=False):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and "
                     f"output[{i}] has a shape of {o.shape}.")
-        cg = outer or any(c.requires_grad for c in ct_leaves) if create_graph is None \
-            else create_graph
+        if create_graph is None:
+            cg = outer or (_core.is_grad_enabled() and any(c.requires_grad for c in ct_leaves))
+        else:
+            cg = create_graph
         with enable_grad():
             gs = _grads(out_leaves, ins, ct_leaves, cg)
         return _pytree.unflatten([_done(g, cg) for g in gs], spec)
@@ -300,7 +305,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 f"the original Tensor, this is not supported. Tensor is of size "
                 f"{list(p.shape)} while the given forward gradient is of size {list(t.shape)}.")
     ins, outer = _lift(p_leaves)
-    outer = outer or any(t.requires_grad for t in t_leaves)
+    outer = outer or (_core.is_grad_enabled() and any(t.requires_grad for t in t_leaves))
     with enable_grad():
         out = func(*_pytree.unflatten(ins, p_spec))
         aux = None
