@@ -121,8 +121,9 @@ __all__ += ["onnx"]
 
 # composable function transforms (torch.func: grad, vmap, jacrev, functional_call, ...)
 from . import func  # noqa: E402
+from .func import vmap  # noqa: E402
 
-__all__ += ["func"]
+__all__ += ["func", "vmap"]
 
 # interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
 # summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).
