@@ -14,9 +14,9 @@ class DataParallel(Module):
 
     Args:
         module (Module): the module to run.
-        device_ids (list of int or device, optional): ignored without GPUs;
+        device_ids (list, optional): GPU indices; ignored without GPUs;
             ``device_ids`` is ``[]`` as in PyTorch.
-        output_device (int or device, optional): ignored without GPUs.
+        output_device (int, optional): ignored without GPUs.
         dim (int): the batch dimension the inputs would be scattered along (default 0);
             unused without GPUs.
 
