@@ -17,6 +17,7 @@ import functools
 from .. import _core
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import no_grad as _no_grad
 from . import _pytree
 
 Tensor = _core.Tensor
@@ -327,6 +328,48 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         return o_done, j_done, _pytree.unflatten([_done(a, outer) for a in aux_leaves],
                                                  aux_spec)
     return o_done, j_done
+
+
+def linearize(func, *primals):
+    """``torch.func.linearize``: ``(func(*primals), jvp_fn)`` where ``jvp_fn(*tangents)``
+    is the Jacobian-vector product at ``primals`` (cheap to call again for many tangents
+    in PyTorch, which traces ``func`` once; ferric reruns :func:`jvp` on each call, with
+    the same values).
+
+    Args:
+        func (callable): takes the primals and returns a tensor or pytree of tensors.
+        *primals: tensors (or pytrees of tensors) to linearize at.
+
+    Example:
+        >>> import ferric
+        >>> from ferric.func import linearize
+        >>> out, jvp_fn = linearize(lambda x: x ** 2, ferric.tensor([1.0, 3.0]))
+        >>> jvp_fn(ferric.tensor([1.0, 1.0]))
+        tensor([2., 6.])
+    """
+    p_leaves, p_spec = _pytree.flatten(primals)
+    _check_tensors(p_leaves)
+    with _no_grad():
+        out = func(*primals)
+    out_leaves, out_spec = _pytree.flatten(out)
+    _check_outputs(out_leaves, "linearize(f, *primals)")
+    out = _pytree.unflatten([o.detach() for o in out_leaves], out_spec)
+
+    def jvp_fn(*tangents):
+        t_leaves, t_spec = _pytree.flatten(tangents)
+        if _pytree.spec_str(t_spec) != _pytree.spec_str(p_spec):
+            raise RuntimeError(f"Expected the tangents {_pytree.spec_str(t_spec)} to have the "
+                               f"same argspec as the primals {_pytree.spec_str(p_spec)}")
+        _check_tensors(t_leaves)
+        for i, (t, p) in enumerate(zip(t_leaves, p_leaves, strict=True)):
+            if tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(
+                    f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the "
+                    f"shape {p.shape} of the corresponding primal.")
+        with _no_grad():
+            return jvp(func, primals, tangents)[1]
+
+    return out, jvp_fn
 
 
 def _jacobian(func, argnums, has_aux, api):

@@ -170,3 +170,34 @@ def stack_module_state(models):
     bnames = [n for n, _ in models[0].named_buffers()]
     buffers = {n: _stacked([dict(m.named_buffers())[n] for m in models], n) for n in bnames}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """``torch.func.replace_all_batch_norm_modules_``: in place, makes every BatchNorm
+    module of ``root`` (``root`` itself included) stop tracking running statistics:
+    ``running_mean``, ``running_var`` and ``num_batches_tracked`` become None and
+    ``track_running_stats`` False, so the modules always normalise with the batch's own
+    statistics (the state ``vmap`` over a model with BatchNorm needs in PyTorch).
+
+    Args:
+        root (nn.Module): the module to update.
+
+    Returns:
+        ``root``.
+
+    Example:
+        >>> import ferric
+        >>> from ferric.func import replace_all_batch_norm_modules_
+        >>> net = ferric.nn.Sequential(ferric.nn.BatchNorm1d(3), ferric.nn.ReLU())
+        >>> net = replace_all_batch_norm_modules_(net)
+        >>> net[0].running_mean is None, net[0].track_running_stats
+        (True, False)
+    """
+    for m in root.modules():
+        is_bn = any(c.__name__ == "_BatchNorm" for c in type(m).__mro__)
+        if is_bn and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root
