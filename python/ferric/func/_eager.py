@@ -228,12 +228,15 @@ def vjp(func, *primals, has_aux=False):
 
     def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
         ct_leaves, ct_spec = _pytree.flatten(cotangents)
-        if num_leaves_differ(ct_spec, out_spec):
+        if _pytree.spec_str(ct_spec) != _pytree.spec_str(out_spec):
             raise RuntimeError(
                 "Expected pytree structure of cotangents to be the same as pytree structure "
-                f"of outputs to the function. cotangents: {_pytree.spec_str(ct_spec)}, "
-                f"primal output: {_pytree.spec_str(out_spec)}")
-        _check_tensors(ct_leaves, "vjp_fn")
+                f"of outputs to the function. cotangents: {_pytree.spec_pprint(ct_spec)}, "
+                f"primal output: {_pytree.spec_pprint(out_spec)}")
+        for c in ct_leaves:
+            if not isinstance(c, Tensor):
+                raise TypeError("gradients can be either Tensors or None, but got "
+                                f"{type(c).__name__}")
         for i, (c, o) in enumerate(zip(ct_leaves, out_leaves, strict=True)):
             if tuple(c.shape) != tuple(o.shape):
                 raise RuntimeError(
@@ -253,10 +256,6 @@ def vjp(func, *primals, has_aux=False):
         return out_done, vjp_fn, _pytree.unflatten([_done(a, outer) for a in aux_leaves],
                                                   aux_spec)
     return out_done, vjp_fn
-
-
-def num_leaves_differ(a, b) -> bool:
-    return _pytree.spec_str(a) != _pytree.spec_str(b)
 
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):

@@ -26,9 +26,7 @@ def _flatten(obj, leaves):
 
 def unflatten(leaves, spec):
     """Rebuilds the structure ``spec`` (from :func:`flatten`) with ``leaves``."""
-    it = iter(leaves)
-    out = _unflatten(it, spec)
-    return out
+    return _unflatten(iter(leaves), spec)
 
 
 def _unflatten(it, spec):
@@ -43,12 +41,6 @@ def _unflatten(it, spec):
     return kind(*items)  # a namedtuple
 
 
-def num_leaves(spec) -> int:
-    if spec is LEAF:
-        return 1
-    return sum(num_leaves(c) for c in spec[2])
-
-
 def spec_str(spec) -> str:
     """PyTorch's ``TreeSpec`` repr on one line (``*`` for a leaf)."""
     if spec is LEAF:
@@ -57,11 +49,12 @@ def spec_str(spec) -> str:
     return f"TreeSpec({kind.__name__}, {keys!r}, [{', '.join(spec_str(c) for c in children)}])"
 
 
-def broadcast_prefix(prefix, obj, prefix_spec_ok) -> list | None:
+def broadcast_prefix(prefix, obj, is_leaf) -> list | None:
     """The leaves of ``prefix`` (a tree that is a prefix of ``obj``'s structure) repeated
-    over the leaves of ``obj`` below them; ``None`` when ``prefix`` does not fit."""
+    over the leaves of ``obj`` below them (``is_leaf`` says what a leaf of ``prefix`` is);
+    ``None`` when ``prefix`` does not fit."""
     out: list = []
-    if not _broadcast(prefix, obj, out, prefix_spec_ok):
+    if not _broadcast(prefix, obj, out, is_leaf):
         return None
     return out
 
@@ -72,8 +65,8 @@ def _broadcast(prefix, obj, out, is_leaf) -> bool:
         out.extend([prefix] * n)
         return True
     if isinstance(prefix, (tuple, list)):
-        if not isinstance(obj, (tuple, list)) or type(prefix) is not type(obj) and not (
-                isinstance(prefix, tuple) and isinstance(obj, tuple)) or len(prefix) != len(obj):
+        same_kind = isinstance(obj, tuple if isinstance(prefix, tuple) else list)
+        if not same_kind or len(prefix) != len(obj):
             return False
         return all(_broadcast(p, o, out, is_leaf) for p, o in zip(prefix, obj, strict=True))
     if isinstance(prefix, dict):
@@ -81,3 +74,17 @@ def _broadcast(prefix, obj, out, is_leaf) -> bool:
             return False
         return all(_broadcast(prefix[k], obj[k], out, is_leaf) for k in obj)
     return False
+
+
+def spec_pprint(spec) -> str:
+    """The structure in Python syntax with ``*`` for leaves (``(*, [*, *])``), as
+    PyTorch's ``treespec_pprint`` prints it."""
+    if spec is LEAF:
+        return "*"
+    kind, keys, children = spec
+    parts = [spec_pprint(c) for c in children]
+    if keys is not None:
+        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(keys, parts, strict=True)) + "}"
+    if issubclass(kind, list):
+        return "[" + ", ".join(parts) + "]"
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
