@@ -371,14 +371,24 @@ def linearize(func, *primals):
     return out, jvp_fn
 
 
-def _jacobian(func, argnums, has_aux, api):
+RANDOM_IN_ERROR_MODE = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+    "of vmap")
+
+
+def _jacobian(func, argnums, has_aux, api, randomness=None):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _check_argnums(argnums, len(args))
         leaves, spec, rebuild = _select_args(args, nums)
         ins, outer = _lift(leaves)
         with enable_grad():
+            state = _core.get_rng_state() if randomness == "error" else None
             out = func(*rebuild(ins), **kwargs)
+            # PyTorch's jacfwd vmaps func over the tangents, with vmap's randomness rule
+            if state is not None and not bool((_core.get_rng_state() == state).all()):
+                raise RuntimeError(RANDOM_IN_ERROR_MODE)
             aux = None
             if has_aux:
                 if not (isinstance(out, tuple) and len(out) == 2):
@@ -459,8 +469,9 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         argnums (int or tuple of ints): the positional arguments to differentiate.
         has_aux (bool): ``func`` returns ``(output, aux)``; the result is
             ``(jacobian, aux)``.
-        randomness (str): ``'error'``, ``'same'`` or ``'different'``, as PyTorch's
-            (``func`` is run once, so the choice does not change the result).
+        randomness (str): ``'error'`` (default) raises if ``func`` draws random
+            numbers (PyTorch's jacfwd runs ``func`` under ``vmap``); ``'same'`` and
+            ``'different'`` allow it (``func`` runs once here, so both give one draw).
 
     Example:
         >>> import ferric
@@ -472,7 +483,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     if randomness not in ("error", "different", "same"):
         raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")
-    return _jacobian(func, argnums, has_aux, "jacfwd")
+    return _jacobian(func, argnums, has_aux, "jacfwd", randomness)
 
 
 def hessian(func, argnums=0):

@@ -14,6 +14,7 @@ import functools
 
 from .. import _core
 from . import _pytree
+from ._eager import RANDOM_IN_ERROR_MODE
 
 Tensor = _core.Tensor
 
@@ -163,10 +164,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             results.append(func(*_pytree.unflatten(ex, spec), **kwargs))
             if randomness == "error" and b == 0 and not bool(
                     (_core.get_rng_state() == state).all()):
-                raise RuntimeError(
-                    "vmap: called random operation while in randomness error mode. Please "
-                    "either use the 'same' or 'different' randomness flags on vmap or perform "
-                    "the randomness operation out of vmap")
+                raise RuntimeError(RANDOM_IN_ERROR_MODE)
         if batch == 0:
             raise ValueError(f"vmap({_fname(func)}, ...)(<inputs>): the mapped dimension has "
                              "size 0; ferric runs func per example and needs at least one")
