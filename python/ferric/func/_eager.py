@@ -12,6 +12,7 @@ differentiate them again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from .. import _core
@@ -56,12 +57,29 @@ def _wrap(x: Tensor) -> Tensor:
     return x.detach().requires_grad_()
 
 
+# how many transforms are running ``func`` (or differentiating it) right now: inside one,
+# every result must stay differentiable, since ``func`` may close over an enclosing
+# transform's inputs (``grad(lambda x: grad(lambda y: f(x, y))(y0))``)
+_DEPTH = [0]
+
+
+@contextlib.contextmanager
+def _level():
+    """Grad mode on and the transform depth raised while a transform runs ``func``."""
+    _DEPTH[0] += 1
+    try:
+        with enable_grad():
+            yield
+    finally:
+        _DEPTH[0] -= 1
+
+
 def _lift(leaves):
     """(wrapped leaves, whether an outer level differentiates through them). An outer
     ``no_grad`` hides the inputs' own graph (as PyTorch's regular autograd level is then
     off), but the transform itself still differentiates ``func``."""
     _check_tensors(leaves)
-    outer = _core.is_grad_enabled() and any(x.requires_grad for x in leaves)
+    outer = _DEPTH[0] > 0 or (_core.is_grad_enabled() and any(x.requires_grad for x in leaves))
     with enable_grad():
         return [_wrap(x) if outer else x.detach().requires_grad_() for x in leaves], outer
 
@@ -125,7 +143,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         nums = _check_argnums(argnums, len(args))
         leaves, spec, rebuild = _select_args(args, nums)
         ins, outer = _lift(leaves)
-        with enable_grad():
+        with _level():
             out = func(*rebuild(ins), **kwargs)
             aux = None
             if has_aux:
@@ -215,7 +233,7 @@ def vjp(func, *primals, has_aux=False):
     """
     leaves, spec = _pytree.flatten(primals)
     ins, outer = _lift(leaves)
-    with enable_grad():
+    with _level():
         out = func(*_pytree.unflatten(ins, spec))
         aux = None
         if has_aux:
@@ -246,7 +264,7 @@ def vjp(func, *primals, has_aux=False):
             cg = outer or (_core.is_grad_enabled() and any(c.requires_grad for c in ct_leaves))
         else:
             cg = create_graph
-        with enable_grad():
+        with _level():
             gs = _grads(out_leaves, ins, ct_leaves, cg)
         return _pytree.unflatten([_done(g, cg) for g in gs], spec)
 
@@ -306,7 +324,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 f"{list(p.shape)} while the given forward gradient is of size {list(t.shape)}.")
     ins, outer = _lift(p_leaves)
     outer = outer or (_core.is_grad_enabled() and any(t.requires_grad for t in t_leaves))
-    with enable_grad():
+    with _level():
         out = func(*_pytree.unflatten(ins, p_spec))
         aux = None
         if has_aux:
@@ -383,7 +401,7 @@ def _jacobian(func, argnums, has_aux, api, randomness=None):
         nums = _check_argnums(argnums, len(args))
         leaves, spec, rebuild = _select_args(args, nums)
         ins, outer = _lift(leaves)
-        with enable_grad():
+        with _level():
             state = _core.get_rng_state() if randomness == "error" else None
             out = func(*rebuild(ins), **kwargs)
             # PyTorch's jacfwd vmaps func over the tangents, with vmap's randomness rule
