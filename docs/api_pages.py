@@ -39,6 +39,8 @@ MODULES = [
     ("ferric.optim.lr_scheduler", "ferric.optim.lr_scheduler", "Learning-rate schedules."),
     ("ferric.autograd", "ferric.autograd", "Gradients, grad modes, custom functions, "
      "gradient checks."),
+    ("ferric.func", "ferric.func", "Function transforms: ``grad``, ``vmap``, ``jacrev``, "
+     "``hessian``, ``jvp``, ``vjp``, ``functional_call`` (``torch.func``)."),
     ("ferric.autograd.graph", "ferric.autograd.graph", "The recorded graph's nodes and "
      "drawing them."),
     ("ferric.autograd.profiler", "ferric.autograd.profiler", "The older profiler API "
@@ -47,8 +49,6 @@ MODULES = [
      "``record_function``, schedules, Chrome traces."),
     ("ferric.autograd.functional", "ferric.autograd.functional", "Jacobians, Hessians and "
      "vector products of a function."),
-    ("ferric.func", "ferric.func", "Function transforms: ``grad``, ``vjp``, ``jacrev``, "
-     "``hessian``, ``functional_call``."),
     ("ferric.utils.checkpoint", "ferric.utils.checkpoint", "Activation checkpointing."),
     ("ferric.random", "ferric.random", "The CPU generator's seed and state, ``fork_rng``."),
     ("ferric.utils.data", "ferric.utils.data", "Datasets, samplers and ``DataLoader``."),

@@ -148,6 +148,11 @@ from . import onnx, profiler  # noqa: E402
 __all__ += ["onnx"]
 
 from . import distributions  # noqa: E402  (torch.distributions, docs/distributions.md)
+# composable function transforms (torch.func: grad, vmap, jacrev, functional_call, ...)
+from . import func  # noqa: E402
+from .func import vmap  # noqa: E402
+
+__all__ += ["func", "vmap"]
 
 # interop and introspection: DLPack import (export is `Tensor.__dlpack__`), and the build
 # summary for bug reports. Pickling hooks live in `_pickle` (imported by the extension).
@@ -202,7 +207,7 @@ __all__ += ["special"]
 # script boilerplate and the names PyTorch scripts reach for (docs/extra_ops.md):
 # constants and flags, shape/array helpers, torch.X spellings of functional ops, the
 # top-level in-place forms, ferric.random, autograd.functional, utils.checkpoint
-from . import _extra_flags, _extra_methods, _extra_more, _extra_nn, _extra_shape, func, random  # noqa: E402, I001
+from . import _extra_flags, _extra_methods, _extra_more, _extra_nn, _extra_shape, random  # noqa: E402, I001
 
 for _mod in (_extra_flags, _extra_shape, _extra_nn, _extra_more):
     for _name in dir(_mod):
@@ -217,7 +222,7 @@ for _mod in (_extra_flags, _extra_shape, _extra_nn, _extra_more):
                 __all__.append(_name)
 del _mod, _name, _obj
 _extra_methods.install()
-__all__ += ["func", "random"]
+__all__ += ["random"]
 
 # FERRIC_SIMD / FERRIC_NUM_THREADS values the kernels cannot use are ignored: say so once
 _warn_about_environment()

@@ -205,6 +205,10 @@ def equal(input: Tensor, other: Tensor) -> bool:
         >>> ferric.equal(ferric.tensor([1, 2]), ferric.tensor([[1, 2]]))
         False
     """
+    for name, pos, value in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"equal(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(value).__name__}")
     if input.shape != other.shape:
         return False
     return bool((input == other).all())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import textwrap
 import warnings
 
-from . import _core
+from . import _core, _functions
 from . import _linalg_aliases as _la
 from ._core import Tensor
 from ._device import _check_device
@@ -248,7 +248,29 @@ def is_pinned(self, device=None):
     return False
 
 
+def equal(self, other) -> bool:
+    """``Tensor.equal(other)``: True if ``other`` has this tensor's shape and elements
+    (the method form of :func:`ferric.equal`; dtypes are promoted, NaN is not equal to
+    itself).
+
+    Args:
+        other (Tensor): the tensor to compare with.
+
+    Example:
+        >>> import ferric
+        >>> ferric.tensor([1.0, 2.0]).equal(ferric.tensor([1, 2]))
+        True
+        >>> ferric.tensor([1.0, 2.0]).equal(ferric.tensor([[1.0, 2.0]]))
+        False
+    """
+    if not isinstance(other, Tensor):
+        raise TypeError("equal(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return _functions.equal(self, other)
+
+
 _METHODS = {
+    "equal": equal,
     "new_tensor": new_tensor,
     "new_empty": _factory(_core.empty, "new_empty"),
     "new_zeros": _factory(_core.zeros, "new_zeros"),

@@ -15,7 +15,8 @@ from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .modules.module import Module
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = [*_modules_all, "Buffer", "Module", "Parameter", "functional", "init", "parallel",
-           "utils", "UninitializedBuffer", "UninitializedParameter"]
+__all__ = [*_modules_all, "Buffer", "DataParallel", "Module", "Parameter", "functional",
+           "init", "parallel", "utils", "UninitializedBuffer", "UninitializedParameter"]

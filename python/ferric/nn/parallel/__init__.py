@@ -1,5 +1,7 @@
-"""``ferric.nn.parallel``: ``DistributedDataParallel`` (``torch.nn.parallel``)."""
+"""``ferric.nn.parallel``: ``DistributedDataParallel`` and ``DataParallel``
+(``torch.nn.parallel``)."""
 
+from .data_parallel import DataParallel
 from .distributed import DistributedDataParallel
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel"]
