@@ -147,9 +147,9 @@ from . import onnx, profiler  # noqa: E402
 
 __all__ += ["onnx"]
 
-from . import distributions  # noqa: E402  (torch.distributions, docs/distributions.md)
-# composable function transforms (torch.func: grad, vmap, jacrev, functional_call, ...)
-from . import func  # noqa: E402
+# torch.distributions (docs/distributions.md) and the composable function transforms
+# (torch.func: grad, vmap, jacrev, functional_call, ...)
+from . import distributions, func  # noqa: E402
 from .func import vmap  # noqa: E402
 
 __all__ += ["func", "vmap"]
