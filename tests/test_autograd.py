@@ -27,6 +27,10 @@ UNARY = [
     ("abs", lambda x: x.abs(), None),
     ("exp", lambda x: x.exp(), None),
     ("exp2", lambda x: x.exp2(), None),
+    ("sgn", lambda x: x.sgn(), None),
+    ("angle", lambda x: x.angle(), None),
+    ("deg2rad", lambda x: x.deg2rad(), None),
+    ("rad2deg", lambda x: x.rad2deg(), None),
     ("expm1", lambda x: x.expm1(), None),
     ("log", lambda x: x.log(), (0.5, 2.0)),
     ("log2", lambda x: x.log2(), (0.5, 2.0)),
@@ -96,7 +100,7 @@ UNARY = [
 # ops whose derivative jumps at points the random inputs avoid with probability 1; their
 # second derivative is zero almost everywhere, which gradgradcheck also verifies
 # zero first derivatives are constants: there is no second-order graph to check
-NO_DOUBLE = {"to_float32_and_back", "floor", "ceil", "round", "trunc", "sign"}
+NO_DOUBLE = {"to_float32_and_back", "floor", "ceil", "round", "trunc", "sign", "sgn", "angle"}
 
 
 @pytest.mark.parametrize("name,fn,domain", UNARY, ids=[u[0] for u in UNARY])
@@ -126,6 +130,14 @@ BINARY = [
     ("maximum", lambda a, b: ferric.maximum(a, b), None),
     ("minimum", lambda a, b: ferric.minimum(a, b), None),
     ("atan2", lambda a, b: ferric.atan2(a, b), (0.5, 2.0)),
+    ("copysign", lambda a, b: ferric.copysign(a, b), (0.5, 2.0)),
+    ("hypot", lambda a, b: ferric.hypot(a, b), (0.5, 2.0)),
+    ("logaddexp", lambda a, b: ferric.logaddexp(a, b), None),
+    ("logaddexp2", lambda a, b: ferric.logaddexp2(a, b), None),
+    ("fmax", lambda a, b: ferric.fmax(a, b), None),
+    ("fmin", lambda a, b: ferric.fmin(a, b), None),
+    ("ldexp", lambda a, b: ferric.ldexp(a, b), None),
+    ("nextafter", lambda a, b: ferric.nextafter(a, b), None),
     ("remainder", lambda a, b: ferric.remainder(a, b), (0.5, 2.0)),
     ("fmod", lambda a, b: ferric.fmod(a, b), (0.5, 2.0)),
     ("add_alpha", lambda a, b: a.add(b, alpha=2.5), None),
@@ -150,7 +162,8 @@ def test_binary_gradcheck(name, fn, domain, shapes):
     a = leaf(shapes[0], lo, hi, seed=2)
     b = leaf(shapes[1], lo, hi, seed=3)
     assert gradcheck(fn, (a, b))
-    if name not in ("remainder", "fmod", "maximum", "minimum"):
+    # (copysign's and nextafter's first derivatives are piecewise constant)
+    if name not in ("remainder", "fmod", "maximum", "minimum", "copysign", "nextafter"):
         assert gradgradcheck(fn, (a, b))
 
 
