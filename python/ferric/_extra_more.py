@@ -310,7 +310,7 @@ def _copy_form(name, view, sig, example):
     fn.__doc__ = _doc(f"{name}{sig}",
                       f"``{base}`` as a new contiguous tensor instead of a view of ``input``.",
                       ["input (Tensor): the input.",
-                       f"*args, **kwargs: the other arguments of ``{base}``."],
+                       f"\\*args, \\*\\*kwargs: the other arguments of ``{base}``."],
                       example)
     return fn
 

@@ -561,7 +561,7 @@ def _make_inplace(name):
         f"In-place ``input.{name}(...)`` as a function (``torch.{name}``); returns "
         "``input``.",
         ["input (Tensor): the tensor modified in place.",
-         f"*args, **kwargs: the other arguments of ``Tensor.{name}``."],
+         f"\\*args, \\*\\*kwargs: the other arguments of ``Tensor.{name}``."],
         [f">>> t = ferric.tensor([0.25]); ferric.{name} is not None", "True"])
     return fn
 

@@ -139,8 +139,19 @@ class lazy_property:
 
     def __get__(self, instance, owner=None):
         if instance is None:
-            return self
+            # read from the class (help(), the API reference, the constructor's checks):
+            # both a lazy_property and a property, so tools document it as a property
+            return _LazyPropertyAndProperty(self.wrapped)
         with autograd.enable_grad():
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+
+class _LazyPropertyAndProperty(lazy_property, property):
+    """What a ``lazy_property`` is when read from its class: also a ``property``."""
+
+    def __init__(self, wrapped):
+        property.__init__(self, wrapped, doc=wrapped.__doc__)
+        lazy_property.__init__(self, wrapped)

@@ -159,8 +159,9 @@ class profile:
         profile_memory (bool): accepted; ferric does not record memory (a warning says so).
         with_stack (bool): note the Python call site of every op.
         with_flops, with_modules (bool): accepted; not recorded (a warning says so).
-        experimental_config, execution_trace_observer, acc_events, use_cuda,
-        custom_trace_id_callback: accepted for compatibility.
+        experimental_config: accepted for compatibility, as are
+            ``execution_trace_observer``, ``acc_events``, ``use_cuda``,
+            ``custom_trace_id_callback`` and ``post_processing_timeout_s``.
 
     Example:
         >>> import ferric

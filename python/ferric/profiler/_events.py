@@ -141,8 +141,8 @@ class FunctionEventAvg:
     Attributes:
         key (str): the name.
         count (int): how many calls.
-        cpu_time_total, self_cpu_time_total (float): summed, in microseconds.
-        cpu_time (float): ``cpu_time_total / count``.
+        cpu_time_total, self_cpu_time_total (float): summed, in microseconds (the
+            per-call mean is ``cpu_time``).
         input_shapes, stack: the group's, when grouping by them.
     """
 
