@@ -413,8 +413,8 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return self
 
 
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    """index_copy(input, dim, index, source) -> Tensor
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
+    """index_copy(input, dim, index, source, *, out=None) -> Tensor
 
     Out-of-place :meth:`Tensor.index_copy_`: a copy of ``input`` with the slices of
     ``source`` along ``dim`` written at the positions ``index``.
@@ -424,6 +424,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         dim (int): the dimension along which to index.
         index (Tensor): int64 positions (1-d), one per slice of ``source``.
         source (Tensor): the slices to write (same dtype as ``input``).
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -434,11 +435,11 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     result = index_copy_(input.clone(), dim, index, source)
     if result.requires_grad:
         result = _core._named_node(result, "IndexCopyBackward0")
-    return result
+    return result if out is None else _core._out_write("index_copy", out, result, "cast")
 
 
-def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
-    """renorm(input, p, dim, maxnorm) -> Tensor
+def renorm(input: Tensor, p, dim: int, maxnorm, *, out=None) -> Tensor:
+    """renorm(input, p, dim, maxnorm, *, out=None) -> Tensor
 
     Rescales each slice ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm``
     to norm ``maxnorm`` (PyTorch's factor ``maxnorm / (norm + 1e-7)``); the other
@@ -449,6 +450,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
         p (float): the norm's exponent (positive).
         dim (int): the dimension whose slices are renormalized.
         maxnorm (float): the largest norm a slice keeps.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -472,7 +474,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     result = input * factor
     if result.requires_grad:
         result = _core._named_node(result, "RenormBackward0")
-    return result
+    return result if out is None else _core._out_write("renorm", out, result, "same")
 
 
 def renorm_(self: Tensor, p, dim: int, maxnorm) -> Tensor:
@@ -489,8 +491,8 @@ def renorm_(self: Tensor, p, dim: int, maxnorm) -> Tensor:
                              maxnorm))
 
 
-def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """narrow_copy(input, dim, start, length) -> Tensor
+def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out=None) -> Tensor:
+    """narrow_copy(input, dim, start, length, *, out=None) -> Tensor
 
     Like :func:`ferric.narrow`, but returns a contiguous copy instead of a view.
 
@@ -499,6 +501,7 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
         dim (int): the dimension to narrow.
         start (int): the first index kept.
         length (int): how many indices are kept.
+        out (Tensor, optional): the output tensor.
 
     Example:
         >>> import ferric
@@ -509,7 +512,7 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     result = input.narrow(dim, start, length).clone()
     if result.requires_grad:
         result = _core._named_node(result, "NarrowCopyBackward0")
-    return result
+    return result if out is None else _core._out_write("narrow_copy", out, result, "cast")
 
 
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
