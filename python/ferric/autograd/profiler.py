@@ -25,8 +25,8 @@ class profile:
         with_stack (bool): note the Python call site of every op.
         with_flops, profile_memory, with_modules (bool): accepted; not recorded (a
             warning says so).
-        use_kineto, use_cpu, experimental_config, acc_events,
-        custom_trace_id_callback: accepted for compatibility.
+        use_kineto: accepted for compatibility, as are ``use_cpu``,
+            ``experimental_config``, ``acc_events`` and ``custom_trace_id_callback``.
 
     Example:
         >>> import ferric
