@@ -9,10 +9,10 @@ PyTorch's profiler nests them. Ops are named as PyTorch names them (``aten::add`
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import time
-import traceback
 
 from .. import _core
 from ._events import EventList, FunctionEvent
@@ -84,13 +84,15 @@ def _shapes(args, kwargs):
 
 
 def _stack():
-    """``file(line): function`` of the caller's frames outside ferric, innermost first."""
-    frames = traceback.extract_stack()[:-2]
+    """``file(line): function`` of the caller's frames outside ferric, innermost first
+    (read from the frames themselves: no source lines are loaded)."""
     out = []
-    for f in reversed(frames):
-        if "/ferric/" in f.filename.replace("\\", "/"):
-            continue
-        out.append(f"{f.filename}({f.lineno}): {f.name}")
+    f = sys._getframe(2)    # past this function and the timing wrapper
+    while f is not None:
+        code = f.f_code
+        if "/ferric/" not in code.co_filename.replace("\\", "/"):
+            out.append(f"{code.co_filename}({f.f_lineno}): {code.co_name}")
+        f = f.f_back
     return out
 
 
@@ -112,11 +114,7 @@ def _timed(fn, name):
             state.notes.append((name, t0, t1, _tid(),
                                 _shapes(args, kwargs) if opts.record_shapes else None,
                                 _stack() if opts.with_stack else None, False))
-    profiled.__wrapped__ = fn
-    profiled.__name__ = getattr(fn, "__name__", name)
-    profiled.__qualname__ = getattr(fn, "__qualname__", name)
-    profiled.__doc__ = getattr(fn, "__doc__", None)
-    return profiled
+    return functools.update_wrapper(profiled, fn)
 
 
 def _routable(obj):
