@@ -59,15 +59,16 @@ pub(super) fn _pack_saved(
         let v = t.borrow().var()?;
         // a forward output is saved as output `nr` of the Function's node (bound weakly,
         // so double backward through `saved_tensors` reaches the node without a cycle)
-        saved.push(Some(match outs.iter().position(|o| o.is(&item)) {
-            Some(_) if v.grad_fn().is_some() => {
-                let nr = v.meta.as_ref().map_or(0, |m| m.output_nr.get());
-                let (s, slot) = Saved::output_nr_of(&v.t, &name, nr);
-                slot.bind(&v);
-                s
-            }
-            Some(_) => Saved::output(&v.t),
-            None => Saved::input(&v),
+        let is_out = outs.iter().any(|o| o.is(&item));
+        saved.push(Some(if !is_out {
+            Saved::input(&v)
+        } else if v.grad_fn().is_some() {
+            let nr = v.meta.as_ref().map_or(0, |m| m.output_nr.get());
+            let (s, slot) = Saved::output_nr_of(&v.t, &name, nr);
+            slot.bind(&v);
+            s
+        } else {
+            Saved::output(&v.t)
         }));
     }
     // these are saved after their node was recorded: keep them off the next node's list
