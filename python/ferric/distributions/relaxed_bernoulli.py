@@ -3,15 +3,20 @@ stand-ins for ``Bernoulli`` with values in ``(0, 1)``."""
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _core
 from .._size import Size
 from . import constraints
 from .distribution import _EMPTY, Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    _is_number,
+    broadcast_all,
+    clamp_probs,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -47,7 +52,7 @@ class LogitRelaxedBernoulli(Distribution):
         else:
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
-        scalar = isinstance(given, numbers.Number) and not isinstance(given, _core.Tensor)
+        scalar = _is_number(given)
         batch_shape = Size() if scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
