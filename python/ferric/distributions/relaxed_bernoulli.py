@@ -69,17 +69,10 @@ class LogitRelaxedBernoulli(Distribution):
             >>> LogitRelaxedBernoulli(ferric.tensor(1.0), 0.5).expand([2]).batch_shape
             ferric.Size([2])
         """
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expand_params(LogitRelaxedBernoulli, batch_shape, _instance,
+                                  ("probs", "logits"))
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new._param = new.logits if "logits" in new.__dict__ else new.probs
         return new
 
     @lazy_property
