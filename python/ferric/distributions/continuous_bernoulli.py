@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .. import _core, autograd
+from .. import _core
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
@@ -139,22 +139,6 @@ class ContinuousBernoulli(ExponentialFamily):
     def param_shape(self) -> Size:
         """Shape of the parameter tensor."""
         return self._param.size()
-
-    def sample(self, sample_shape=_EMPTY):
-        """``icdf(u)`` with ``u`` from ``rand`` (PyTorch's draw), outside autograd.
-
-        Args:
-            sample_shape (Size): leading shape of the result.
-
-        Example:
-            >>> from ferric.distributions import ContinuousBernoulli
-            >>> ContinuousBernoulli(0.3).sample((2,)).shape
-            ferric.Size([2])
-        """
-        shape = tuple(self._extended_shape(sample_shape))
-        u = _core.rand(shape, dtype=self.probs.dtype)
-        with autograd.no_grad():
-            return self.icdf(u)
 
     def rsample(self, sample_shape=_EMPTY):
         """``icdf(u)`` with ``u`` from ``rand``.
