@@ -11,6 +11,7 @@ from .. import _core, _functions
 from .._dtype_info import finfo
 from ..nn import functional as F
 from . import constraints
+from .utils import _sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "ExpTransform", "PowerTransform",
            "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform"]
@@ -336,8 +337,7 @@ class AffineTransform(Transform):
         else:
             result = _core.abs(self.scale).log()
         if self._event_dim:
-            result = result.reshape(tuple(result.shape[:result.dim() - self._event_dim])
-                                    + (-1,)).sum(-1)
+            result = _sum_rightmost(result, self._event_dim)
             shape = shape[:len(shape) - self._event_dim]
         return result.expand(shape)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 from .. import _core, autograd
 from .._size import Size
@@ -11,13 +10,9 @@ from ..nn import functional as F
 from . import constraints
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, numbers.Number) and not isinstance(v, _core.Tensor)
 
 
 class Bernoulli(ExponentialFamily):
@@ -68,16 +63,8 @@ class Bernoulli(ExponentialFamily):
             >>> Bernoulli(0.5).expand([2]).probs
             tensor([0.5000, 0.5000])
         """
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expand_params(Bernoulli, batch_shape, _instance, ("probs", "logits"))
+        new._param = new.logits if "logits" in new.__dict__ else new.probs
         return new
 
     @lazy_property

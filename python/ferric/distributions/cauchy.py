@@ -8,8 +8,7 @@ from .. import _core
 from .._size import Size
 from . import constraints
 from .distribution import _EMPTY, Distribution
-from .normal import _both_numbers
-from .utils import broadcast_all
+from .utils import _is_number, broadcast_all
 
 __all__ = ["Cauchy"]
 
@@ -35,7 +34,7 @@ class Cauchy(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if _both_numbers(loc, scale) else self.loc.size()
+        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -50,13 +49,7 @@ class Cauchy(Distribution):
             >>> Cauchy(0.0, 1.0).expand([2]).batch_shape
             ferric.Size([2])
         """
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Cauchy, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Cauchy, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self):

@@ -4,15 +4,21 @@
 from __future__ import annotations
 
 import math
-import numbers
 
-from .. import _core, autograd
+from .. import _core
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    _is_number,
+    broadcast_all,
+    clamp_probs,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -55,7 +61,7 @@ class ContinuousBernoulli(ExponentialFamily):
         else:
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
-        scalar = isinstance(given, numbers.Number) and not isinstance(given, _core.Tensor)
+        scalar = _is_number(given)
         batch_shape = Size() if scalar else self._param.size()
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)
@@ -72,17 +78,9 @@ class ContinuousBernoulli(ExponentialFamily):
             >>> ContinuousBernoulli(0.3).expand([2]).batch_shape
             ferric.Size([2])
         """
-        new = self._get_checked_instance(ContinuousBernoulli, _instance)
+        new = self._expand_params(ContinuousBernoulli, batch_shape, _instance, ("probs", "logits"))
         new._lims = self._lims
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new._param = new.logits if "logits" in new.__dict__ else new.probs
         return new
 
     def _outside_unstable_region(self):
@@ -141,22 +139,6 @@ class ContinuousBernoulli(ExponentialFamily):
     def param_shape(self) -> Size:
         """Shape of the parameter tensor."""
         return self._param.size()
-
-    def sample(self, sample_shape=_EMPTY):
-        """``icdf(u)`` with ``u`` from ``rand`` (PyTorch's draw), outside autograd.
-
-        Args:
-            sample_shape (Size): leading shape of the result.
-
-        Example:
-            >>> from ferric.distributions import ContinuousBernoulli
-            >>> ContinuousBernoulli(0.3).sample((2,)).shape
-            ferric.Size([2])
-        """
-        shape = tuple(self._extended_shape(sample_shape))
-        u = _core.rand(shape, dtype=self.probs.dtype)
-        with autograd.no_grad():
-            return self.icdf(u)
 
     def rsample(self, sample_shape=_EMPTY):
         """``icdf(u)`` with ``u`` from ``rand``.

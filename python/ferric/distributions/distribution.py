@@ -301,6 +301,19 @@ class Distribution:
                 "__init__ method must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _expand_params(self, cls, batch_shape, _instance, names):
+        """The body of ``cls.expand`` for a distribution whose state is its parameters:
+        each of ``names`` that this instance holds (a tensor or a distribution) is expanded
+        to ``batch_shape``; the event shape stays. The caller copies any other state."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+        super(cls, new).__init__(batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def __repr__(self) -> str:
         names = [k for k in self.arg_constraints if k in self.__dict__]
         parts = []

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _core
 from .._size import Size
 from . import constraints
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import _is_number, broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -35,7 +33,7 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        scalar = isinstance(rate, numbers.Number) and not isinstance(rate, _core.Tensor)
+        scalar = _is_number(rate)
         batch_shape = Size() if scalar else self.rate.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
@@ -52,12 +50,7 @@ class Exponential(ExponentialFamily):
             >>> Exponential(1.0).expand([3]).batch_shape
             ferric.Size([3])
         """
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Exponential, batch_shape, _instance, ("rate",))
 
     @property
     def mean(self):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _core, autograd
 from .._dtype_info import finfo
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
 from .distribution import _EMPTY, Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Geometric"]
 
@@ -42,7 +40,7 @@ class Geometric(Distribution):
         else:
             (self.logits,) = broadcast_all(logits)
         given = probs if probs is not None else logits
-        scalar = isinstance(given, numbers.Number) and not isinstance(given, _core.Tensor)
+        scalar = _is_number(given)
         batch_shape = Size() if scalar else given.size()
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
@@ -66,15 +64,7 @@ class Geometric(Distribution):
             >>> Geometric(0.5).expand([2]).batch_shape
             ferric.Size([2])
         """
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))
 
     @lazy_property
     def logits(self):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 from .. import _core
 from .._dtype_info import finfo
@@ -11,7 +10,7 @@ from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
-from .utils import broadcast_all, euler_constant
+from .utils import _is_number, broadcast_all, euler_constant
 
 __all__ = ["Gumbel"]
 
@@ -38,9 +37,7 @@ class Gumbel(TransformedDistribution):
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
         info = finfo(self.loc.dtype)
-        numbers_only = all(isinstance(v, numbers.Number) and not isinstance(v, _core.Tensor)
-                           for v in (loc, scale))
-        if numbers_only:
+        if _is_number(loc) and _is_number(scale):
             base = Uniform(info.tiny, 1 - info.eps, validate_args=validate_args)
         else:
             base = Uniform(_core.full_like(self.loc, info.tiny),

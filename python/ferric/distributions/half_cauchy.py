@@ -5,16 +5,16 @@ from __future__ import annotations
 import math
 
 from .. import _core
-from . import constraints
+from ._half import _HalfDistribution
 from .cauchy import Cauchy
-from .transformed_distribution import TransformedDistribution
-from .transforms import AbsTransform
 
 __all__ = ["HalfCauchy"]
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(_HalfDistribution):
     """The distribution of ``|X|`` for ``X ~ Cauchy(0, scale)``.
+
+    ``log_prob``, ``cdf``, ``icdf`` and ``entropy`` fold the Cauchy's onto ``[0, inf)``.
 
     Args:
         scale (float or Tensor): scale of the Cauchy (positive).
@@ -27,13 +27,7 @@ class HalfCauchy(TransformedDistribution):
         tensor(0.5000)
     """
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        base = Cauchy(0, scale, validate_args=False)
-        super().__init__(base, AbsTransform(), validate_args=validate_args)
+    _base_class = Cauchy
 
     def expand(self, batch_shape, _instance=None):
         """See :meth:`Distribution.expand`.
@@ -51,19 +45,9 @@ class HalfCauchy(TransformedDistribution):
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self):
-        """Scale of the underlying Cauchy."""
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         """Infinite."""
         return _core.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype)
-
-    @property
-    def mode(self):
-        """Zero."""
-        return _core.zeros_like(self.scale)
 
     @property
     def variance(self):
@@ -87,43 +71,3 @@ class HalfCauchy(TransformedDistribution):
         value = _core.as_tensor(value, dtype=self.base_dist.scale.dtype)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
         return _core.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        """``2 F(value) - 1`` with ``F`` the Cauchy cdf.
-
-        Args:
-            value (Tensor): points to evaluate.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import HalfCauchy
-            >>> HalfCauchy(1.0).cdf(ferric.tensor(0.0))
-            tensor(0.)
-        """
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        """The Cauchy quantile at ``(prob + 1) / 2``.
-
-        Args:
-            prob (Tensor): probabilities.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import HalfCauchy
-            >>> HalfCauchy(1.0).icdf(ferric.tensor(0.5))
-            tensor(1.)
-        """
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        """The Cauchy entropy minus ``log 2``.
-
-        Example:
-            >>> from ferric.distributions import HalfCauchy
-            >>> HalfCauchy(1.0).entropy()
-            tensor(1.8379)
-        """
-        return self.base_dist.entropy() - math.log(2)

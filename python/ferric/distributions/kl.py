@@ -139,10 +139,6 @@ def _infinite_like(t):
     return _core.full_like(t, math.inf)
 
 
-def _set_where(t, mask, value):
-    return _core.where(mask.expand_as(t) if mask.shape != t.shape else mask, value, t)
-
-
 # --- same family ---------------------------------------------------------------------
 
 @register_kl(Bernoulli, Bernoulli)
@@ -159,8 +155,8 @@ def _kl_bernoulli_bernoulli(p, q):
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
     t = p.probs * (p.logits - q.logits)
-    t = _set_where(t, q.probs == 0, math.inf)
-    t = _set_where(t, p.probs == 0, 0.0)
+    t = _core.where(q.probs == 0, math.inf, t)
+    t = _core.where(p.probs == 0, 0.0, t)
     return t.sum(-1)
 
 
@@ -191,11 +187,15 @@ def _batch_trace_XXT(m):
     return m.reshape(-1, n * k).pow(2).sum(-1).reshape(tuple(m.shape[:-2]))
 
 
+def _check_event_shapes(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with different event shapes "
+                         "cannot be computed")
+
+
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_mvn_mvn(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different "
-                         "event shapes cannot be computed")
+    _check_event_shapes(p, q, "Multivariate Normals")
     Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = (Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1)
                   - Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
@@ -205,12 +205,6 @@ def _kl_mvn_mvn(p, q):
         Lq.expand(batch + (n, n)), Lp.expand(batch + (n, n)), upper=False))
     term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
-
-
-def _check_event_shapes(p, q, what):
-    if p.event_shape != q.event_shape:
-        raise ValueError(f"KL-divergence between two {what} with different event shapes "
-                         "cannot be computed")
 
 
 def _woodbury_A(q):
@@ -415,14 +409,14 @@ def _kl_cb_normal(p, q):
 def _kl_cb_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
     outside = (q.low >= p.support.lower_bound) | (q.high <= p.support.upper_bound)
-    return _core.where(outside, _core.ones_like(result) * math.inf, result)
+    return _core.where(outside, math.inf, result)
 
 
 @register_kl(Uniform, ContinuousBernoulli)
 def _kl_uniform_cb(p, q):
     result = -p.entropy() - p.mean * q.logits - _core.log1p(-q.probs) - q._cont_bern_log_norm()
     outside = (p.high >= q.support.upper_bound) | (p.low <= q.support.lower_bound)
-    return _core.where(outside, _core.ones_like(result) * math.inf, result)
+    return _core.where(outside, math.inf, result)
 
 
 @register_kl(Pareto, ContinuousBernoulli)

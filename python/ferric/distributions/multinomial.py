@@ -69,12 +69,8 @@ class Multinomial(Distribution):
             >>> Multinomial(3, ferric.ones(2)).expand([4]).batch_shape
             ferric.Size([4])
         """
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expand_params(Multinomial, batch_shape, _instance, ("_categorical",))
         new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
-        super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)

@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 from .. import _core, autograd
 from .._size import Size
 from . import constraints
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
-from .utils import _standard_normal, broadcast_all
+from .utils import _is_number, _standard_normal, broadcast_all
 
 __all__ = ["Normal"]
-
-
-def _both_numbers(a, b) -> bool:
-    return all(isinstance(v, numbers.Number) and not isinstance(v, _core.Tensor)
-               for v in (a, b))
 
 
 class Normal(ExponentialFamily):
@@ -43,7 +37,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if _both_numbers(loc, scale) else self.loc.size()
+        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -59,13 +53,7 @@ class Normal(ExponentialFamily):
             >>> Normal(0.0, 1.0).expand([2]).loc
             tensor([0., 0.])
         """
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self):

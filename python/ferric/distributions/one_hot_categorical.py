@@ -51,13 +51,7 @@ class OneHotCategorical(Distribution):
             >>> OneHotCategorical(ferric.ones(3)).expand([2]).batch_shape
             ferric.Size([2])
         """
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape,
-                                               validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(OneHotCategorical, batch_shape, _instance, ("_categorical",))
 
     @property
     def _param(self):

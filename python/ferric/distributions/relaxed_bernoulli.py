@@ -3,15 +3,20 @@ stand-ins for ``Bernoulli`` with values in ``(0, 1)``."""
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _core
 from .._size import Size
 from . import constraints
 from .distribution import _EMPTY, Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    _is_number,
+    broadcast_all,
+    clamp_probs,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -47,7 +52,7 @@ class LogitRelaxedBernoulli(Distribution):
         else:
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
-        scalar = isinstance(given, numbers.Number) and not isinstance(given, _core.Tensor)
+        scalar = _is_number(given)
         batch_shape = Size() if scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
@@ -64,17 +69,10 @@ class LogitRelaxedBernoulli(Distribution):
             >>> LogitRelaxedBernoulli(ferric.tensor(1.0), 0.5).expand([2]).batch_shape
             ferric.Size([2])
         """
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expand_params(LogitRelaxedBernoulli, batch_shape, _instance,
+                                  ("probs", "logits"))
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new._param = new.logits if "logits" in new.__dict__ else new.probs
         return new
 
     @lazy_property

@@ -57,13 +57,9 @@ class ExpRelaxedCategorical(Distribution):
             >>> ExpRelaxedCategorical(ferric.tensor(1.0), ferric.ones(3)).expand([2]).batch_shape
             ferric.Size([2])
         """
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expand_params(ExpRelaxedCategorical, batch_shape, _instance,
+                                  ("_categorical",))
         new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape,
-                                                   validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property

@@ -8,8 +8,7 @@ from .. import _core
 from .._size import Size
 from . import constraints
 from .distribution import _EMPTY, Distribution
-from .normal import _both_numbers
-from .utils import broadcast_all
+from .utils import _is_number, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -39,7 +38,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        batch_shape = Size() if _both_numbers(low, high) else self.low.size()
+        batch_shape = Size() if _is_number(low) and _is_number(high) else self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -55,13 +54,7 @@ class Uniform(Distribution):
             >>> Uniform(0.0, 1.0).expand([2]).high
             tensor([1., 1.])
         """
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Uniform, batch_shape, _instance, ("low", "high"))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
