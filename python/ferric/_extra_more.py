@@ -1,6 +1,6 @@
 """More of PyTorch's top-level names: the 3-D conv/pool and ``rms_norm`` spellings,
-``constant_pad_nd``; the complex-number queries on real tensors (``conj``,
-``resolve_conj``, ``is_conj``, ``isreal``, ``real``, ``imag``, ...); ``unsafe_chunk``/
+``constant_pad_nd``; the complex-number queries on real tensors (``isreal``, ``real``,
+``imag``; the conjugation family is in ``_extra_ops``); ``unsafe_chunk``/
 ``unsafe_split``; the ``*_copy`` forms of the view ops (a fresh tensor instead of a
 view); ``select_scatter``, ``slice_scatter``, ``diagonal_scatter``; ``is_inference``,
 ``get_device`` and ``is_storage``."""
@@ -138,30 +138,7 @@ def _identity(name, what):
     return fn
 
 
-def _false(name, what):
-    def fn(input):
-        _tensor_arg(name, input)
-        return False
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = _doc(f"{name}(input) -> bool",
-                      f"{what} Always ``False``: ferric has no complex dtypes.",
-                      ["input (Tensor): the input."],
-                      [f">>> ferric.{name}(ferric.tensor([1.0]))", "False"])
-    return fn
-
-
-conj = _identity("conj", "The complex conjugate (a lazy view in PyTorch).")
-resolve_conj = _identity("resolve_conj", "Materializes a lazy conjugation.")
-resolve_neg = _identity("resolve_neg", "Materializes a lazy negation.")
 real = _identity("real", "The real part.")
-conj_physical_ = _identity("conj_physical_", "The complex conjugate, in place.")
-is_conj = _false("is_conj", "Whether ``input`` is a lazily conjugated view.")
-is_neg = _false("is_neg", "Whether ``input`` is a lazily negated view.")
-
-
-conj_physical = _identity("conj_physical", "The complex conjugate (PyTorch returns a real "
-                          "input itself).")
 
 
 def isreal(input):
