@@ -186,34 +186,48 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _unwrap(out_tuple, _finish(out, create_graph)))
 
 
+def _stack_jacobian(out, inputs, rows):
+    """Per input ``j`` the block of shape ``out.shape + inputs[j].shape`` stacked from
+    ``rows`` (``rows[k][j]``: the gradient of element ``k`` of ``out`` w.r.t.
+    ``inputs[j]``); zeros when ``out`` has no elements. ``ferric.func``'s jacrev/jacfwd
+    share it."""
+    blocks = []
+    for j, inp in enumerate(inputs):
+        shape = tuple(out.shape) + tuple(inp.shape)
+        if rows:
+            blocks.append(_core.stack([r[j] for r in rows]).reshape(shape))
+        else:
+            blocks.append(_core.zeros(shape, dtype=inp.dtype))
+    return blocks
+
+
+def _jacobian_row(flat, k, i, inputs, create_graph, strict):
+    """The gradients of ``flat[k]`` (of output ``i``) w.r.t. every input."""
+    if flat.requires_grad:
+        gs = _grad([flat[k]], inputs, [_core.ones_like(flat[k])], create_graph)
+    else:
+        gs = (None,) * len(inputs)
+    row = []
+    for j, (g, inp) in enumerate(zip(gs, inputs, strict=False)):
+        if g is None:
+            if strict:
+                raise RuntimeError(f"Output {i} of the user-provided function is "
+                                   f"independent of input {j}. This is not allowed "
+                                   "in strict mode.")
+            g = _core.zeros_like(inp)
+        row.append(g)
+    return row
+
+
 def _jacobian_rows(outs, inputs, create_graph, strict):
     """``jac[i][j]``: d outs[i] / d inputs[j], shaped ``outs[i].shape + inputs[j].shape``."""
     jac = []
     for i, o in enumerate(outs):
-        rows = [[] for _ in inputs]
         flat = o.reshape(-1)
-        for k in range(flat.numel()):
-            if flat.requires_grad:
-                gs = _grad([flat[k]], inputs, [_core.ones_like(flat[k])], create_graph)
-            else:
-                gs = (None,) * len(inputs)
-            for j, (g, inp) in enumerate(zip(gs, inputs, strict=False)):
-                if g is None:
-                    if strict:
-                        raise RuntimeError(f"Output {i} of the user-provided function is "
-                                           f"independent of input {j}. This is not allowed "
-                                           "in strict mode.")
-                    g = _core.zeros_like(inp)
-                rows[j].append(g)
-        per_input = []
-        for j, inp in enumerate(inputs):
-            shape = tuple(o.shape) + tuple(inp.shape)
-            if rows[j]:
-                block = _core.stack(rows[j]).reshape(shape)
-            else:
-                block = _core.zeros(shape, dtype=inp.dtype)
-            per_input.append(block if create_graph else block.detach())
-        jac.append(tuple(per_input))
+        rows = [_jacobian_row(flat, k, i, inputs, create_graph, strict)
+                for k in range(flat.numel())]
+        blocks = _stack_jacobian(o, inputs, rows)
+        jac.append(tuple(b if create_graph else b.detach() for b in blocks))
     return jac
 
 

@@ -17,6 +17,7 @@ import functools
 
 from .. import _core
 from ..autograd import grad as _autograd_grad
+from ..autograd.functional import _stack_jacobian
 from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
 from . import _pytree
@@ -395,6 +396,13 @@ RANDOM_IN_ERROR_MODE = (
     "of vmap")
 
 
+def _basis(flat, i):
+    """The one-hot vector like ``flat`` with a 1 at ``i``."""
+    onehot = _core.zeros_like(flat)
+    onehot[i] = 1.0
+    return onehot
+
+
 def _jacobian(func, argnums, has_aux, api, randomness=None):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -417,23 +425,10 @@ def _jacobian(func, argnums, has_aux, api, randomness=None):
             _check_outputs(o_leaves, "vjp(f, *primals)")
             per_out = []
             for o in o_leaves:
-                rows = [[] for _ in ins]
                 flat = o.reshape(-1)
-                n = flat.shape[0]
-                for i in range(n):
-                    onehot = _core.zeros_like(flat)
-                    onehot[i] = 1.0
-                    gs = _grads([o], ins, [onehot.view(o.shape)], outer)
-                    for r, g in zip(rows, gs, strict=True):
-                        r.append(g)
-                jacs = []
-                for r, x in zip(rows, ins, strict=True):
-                    shape = tuple(o.shape) + tuple(x.shape)
-                    if n:
-                        j = _core.stack(r, 0).reshape(shape)
-                    else:
-                        j = _core.zeros(shape, dtype=x.dtype)
-                    jacs.append(_done(j, outer))
+                rows = [_grads([o], ins, [_basis(flat, i).view(o.shape)], outer)
+                        for i in range(flat.shape[0])]
+                jacs = [_done(j, outer) for j in _stack_jacobian(o, ins, rows)]
                 per_out.append(_pytree.unflatten(jacs, spec))
         result = _pytree.unflatten(per_out, o_spec)
         if has_aux:
