@@ -59,7 +59,7 @@ def _finish(ts, create_graph):
     return tuple(t if create_graph else t.detach() for t in ts)
 
 
-def _fill(grads, refs, strict, fn_name, what, create_graph):
+def _fill(grads, refs, strict, what, create_graph):
     out = []
     for i, (g, r) in enumerate(zip(grads, refs, strict=False)):
         if g is None:
@@ -71,7 +71,14 @@ def _fill(grads, refs, strict, fn_name, what, create_graph):
     return _finish(out, create_graph)
 
 
-def _check_v(v, refs, fn_name, ref_name):
+def _vector(v, refs, fn_name, none_error):
+    """``v`` as a tuple shaped like ``refs``; with ``v=None``, ones for a single
+    one-element ``refs`` (else ``RuntimeError(none_error)``)."""
+    if v is None:
+        if len(refs) != 1 or refs[0].numel() != 1:
+            raise RuntimeError(none_error)
+        return (_core.ones_like(refs[0]),)
+    _, v = _as_tuple(v, "v", fn_name)
     if len(v) != len(refs):
         raise RuntimeError(f"v is a tuple of invalid length: should be {len(refs)} but got "
                            f"{len(v)}.")
@@ -79,13 +86,19 @@ def _check_v(v, refs, fn_name, ref_name):
         if tuple(a.shape) != tuple(b.shape):
             raise RuntimeError(f"Entry {i} in v has invalid size: should be {tuple(b.shape)} "
                                f"but got {tuple(a.shape)}.")
+    return v
 
 
-def _default_v(outs, fn_name):
+_NONE_FOR_OUTPUT = ("The vector v can only be None if the user-provided function returns a "
+                    "single Tensor with a single element.")
+_NONE_FOR_INPUT = ("The vector v can only be None if the input to the user-provided "
+                   "function is a single Tensor with a single element.")
+
+
+def _single_output(outs, fn_name):
     if len(outs) != 1 or outs[0].numel() != 1:
-        raise RuntimeError("The vector v can only be None if the user-provided function "
-                           "returns a single Tensor with a single element.")
-    return (_core.ones_like(outs[0]),)
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should "
+                           "contain a single element")
 
 
 def _unwrap(is_tuple, xs):
@@ -117,16 +130,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _prep_inputs(inputs, create_graph)
         out_tuple, outs = _call(func, inputs, "vjp")
-        if v is None:
-            v = _default_v(outs, "vjp")
-        else:
-            _, v = _as_tuple(v, "v", "vjp")
-            _check_v(v, outs, "vjp", "outputs")
+        v = _vector(v, outs, "vjp", _NONE_FOR_OUTPUT)
         if strict and not any(o.requires_grad for o in outs):
             raise RuntimeError("The output of the user-provided function is independent of "
                                "input 0. This is not allowed in strict mode.")
         grads = _grad(outs, inputs, v, create_graph)
-        res = _fill(grads, inputs, strict, "vjp", "output", create_graph)
+        res = _fill(grads, inputs, strict, "output", create_graph)
     return _unwrap(out_tuple, _finish(outs, create_graph)), _unwrap(in_tuple, res)
 
 
@@ -155,15 +164,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prep_inputs(inputs, create_graph)
-        if v is None:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            v = (_core.ones_like(inputs[0]),)
-        else:
-            _, v = _as_tuple(v, "v", "jvp")
-            _check_v(v, inputs, "jvp", "inputs")
+        v = _vector(v, inputs, "jvp", _NONE_FOR_INPUT)
         out_tuple, outs = _call(func, inputs, "jvp")
         dummies = tuple(_core.zeros_like(o).requires_grad_(True) for o in outs)
         g = _grad(outs, inputs, dummies, True)
@@ -311,9 +312,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     def jac_func(*inp):
         out = func(*inp)
         _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        if len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should "
-                               "contain a single element")
+        _single_output(outs, "hessian")
         return _inner_grad(outs[0].reshape(()), inp, strict)
 
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
@@ -338,19 +337,9 @@ def _second_order(name, func, inputs, v, create_graph, strict):
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", name)
         inputs = _prep_inputs(inputs, create_graph)
-        if v is None:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            v = (_core.ones_like(inputs[0]),)
-        else:
-            _, v = _as_tuple(v, "v", name)
-            _check_v(v, inputs, name, "inputs")
+        v = _vector(v, inputs, name, _NONE_FOR_INPUT)
         out_tuple, outs = _call(func, inputs, name)
-        if len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to "
-                               f"{name} should contain a single element")
+        _single_output(outs, name)
         first = _inner_grad(outs[0], inputs, strict)
         # the Hessian is symmetric for twice continuously differentiable functions, so the
         # vhp and hvp agree; both are computed as v^T H (the grad of <grad, v>)
@@ -359,7 +348,7 @@ def _second_order(name, func, inputs, v, create_graph, strict):
             res = _grad([p[0] for p in pairs], inputs, [p[1] for p in pairs], create_graph)
         else:
             res = (None,) * len(inputs)
-        res = _fill(res, inputs, strict, name, "hessian", create_graph)
+        res = _fill(res, inputs, strict, "hessian", create_graph)
     return _unwrap(out_tuple, _finish(outs, create_graph)), _unwrap(in_tuple, res)
 
 
