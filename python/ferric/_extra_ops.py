@@ -16,14 +16,8 @@ import warnings
 
 from . import _core, _functions, _shape_ops, return_types
 from ._core import Tensor
-
-_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-                "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
-def _tname(dtype) -> str:
-    return _DTYPE_NAMES.get(str(dtype).replace("ferric.", ""), str(dtype))
+from ._shape_ops import _tname
+from ._tensor_types import _CPP_NAMES
 
 
 def _out(op: str, out, result: Tensor, rule: str = "cast") -> Tensor:
@@ -641,11 +635,6 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
 # --- window functions (PyTorch's formulas, evaluated in the requested dtype) ------------
 
 
-# the C++ element types PyTorch's TensorOptions message prints
-_CPP_TYPES = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
-              "Byte": "unsigned char", "Bool": "bool"}
-
-
 def _window(name: str, window_length: int, periodic: bool, dtype, requires_grad: bool, fn):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got "
@@ -654,7 +643,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype, requires_grad:
     if not dtype.is_floating_point:
         grad = "true" if requires_grad else "false (default)"
         raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
-                           f"{_CPP_TYPES.get(_tname(dtype), _tname(dtype))}, device=cpu, "
+                           f"{_CPP_NAMES[str(dtype).split('.')[-1]]}, device=cpu, "
                            f"layout=Strided (default), requires_grad={grad}, "
                            "pinned_memory=false, memory_format=(nullopt))")
     if window_length == 0:
