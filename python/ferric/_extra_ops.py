@@ -16,7 +16,7 @@ import warnings
 
 from . import _core, _functions, _shape_ops, return_types
 from ._core import Tensor
-from ._shape_ops import _tname
+from ._shape_ops import _tname, _wrap_dim
 from ._tensor_types import _CPP_NAMES
 
 
@@ -342,14 +342,6 @@ def chain_matmul(*matrices, out=None) -> Tensor:
     return _out("chain_matmul", out, result, "same")
 
 
-def _wrap(dim: int, ndim: int, name: str) -> int:
-    n = builtins.max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
-                         f", but got {dim})")
-    return dim % n
-
-
 def _check_index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
     """PyTorch's checks of ``index_copy_`` (before anything is written); the wrapped dim."""
     name = "index_copy_()"
@@ -358,7 +350,7 @@ def _check_index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> 
         raise RuntimeError(f"{name}: Expected a long tensor for index, but got {got}")
     if index.dim() > 1:
         raise IndexError(f"{name}: Index should have dimension 1 or 0 (got {index.dim()})")
-    d = _wrap(dim, self.dim(), name)
+    d = _wrap_dim(dim, self.dim())
     if self.dtype != source.dtype:
         raise RuntimeError(f"{name}: self and source expected to have the same dtype, but "
                            f"got (self) {_tname(self.dtype)} and (source) "
@@ -459,7 +451,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm, *, out=None) -> Tensor:
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                            f"as input. Got {_tname(input.dtype)}")
-    d = _wrap(dim, input.dim(), "renorm")
+    d = _wrap_dim(dim, input.dim())
     others = [i for i in builtins.range(input.dim()) if i != d]
     from . import linalg
 
