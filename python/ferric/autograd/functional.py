@@ -205,7 +205,8 @@ def _stack_jacobian(out, inputs, rows):
 def _jacobian_row(flat, k, i, inputs, create_graph, strict):
     """The gradients of ``flat[k]`` (of output ``i``) w.r.t. every input."""
     if flat.requires_grad:
-        gs = _grad([flat[k]], inputs, [_core.ones_like(flat[k])], create_graph)
+        element = flat[k]
+        gs = _grad([element], inputs, [_core.ones_like(element)], create_graph)
     else:
         gs = (None,) * len(inputs)
     row = []
