@@ -17,7 +17,7 @@ from . import _core
 from ._core import Tensor
 from ._functions import broadcast_shapes
 from ._shape_ops import _infer_size, _records, _tname, _wrap_dim
-from ._special_functions import _CPP, _SCALAR, _dname, _takes_out
+from ._special_functions import _CPP, _dname, _takes_out
 
 _max = max  # `histc` names its arguments min and max, as PyTorch does
 
@@ -214,7 +214,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None
 
 @_takes_out("addbmm", "same", lambda r, o: (
     "self and mat2 must have the same dtype, but got "
-    f"{_dname(o, _SCALAR)} and {_dname(r, _SCALAR)}"))
+    f"{_tname(o)} and {_tname(r)}"))
 @_records("AddbmmBackward0")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1,
            out=None) -> Tensor:

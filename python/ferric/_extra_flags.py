@@ -15,6 +15,7 @@ import warnings
 
 from . import _core
 from ._core import Tensor
+from ._tensor_types import BY_NAME as _BY_NAME
 
 pi = math.pi
 e = math.e
@@ -295,10 +296,8 @@ def set_default_tensor_type(t):
     set_default_dtype(getattr(_core, _TENSOR_TYPE_DTYPES[cls]))
 
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
-               "bool": "BoolTensor"}
+# "float32" -> "torch.FloatTensor", ... (the names the legacy tensor types carry)
+_TYPE_NAMES = {c._dtype_name: name for name, c in _BY_NAME.items()}
 
 
 def typename(obj, /):
@@ -315,7 +314,7 @@ def typename(obj, /):
         ('torch.FloatTensor', 'int')
     """
     if isinstance(obj, Tensor):
-        return "torch." + _TYPE_NAMES.get(str(obj.dtype).split(".")[-1], "Tensor")
+        return _TYPE_NAMES.get(str(obj.dtype).split(".")[-1], "torch.Tensor")
     module = ""
     class_name = ""
     if hasattr(obj, "__module__") and obj.__module__ not in ("builtins", "__builtin__", None):

@@ -12,7 +12,7 @@ from . import _extra_more as XM
 from . import _extra_nn as XN
 from . import _extra_shape as XS
 from ._core import Tensor
-from ._functions import allclose, equal, isclose
+from ._functions import allclose, isclose
 
 _METHODS = {
     "is_nonzero": XF.is_nonzero, "is_same_size": XF.is_same_size, "is_signed": XF.is_signed,
@@ -20,11 +20,8 @@ _METHODS = {
     "dsplit": XS.dsplit, "split_with_sizes": XS.split_with_sizes, "diagflat": XS.diagflat,
     "cov": XS.cov, "corrcoef": XS.corrcoef, "dist": XS.dist, "hardshrink": XN.hardshrink,
     "prelu": XN.prelu, "clamp_max_": XN.clamp_max_, "clamp_min_": XN.clamp_min_,
-    "resize_as_": XN.resize_as_, "allclose": allclose, "isclose": isclose, "equal": equal,
-    "conj": XM.conj, "resolve_conj": XM.resolve_conj, "resolve_neg": XM.resolve_neg,
-    "is_conj": XM.is_conj, "is_neg": XM.is_neg, "isreal": XM.isreal,
-    "conj_physical": XM.conj_physical, "conj_physical_": XM.conj_physical_,
-    "unsafe_chunk": XM.unsafe_chunk, "unsafe_split": XM.unsafe_split,
+    "resize_as_": XN.resize_as_, "allclose": allclose, "isclose": isclose,
+    "isreal": XM.isreal, "unsafe_chunk": XM.unsafe_chunk, "unsafe_split": XM.unsafe_split,
     "unsafe_split_with_sizes": XM.unsafe_split_with_sizes, "select_scatter": XM.select_scatter,
     "slice_scatter": XM.slice_scatter, "diagonal_scatter": XM.diagonal_scatter,
 }

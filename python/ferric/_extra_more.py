@@ -1,6 +1,6 @@
 """More of PyTorch's top-level names: the 3-D conv/pool and ``rms_norm`` spellings,
-``constant_pad_nd``; the complex-number queries on real tensors (``conj``,
-``resolve_conj``, ``is_conj``, ``isreal``, ``real``, ``imag``, ...); ``unsafe_chunk``/
+``constant_pad_nd``; the complex-number queries on real tensors (``isreal``, ``real``,
+``imag``; the conjugation family is in ``_extra_ops``); ``unsafe_chunk``/
 ``unsafe_split``; the ``*_copy`` forms of the view ops (a fresh tensor instead of a
 view); ``select_scatter``, ``slice_scatter``, ``diagonal_scatter``; ``is_inference``,
 ``get_device`` and ``is_storage``."""
@@ -8,9 +8,8 @@ view); ``select_scatter``, ``slice_scatter``, ``diagonal_scatter``; ``is_inferen
 from __future__ import annotations
 
 from . import _core
-from ._core import Tensor
 from ._extra_nn import _doc
-from ._extra_shape import split_with_sizes
+from ._extra_shape import _need_tensor, split_with_sizes
 from .nn import functional as F
 
 
@@ -118,15 +117,9 @@ def constant_pad_nd(input, pad, value=0):
     return F.pad(input, list(pad), "constant", value)
 
 
-def _tensor_arg(op, t):
-    if not isinstance(t, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(t).__name__}")
-
-
 def _identity(name, what):
     def fn(input):
-        _tensor_arg(name, input)
+        _need_tensor(name, "input", input)
         return input
 
     fn.__name__ = fn.__qualname__ = name
@@ -138,30 +131,7 @@ def _identity(name, what):
     return fn
 
 
-def _false(name, what):
-    def fn(input):
-        _tensor_arg(name, input)
-        return False
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = _doc(f"{name}(input) -> bool",
-                      f"{what} Always ``False``: ferric has no complex dtypes.",
-                      ["input (Tensor): the input."],
-                      [f">>> ferric.{name}(ferric.tensor([1.0]))", "False"])
-    return fn
-
-
-conj = _identity("conj", "The complex conjugate (a lazy view in PyTorch).")
-resolve_conj = _identity("resolve_conj", "Materializes a lazy conjugation.")
-resolve_neg = _identity("resolve_neg", "Materializes a lazy negation.")
 real = _identity("real", "The real part.")
-conj_physical_ = _identity("conj_physical_", "The complex conjugate, in place.")
-is_conj = _false("is_conj", "Whether ``input`` is a lazily conjugated view.")
-is_neg = _false("is_neg", "Whether ``input`` is a lazily negated view.")
-
-
-conj_physical = _identity("conj_physical", "The complex conjugate (PyTorch returns a real "
-                          "input itself).")
 
 
 def isreal(input):
@@ -176,7 +146,7 @@ def isreal(input):
         >>> ferric.isreal(ferric.tensor([1.0, 2.0]))
         tensor([True, True])
     """
-    _tensor_arg("isreal", input)
+    _need_tensor("isreal", "input", input)
     return _core.ones(tuple(input.shape), dtype=_core.bool)
 
 
@@ -195,7 +165,7 @@ def imag(input):
         ...     print(e)
         imag is not implemented for tensors with non-complex dtypes.
     """
-    _tensor_arg("imag", input)
+    _need_tensor("imag", "input", input)
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
@@ -211,7 +181,7 @@ def is_inference(input):
         >>> ferric.is_inference(ferric.zeros(1))
         False
     """
-    _tensor_arg("is_inference", input)
+    _need_tensor("is_inference", "input", input)
     return input.is_inference()
 
 
@@ -227,7 +197,7 @@ def get_device(input):
         >>> ferric.get_device(ferric.zeros(1))
         -1
     """
-    _tensor_arg("get_device", input)
+    _need_tensor("get_device", "input", input)
     return input.get_device()
 
 
@@ -299,7 +269,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 
 def _copy_form(name, view, sig, example):
     def fn(input, *args, **kwargs):
-        _tensor_arg(name, input)
+        _need_tensor(name, "input", input)
         out = view(input, *args, **kwargs)
         if isinstance(out, (tuple, list)):
             return tuple(o.clone(memory_format=_core.contiguous_format) for o in out)
@@ -369,7 +339,7 @@ view_copy = _copy_form("view_copy", lambda t, *size: t.view(*size), "(input, siz
 
 
 def _scatter(op, input, src, region):
-    _tensor_arg(op, input)
+    _need_tensor(op, "input", input)
     view_shape = tuple(region(input).shape)
     if tuple(src.shape) != view_shape:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "

@@ -16,14 +16,8 @@ import warnings
 
 from . import _core, _functions, _shape_ops, return_types
 from ._core import Tensor
-
-_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-                "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
-def _tname(dtype) -> str:
-    return _DTYPE_NAMES.get(str(dtype).replace("ferric.", ""), str(dtype))
+from ._shape_ops import _tname, _wrap_dim
+from ._tensor_types import _CPP_NAMES
 
 
 def _out(op: str, out, result: Tensor, rule: str = "cast") -> Tensor:
@@ -348,14 +342,6 @@ def chain_matmul(*matrices, out=None) -> Tensor:
     return _out("chain_matmul", out, result, "same")
 
 
-def _wrap(dim: int, ndim: int, name: str) -> int:
-    n = builtins.max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
-                         f", but got {dim})")
-    return dim % n
-
-
 def _check_index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
     """PyTorch's checks of ``index_copy_`` (before anything is written); the wrapped dim."""
     name = "index_copy_()"
@@ -364,7 +350,7 @@ def _check_index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> 
         raise RuntimeError(f"{name}: Expected a long tensor for index, but got {got}")
     if index.dim() > 1:
         raise IndexError(f"{name}: Index should have dimension 1 or 0 (got {index.dim()})")
-    d = _wrap(dim, self.dim(), name)
+    d = _wrap_dim(dim, self.dim())
     if self.dtype != source.dtype:
         raise RuntimeError(f"{name}: self and source expected to have the same dtype, but "
                            f"got (self) {_tname(self.dtype)} and (source) "
@@ -465,7 +451,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm, *, out=None) -> Tensor:
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                            f"as input. Got {_tname(input.dtype)}")
-    d = _wrap(dim, input.dim(), "renorm")
+    d = _wrap_dim(dim, input.dim())
     others = [i for i in builtins.range(input.dim()) if i != d]
     from . import linalg
 
@@ -641,11 +627,6 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
 # --- window functions (PyTorch's formulas, evaluated in the requested dtype) ------------
 
 
-# the C++ element types PyTorch's TensorOptions message prints
-_CPP_TYPES = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
-              "Byte": "unsigned char", "Bool": "bool"}
-
-
 def _window(name: str, window_length: int, periodic: bool, dtype, requires_grad: bool, fn):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got "
@@ -654,7 +635,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype, requires_grad:
     if not dtype.is_floating_point:
         grad = "true" if requires_grad else "false (default)"
         raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
-                           f"{_CPP_TYPES.get(_tname(dtype), _tname(dtype))}, device=cpu, "
+                           f"{_CPP_NAMES[str(dtype).split('.')[-1]]}, device=cpu, "
                            f"layout=Strided (default), requires_grad={grad}, "
                            "pinned_memory=false, memory_format=(nullopt))")
     if window_length == 0:

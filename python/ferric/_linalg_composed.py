@@ -23,7 +23,8 @@ from ._linalg import (
     svd,
     svdvals,
 )
-from ._special_functions import _CPP, _SCALAR, _dname, _takes_out
+from ._shape_ops import _tname
+from ._special_functions import _CPP, _dname, _takes_out
 
 _INF = float("inf")
 
@@ -85,8 +86,8 @@ def _svd_norm(A: Tensor, d0: int, d1: int, keepdim: bool, reduce) -> Tensor:
 
 
 @_takes_out("linalg_matrix_norm", "same", lambda r, o: (
-    f"linalg.matrix_norm expected out tensor dtype {_dname(r, _SCALAR)} but got: "
-    f"{_dname(o, _SCALAR)}"))
+    f"linalg.matrix_norm expected out tensor dtype {_tname(r)} but got: "
+    f"{_tname(o)}"))
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None,
                 out=None) -> Tensor:
     """Matrix norm over the two dims ``dim``.
@@ -133,7 +134,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
 
 
 @_takes_out("linalg_norm", "same", lambda r, o: (
-    f"linalg.norm expected out tensor dtype {_dname(r, _SCALAR)} but got: {_dname(o, _SCALAR)}"))
+    f"linalg.norm expected out tensor dtype {_tname(r)} but got: {_tname(o)}"))
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     """Vector or matrix norm, chosen as PyTorch chooses: a matrix norm when ``ord`` is a
     string or ``dim`` has two entries (or ``A`` is 2-D with ``ord`` given and ``dim``
@@ -383,7 +384,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
 
 
 @_takes_out("linalg_vecdot", "same", lambda r, o: (
-    f"linalg.vecdot: Expected out of dtype{_dname(r, _SCALAR)} but found {_dname(o, _SCALAR)}"))
+    f"linalg.vecdot: Expected out of dtype{_tname(r)} but found {_tname(o)}"))
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """Dot product of vectors along ``dim`` (inputs broadcast).
 

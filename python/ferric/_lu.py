@@ -12,6 +12,8 @@ derivative of the factorization wherever the pivot order is locally constant).
 
 from __future__ import annotations
 
+import math
+
 from . import _core, _linalg, _shape_ops, return_types
 from ._core import Tensor
 from ._shape_ops import _tname
@@ -56,6 +58,16 @@ def _factor(A: Tensor, pivot: bool):
     return lu, piv_t.to(_core.int32), info
 
 
+def _raise_if_singular(name: str, info: Tensor) -> None:
+    """PyTorch's error for the first exactly zero pivot recorded in ``info``."""
+    if bool((info > 0).any()):
+        first = int(info[info > 0][0])
+        raise RuntimeError(f"torch.linalg.{name}: U[{first},{first}] is zero and using it on "
+                           "lu_solve would result in a division by zero. If you still want to "
+                           "perform the factorization, consider calling linalg.lu(A, pivot) or "
+                           "linalg.lu_factor_ex(A, pivot)")
+
+
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out=None):
     """``(LU, pivots, info)``: the LU factorization of ``A`` with partial pivoting.
 
@@ -78,13 +90,8 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     lu, piv, info = _factor(A, pivot)
     if lu.requires_grad:
         lu = _core._named_node(lu, "LinalgLuFactorExBackward0")
-    if check_errors and bool((info > 0).any()):
-        first = int(info[info > 0][0])
-        raise RuntimeError(f"torch.linalg.lu_factor_ex: U[{first},{first}] is zero "
-                                  "and using it on lu_solve would result in a division by "
-                                  "zero. If you still want to perform the factorization, "
-                                  "consider calling linalg.lu(A, pivot) or "
-                                  "linalg.lu_factor_ex(A, pivot)")
+    if check_errors:
+        _raise_if_singular("lu_factor_ex", info)
     return _linalg._out_tuple("linalg_lu_factor_ex", out, return_types.linalg_lu_factor_ex,
                               (lu, piv, info))
 
@@ -106,13 +113,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
                 [0.3333, 0.6667]])
     """
     lu, piv, info = lu_factor_ex(A, pivot=pivot)
-    if bool((info > 0).any()):
-        first = int(info[info > 0][0])
-        raise RuntimeError(f"torch.linalg.lu_factor: U[{first},{first}] is zero and "
-                                  "using it on lu_solve would result in a division by zero. "
-                                  "If you still want to perform the factorization, consider "
-                                  "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
-                                  "pivot)")
+    _raise_if_singular("lu_factor", info)
     return _linalg._out_tuple("linalg_lu_factor", out, return_types.linalg_lu_factor,
                               (lu, piv))
 
@@ -121,7 +122,7 @@ def _perm(pivots: Tensor, m: int) -> Tensor:
     """The row order ``perm`` with ``P^T A = A[perm]`` from LAPACK's swap list."""
     batch = tuple(pivots.shape[:-1])
     flat = pivots.reshape(-1, pivots.shape[-1]).tolist() if pivots.numel() else [
-        [] for _ in range(max(1, int(_prod(batch))))]
+        [] for _ in range(max(1, math.prod(batch)))]
     perms = []
     for swaps in flat:
         order = list(range(m))
@@ -129,13 +130,6 @@ def _perm(pivots: Tensor, m: int) -> Tensor:
             order[j], order[p - 1] = order[p - 1], order[j]
         perms.append(order)
     return _core.tensor(perms, dtype=_core.int64).reshape(*batch, m)
-
-
-def _prod(xs) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
 
 
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
@@ -174,10 +168,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
         P = (perm.unsqueeze(-1) == _core.arange(m)).to(LU_data.dtype).mT
     else:
         P = empty
-    res = (P, L, U)
-    if out is None:
-        return return_types.lu_unpack(res)
-    return _linalg._out_tuple("lu_unpack", out, return_types.lu_unpack, res)
+    return _linalg._out_tuple("lu_unpack", out, return_types.lu_unpack, (P, L, U))
 
 
 def lu(A: Tensor, *, pivot: bool = True, out=None):

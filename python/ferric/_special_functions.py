@@ -15,17 +15,8 @@ import functools
 from . import _core
 from ._core import Tensor
 
-# PyTorch's C++ type names and scalar-type names in its out= dtype messages
-_CPP = {
-    "float32": "float", "float64": "double", "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-    "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-}
-_SCALAR = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-    "bool": "Bool",
-}
+# PyTorch's C++ type names in its out= dtype messages
+from ._tensor_types import _CPP_NAMES as _CPP
 
 
 def _dname(dtype, names: dict) -> str:

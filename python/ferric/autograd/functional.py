@@ -59,7 +59,7 @@ def _finish(ts, create_graph):
     return tuple(t if create_graph else t.detach() for t in ts)
 
 
-def _fill(grads, refs, strict, fn_name, what, create_graph):
+def _fill(grads, refs, strict, what, create_graph):
     out = []
     for i, (g, r) in enumerate(zip(grads, refs, strict=False)):
         if g is None:
@@ -71,7 +71,14 @@ def _fill(grads, refs, strict, fn_name, what, create_graph):
     return _finish(out, create_graph)
 
 
-def _check_v(v, refs, fn_name, ref_name):
+def _vector(v, refs, fn_name, none_error):
+    """``v`` as a tuple shaped like ``refs``; with ``v=None``, ones for a single
+    one-element ``refs`` (else ``RuntimeError(none_error)``)."""
+    if v is None:
+        if len(refs) != 1 or refs[0].numel() != 1:
+            raise RuntimeError(none_error)
+        return (_core.ones_like(refs[0]),)
+    _, v = _as_tuple(v, "v", fn_name)
     if len(v) != len(refs):
         raise RuntimeError(f"v is a tuple of invalid length: should be {len(refs)} but got "
                            f"{len(v)}.")
@@ -79,13 +86,19 @@ def _check_v(v, refs, fn_name, ref_name):
         if tuple(a.shape) != tuple(b.shape):
             raise RuntimeError(f"Entry {i} in v has invalid size: should be {tuple(b.shape)} "
                                f"but got {tuple(a.shape)}.")
+    return v
 
 
-def _default_v(outs, fn_name):
+_NONE_FOR_OUTPUT = ("The vector v can only be None if the user-provided function returns a "
+                    "single Tensor with a single element.")
+_NONE_FOR_INPUT = ("The vector v can only be None if the input to the user-provided "
+                   "function is a single Tensor with a single element.")
+
+
+def _single_output(outs, fn_name):
     if len(outs) != 1 or outs[0].numel() != 1:
-        raise RuntimeError("The vector v can only be None if the user-provided function "
-                           "returns a single Tensor with a single element.")
-    return (_core.ones_like(outs[0]),)
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should "
+                           "contain a single element")
 
 
 def _unwrap(is_tuple, xs):
@@ -117,16 +130,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _prep_inputs(inputs, create_graph)
         out_tuple, outs = _call(func, inputs, "vjp")
-        if v is None:
-            v = _default_v(outs, "vjp")
-        else:
-            _, v = _as_tuple(v, "v", "vjp")
-            _check_v(v, outs, "vjp", "outputs")
+        v = _vector(v, outs, "vjp", _NONE_FOR_OUTPUT)
         if strict and not any(o.requires_grad for o in outs):
             raise RuntimeError("The output of the user-provided function is independent of "
                                "input 0. This is not allowed in strict mode.")
         grads = _grad(outs, inputs, v, create_graph)
-        res = _fill(grads, inputs, strict, "vjp", "output", create_graph)
+        res = _fill(grads, inputs, strict, "output", create_graph)
     return _unwrap(out_tuple, _finish(outs, create_graph)), _unwrap(in_tuple, res)
 
 
@@ -155,15 +164,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prep_inputs(inputs, create_graph)
-        if v is None:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            v = (_core.ones_like(inputs[0]),)
-        else:
-            _, v = _as_tuple(v, "v", "jvp")
-            _check_v(v, inputs, "jvp", "inputs")
+        v = _vector(v, inputs, "jvp", _NONE_FOR_INPUT)
         out_tuple, outs = _call(func, inputs, "jvp")
         dummies = tuple(_core.zeros_like(o).requires_grad_(True) for o in outs)
         g = _grad(outs, inputs, dummies, True)
@@ -186,34 +187,49 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _unwrap(out_tuple, _finish(out, create_graph)))
 
 
+def _stack_jacobian(out, inputs, rows):
+    """Per input ``j`` the block of shape ``out.shape + inputs[j].shape`` stacked from
+    ``rows`` (``rows[k][j]``: the gradient of element ``k`` of ``out`` w.r.t.
+    ``inputs[j]``); zeros when ``out`` has no elements. ``ferric.func``'s jacrev/jacfwd
+    share it."""
+    blocks = []
+    for j, inp in enumerate(inputs):
+        shape = tuple(out.shape) + tuple(inp.shape)
+        if rows:
+            blocks.append(_core.stack([r[j] for r in rows]).reshape(shape))
+        else:
+            blocks.append(_core.zeros(shape, dtype=inp.dtype))
+    return blocks
+
+
+def _jacobian_row(flat, k, i, inputs, create_graph, strict):
+    """The gradients of ``flat[k]`` (of output ``i``) w.r.t. every input."""
+    if flat.requires_grad:
+        element = flat[k]
+        gs = _grad([element], inputs, [_core.ones_like(element)], create_graph)
+    else:
+        gs = (None,) * len(inputs)
+    row = []
+    for j, (g, inp) in enumerate(zip(gs, inputs, strict=False)):
+        if g is None:
+            if strict:
+                raise RuntimeError(f"Output {i} of the user-provided function is "
+                                   f"independent of input {j}. This is not allowed "
+                                   "in strict mode.")
+            g = _core.zeros_like(inp)
+        row.append(g)
+    return row
+
+
 def _jacobian_rows(outs, inputs, create_graph, strict):
     """``jac[i][j]``: d outs[i] / d inputs[j], shaped ``outs[i].shape + inputs[j].shape``."""
     jac = []
     for i, o in enumerate(outs):
-        rows = [[] for _ in inputs]
         flat = o.reshape(-1)
-        for k in range(flat.numel()):
-            if flat.requires_grad:
-                gs = _grad([flat[k]], inputs, [_core.ones_like(flat[k])], create_graph)
-            else:
-                gs = (None,) * len(inputs)
-            for j, (g, inp) in enumerate(zip(gs, inputs, strict=False)):
-                if g is None:
-                    if strict:
-                        raise RuntimeError(f"Output {i} of the user-provided function is "
-                                           f"independent of input {j}. This is not allowed "
-                                           "in strict mode.")
-                    g = _core.zeros_like(inp)
-                rows[j].append(g)
-        per_input = []
-        for j, inp in enumerate(inputs):
-            shape = tuple(o.shape) + tuple(inp.shape)
-            if rows[j]:
-                block = _core.stack(rows[j]).reshape(shape)
-            else:
-                block = _core.zeros(shape, dtype=inp.dtype)
-            per_input.append(block if create_graph else block.detach())
-        jac.append(tuple(per_input))
+        rows = [_jacobian_row(flat, k, i, inputs, create_graph, strict)
+                for k in range(flat.numel())]
+        blocks = _stack_jacobian(o, inputs, rows)
+        jac.append(tuple(b if create_graph else b.detach() for b in blocks))
     return jac
 
 
@@ -297,9 +313,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     def jac_func(*inp):
         out = func(*inp)
         _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        if len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should "
-                               "contain a single element")
+        _single_output(outs, "hessian")
         return _inner_grad(outs[0].reshape(()), inp, strict)
 
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
@@ -324,19 +338,9 @@ def _second_order(name, func, inputs, v, create_graph, strict):
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", name)
         inputs = _prep_inputs(inputs, create_graph)
-        if v is None:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            v = (_core.ones_like(inputs[0]),)
-        else:
-            _, v = _as_tuple(v, "v", name)
-            _check_v(v, inputs, name, "inputs")
+        v = _vector(v, inputs, name, _NONE_FOR_INPUT)
         out_tuple, outs = _call(func, inputs, name)
-        if len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to "
-                               f"{name} should contain a single element")
+        _single_output(outs, name)
         first = _inner_grad(outs[0], inputs, strict)
         # the Hessian is symmetric for twice continuously differentiable functions, so the
         # vhp and hvp agree; both are computed as v^T H (the grad of <grad, v>)
@@ -345,7 +349,7 @@ def _second_order(name, func, inputs, v, create_graph, strict):
             res = _grad([p[0] for p in pairs], inputs, [p[1] for p in pairs], create_graph)
         else:
             res = (None,) * len(inputs)
-        res = _fill(res, inputs, strict, name, "hessian", create_graph)
+        res = _fill(res, inputs, strict, "hessian", create_graph)
     return _unwrap(out_tuple, _finish(outs, create_graph)), _unwrap(in_tuple, res)
 
 

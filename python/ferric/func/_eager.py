@@ -17,6 +17,7 @@ import functools
 
 from .. import _core
 from ..autograd import grad as _autograd_grad
+from ..autograd.functional import _stack_jacobian
 from ..autograd.grad_mode import enable_grad
 from ..autograd.grad_mode import no_grad as _no_grad
 from . import _pytree
@@ -102,6 +103,22 @@ def _done(t, outer: bool):
     return t.detach()
 
 
+def _done_tree(tree, outer: bool):
+    """:func:`_done` on every leaf of ``tree``."""
+    leaves, spec = _pytree.flatten(tree)
+    return _pytree.unflatten([_done(x, outer) for x in leaves], spec)
+
+
+def _split_aux(out, has_aux: bool, api: str):
+    """``(output, aux)`` from what ``func`` returned (``aux`` is None without has_aux)."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if "
+                           "has_aux is True")
+    return out
+
+
 def _select_args(args, argnums):
     """The selected positional args as (structure, leaves) and a function rebuilding args."""
     sel = argnums if isinstance(argnums, tuple) else (argnums,)
@@ -144,14 +161,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
         leaves, spec, rebuild = _select_args(args, nums)
         ins, outer = _lift(leaves)
         with _level():
-            out = func(*rebuild(ins), **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError(
-                        "grad_and_value(f)(*args): output of function f should be a tuple: "
-                        "(output, aux) if has_aux is True")
-                out, aux = out
+            out, aux = _split_aux(func(*rebuild(ins), **kwargs), has_aux,
+                                  "grad_and_value(f)(*args)")
             if not isinstance(out, Tensor):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"Tensor, got {type(out)}")
@@ -165,9 +176,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         g = _pytree.unflatten(gs, spec)
         value = _done(out, outer)
         if has_aux:
-            aux_leaves, aux_spec = _pytree.flatten(aux)
-            aux = _pytree.unflatten([_done(a, outer) for a in aux_leaves], aux_spec)
-            return g, (value, aux)
+            return g, (value, _done_tree(aux, outer))
         return g, value
 
     return wrapper
@@ -234,13 +243,7 @@ def vjp(func, *primals, has_aux=False):
     leaves, spec = _pytree.flatten(primals)
     ins, outer = _lift(leaves)
     with _level():
-        out = func(*_pytree.unflatten(ins, spec))
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
-                                   "(output, aux) if has_aux is True")
-            out, aux = out
+        out, aux = _split_aux(func(*_pytree.unflatten(ins, spec)), has_aux, "vjp(f, *primals)")
     out_leaves, out_spec = _pytree.flatten(out)
     _check_outputs(out_leaves, "vjp(f, *primals)")
 
@@ -270,9 +273,7 @@ def vjp(func, *primals, has_aux=False):
 
     out_done = _pytree.unflatten([_done(o, outer) for o in out_leaves], out_spec)
     if has_aux:
-        aux_leaves, aux_spec = _pytree.flatten(aux)
-        return out_done, vjp_fn, _pytree.unflatten([_done(a, outer) for a in aux_leaves],
-                                                  aux_spec)
+        return out_done, vjp_fn, _done_tree(aux, outer)
     return out_done, vjp_fn
 
 
@@ -325,13 +326,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     ins, outer = _lift(p_leaves)
     outer = outer or (_core.is_grad_enabled() and any(t.requires_grad for t in t_leaves))
     with _level():
-        out = func(*_pytree.unflatten(ins, p_spec))
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError(f"{api}: output of function f should be a tuple: "
-                                   "(output, aux) if has_aux is True")
-            out, aux = out
+        out, aux = _split_aux(func(*_pytree.unflatten(ins, p_spec)), has_aux, api)
         o_leaves, o_spec = _pytree.flatten(out)
         _check_outputs(o_leaves, api)
         us = [_core.zeros_like(o).requires_grad_() for o in o_leaves]
@@ -341,9 +336,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     o_done = _pytree.unflatten([_done(o, outer) for o in o_leaves], o_spec)
     j_done = _pytree.unflatten([_done(j, outer) for j in jv], o_spec)
     if has_aux:
-        aux_leaves, aux_spec = _pytree.flatten(aux)
-        return o_done, j_done, _pytree.unflatten([_done(a, outer) for a in aux_leaves],
-                                                 aux_spec)
+        return o_done, j_done, _done_tree(aux, outer)
     return o_done, j_done
 
 
@@ -395,6 +388,13 @@ RANDOM_IN_ERROR_MODE = (
     "of vmap")
 
 
+def _basis(flat, i):
+    """The one-hot vector like ``flat`` with a 1 at ``i``."""
+    onehot = _core.zeros_like(flat)
+    onehot[i] = 1.0
+    return onehot
+
+
 def _jacobian(func, argnums, has_aux, api, randomness=None):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -407,38 +407,19 @@ def _jacobian(func, argnums, has_aux, api, randomness=None):
             # PyTorch's jacfwd vmaps func over the tangents, with vmap's randomness rule
             if state is not None and not bool((_core.get_rng_state() == state).all()):
                 raise RuntimeError(RANDOM_IN_ERROR_MODE)
-            aux = None
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise RuntimeError(f"{api}(f, ...)(*args): output of function f should be "
-                                       "a tuple: (output, aux) if has_aux is True")
-                out, aux = out
+            out, aux = _split_aux(out, has_aux, f"{api}(f, ...)(*args)")
             o_leaves, o_spec = _pytree.flatten(out)
             _check_outputs(o_leaves, "vjp(f, *primals)")
             per_out = []
             for o in o_leaves:
-                rows = [[] for _ in ins]
                 flat = o.reshape(-1)
-                n = flat.shape[0]
-                for i in range(n):
-                    onehot = _core.zeros_like(flat)
-                    onehot[i] = 1.0
-                    gs = _grads([o], ins, [onehot.view(o.shape)], outer)
-                    for r, g in zip(rows, gs, strict=True):
-                        r.append(g)
-                jacs = []
-                for r, x in zip(rows, ins, strict=True):
-                    shape = tuple(o.shape) + tuple(x.shape)
-                    if n:
-                        j = _core.stack(r, 0).reshape(shape)
-                    else:
-                        j = _core.zeros(shape, dtype=x.dtype)
-                    jacs.append(_done(j, outer))
+                rows = [_grads([o], ins, [_basis(flat, i).view(o.shape)], outer)
+                        for i in range(flat.shape[0])]
+                jacs = [_done(j, outer) for j in _stack_jacobian(o, ins, rows)]
                 per_out.append(_pytree.unflatten(jacs, spec))
         result = _pytree.unflatten(per_out, o_spec)
         if has_aux:
-            aux_leaves, aux_spec = _pytree.flatten(aux)
-            return result, _pytree.unflatten([_done(a, outer) for a in aux_leaves], aux_spec)
+            return result, _done_tree(aux, outer)
         return result
 
     return wrapper

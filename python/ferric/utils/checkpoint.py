@@ -61,15 +61,14 @@ def detach_variable(inputs):
     if not isinstance(inputs, tuple):
         raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
                            f"{type(inputs).__name__}")
-    out = []
-    for x in inputs:
-        if isinstance(x, _core.Tensor):
-            d = x.detach()
-            d.requires_grad_(x.requires_grad)
-            out.append(d)
-        else:
-            out.append(x)
-    return tuple(out)
+    return tuple(_detached(x) if isinstance(x, _core.Tensor) else x for x in inputs)
+
+
+def _detached(t):
+    """A detached copy of ``t`` with ``t``'s ``requires_grad``."""
+    d = t.detach()
+    d.requires_grad_(t.requires_grad)
+    return d
 
 
 class CheckpointFunction(Function):
@@ -99,9 +98,7 @@ class CheckpointFunction(Function):
         args = list(ctx.args)
         saved = ctx.saved_tensors
         for i, t in zip(ctx.tensor_slots, saved, strict=False):
-            d = t.detach()
-            d.requires_grad_(t.requires_grad)
-            args[i] = d
+            args[i] = _detached(t)
         outer = _core.get_rng_state()
         if ctx.rng_state is not None:
             _core.set_rng_state(ctx.rng_state)

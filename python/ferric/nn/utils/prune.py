@@ -303,9 +303,32 @@ def _validate_dim(t, dim):
 
 
 def _nparams_toprune(amount, tensor_size):
-    if isinstance(amount, numbers.Integral):
-        return amount
-    return round(amount * tensor_size)
+    """The number of entries (channels) to prune out of ``tensor_size``, validated."""
+    k = amount if isinstance(amount, numbers.Integral) else round(amount * tensor_size)
+    _validate_amount(k, tensor_size)
+    return k
+
+
+def _unstructured_mask(amount, t, default_mask, scores, largest):
+    """``default_mask`` with the ``amount`` entries of the ``topk`` of ``scores()`` (called
+    only when something is pruned) set to 0."""
+    k = _nparams_toprune(amount, t.nelement())
+    mask = default_mask.clone(memory_format=_core.contiguous_format)
+    if k != 0:
+        top = _core.topk(scores().view(-1), k=k, largest=largest)
+        mask.view(-1)[top.indices] = 0
+    return mask
+
+
+def _channel_mask(t, dim, keep, default_mask):
+    """``default_mask`` times a mask of ones on the channels ``keep`` (indices or a bool
+    mask) along ``dim`` of ``t``, zeros elsewhere."""
+    mask = _core.zeros_like(t)
+    slc = [slice(None)] * t.dim()
+    slc[dim] = keep
+    mask[tuple(slc)] = 1
+    mask *= default_mask.to(dtype=mask.dtype)
+    return mask
 
 
 class RandomUnstructured(BasePruningMethod):
@@ -330,15 +353,8 @@ class RandomUnstructured(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         r"""``default_mask`` with ``amount`` random entries of ``t`` set to 0."""
-        tensor_size = t.nelement()
-        k = _nparams_toprune(self.amount, tensor_size)
-        _validate_amount(k, tensor_size)
-        mask = default_mask.clone(memory_format=_core.contiguous_format)
-        if k != 0:
-            prob = _core.rand_like(t)
-            top = _core.topk(prob.view(-1), k=k)
-            mask.view(-1)[top.indices] = 0
-        return mask
+        return _unstructured_mask(self.amount, t, default_mask, lambda: _core.rand_like(t),
+                                  largest=True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -368,14 +384,8 @@ class L1Unstructured(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         r"""``default_mask`` with the ``amount`` smallest-magnitude entries set to 0."""
-        tensor_size = t.nelement()
-        k = _nparams_toprune(self.amount, tensor_size)
-        _validate_amount(k, tensor_size)
-        mask = default_mask.clone(memory_format=_core.contiguous_format)
-        if k != 0:
-            top = _core.topk(_core.abs(t).view(-1), k=k, largest=False)
-            mask.view(-1)[top.indices] = 0
-        return mask
+        return _unstructured_mask(self.amount, t, default_mask, lambda: _core.abs(t),
+                                  largest=False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -412,17 +422,11 @@ class RandomStructured(BasePruningMethod):
         _validate_dim(t, self.dim)
         tensor_size = t.shape[self.dim]
         k = _nparams_toprune(self.amount, tensor_size)
-        _validate_amount(k, tensor_size)
         if k == 0:
             return default_mask
         prob = _core.rand(tensor_size)
         threshold = _core.kthvalue(prob, k=k).values
-        mask = _core.zeros_like(t)
-        slc = [slice(None)] * t.dim()
-        slc[self.dim] = prob > threshold
-        mask[tuple(slc)] = 1
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return _channel_mask(t, self.dim, prob > threshold, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -462,19 +466,13 @@ class LnStructured(BasePruningMethod):
         _validate_dim(t, self.dim)
         tensor_size = t.shape[self.dim]
         k = _nparams_toprune(self.amount, tensor_size)
-        _validate_amount(k, tensor_size)
         if k == 0:
             return default_mask
         dims = list(range(t.dim()))
         dims.remove(dims[self.dim])
         norm = _core.norm(t, p=self.n, dim=dims)
         top = _core.topk(norm, k=tensor_size - k, largest=True)
-        mask = _core.zeros_like(t)
-        slc = [slice(None)] * t.dim()
-        slc[self.dim] = top.indices
-        mask[tuple(slc)] = 1
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return _channel_mask(t, self.dim, top.indices, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
