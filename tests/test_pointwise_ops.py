@@ -220,3 +220,12 @@ def test_real_conjugation_returns_the_input():
     for fn in (ferric.conj, ferric.resolve_conj, ferric.resolve_neg, ferric.conj_physical):
         assert fn(x) is x
     assert x.conj() is x and not x.is_conj() and not x.is_neg()
+
+
+def test_frexp_out_checks_both_dtypes_before_writing():
+    # a failed call leaves the user's tensors unchanged
+    x = ferric.tensor([1.5, 3.0])
+    mantissa, exponent = ferric.zeros(2), ferric.zeros(2)
+    with pytest.raises(RuntimeError):
+        ferric.frexp(x, out=(mantissa, exponent))
+    assert mantissa.tolist() == [0.0, 0.0]

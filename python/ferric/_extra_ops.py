@@ -14,7 +14,7 @@ import builtins
 import math
 import warnings
 
-from . import _core, _functions, _shape_ops, return_types
+from . import _core, _functions, _linalg, _shape_ops, return_types
 from ._core import Tensor
 from ._shape_ops import _tname, _wrap_dim
 from ._tensor_types import _CPP_NAMES
@@ -143,13 +143,8 @@ def frexp(input: Tensor, *, out=None):
     if mantissa.requires_grad:
         mantissa = _core._named_node(mantissa, "FrexpBackward0")
     exponent = e.to(_core.int32)
-    if out is None:
-        return return_types.frexp((mantissa, exponent))
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise TypeError(f"frexp(): argument 'out' must be tuple of Tensors, not "
-                        f"{type(out).__name__}")
-    return return_types.frexp((_core._out_write("frexp", out[0], mantissa, "same"),
-                               _core._out_write("frexp", out[1], exponent, "same")))
+    # both out dtypes are checked before either is written
+    return _linalg._out_tuple("frexp", out, return_types.frexp, (mantissa, exponent))
 
 
 # the conjugation family: real tensors are their own conjugate and are never lazily
