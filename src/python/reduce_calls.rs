@@ -10,8 +10,8 @@ use crate::autograd::Var;
 use crate::dtype::DType;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::{self as r, NormP, ReduceOp};
-use crate::python::convert::{dims_arg, dtype_arg, index_int, is_ndarray, scalar_arg, type_name};
-use crate::python::out::{finish, finish_pair, out_arg, OutDtype};
+use crate::python::convert::{dims_arg, index_int, is_ndarray, opt_dtype, scalar_arg, type_name};
+use crate::python::out::{finish, finish_pair, out_arg, out_dtype, OutDtype};
 use crate::python::tensor::{as_tensor_ref, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
@@ -91,13 +91,6 @@ pub(crate) struct RArgs<'a, 'py> {
 
 type Ret = PyResult<Py<PyAny>>;
 
-fn opt_dtype(obj: Arg) -> PyResult<Option<DType>> {
-    match obj {
-        Some(o) if !o.is_none() => Ok(Some(dtype_arg(o)?)),
-        _ => Ok(None),
-    }
-}
-
 /// The dtype a sum-like reduction computes in when it writes into `out`, and the rule
 /// out's dtype then meets: PyTorch sums in out's dtype unless `dtype=` is given (which
 /// out must then have), and `mean` only into a floating out. Like PyTorch, the
@@ -124,11 +117,6 @@ fn reduce_out_dtype(
         None if mean && !(od.is_float() && input.dtype().is_float()) => (None, OutDtype::Cast),
         None => (Some(od), OutDtype::Same),
     })
-}
-
-/// The dtype of `out=`, if one was given.
-fn out_dtype(op: &str, out: Arg) -> PyResult<Option<DType>> {
-    Ok(out_arg(op, out)?.map(|o| o.borrow().t.dtype()))
 }
 
 /// sum, nansum, mean, nanmean.
