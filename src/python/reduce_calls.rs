@@ -21,11 +21,16 @@ use pyo3::types::{PyBool, PyModule, PyString, PyTuple};
 
 pub type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
-/// A named tuple from `ferric.return_types` (`max`, `min`, `aminmax`, `cummax`, ...).
-pub(crate) fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
+/// The named-tuple class `name` of `ferric.return_types` (`max`, `min`, `aminmax`, ...).
+fn return_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
     let m = MODULE.get_or_try_init(py, || py.import("ferric.return_types").map(Bound::unbind))?;
-    let cls = m.bind(py).getattr(name)?;
+    m.bind(py).getattr(name)
+}
+
+/// A named tuple from `ferric.return_types` (`max`, `min`, `aminmax`, `cummax`, ...).
+pub(crate) fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
+    let cls = return_type(py, name)?;
     Ok(cls.call1(((wrap_var(py, a)?, wrap_var(py, b)?),))?.unbind())
 }
 
@@ -40,10 +45,7 @@ pub(crate) fn named_out(
 ) -> PyResult<Py<PyAny>> {
     match finish_pair(py, name, out, a.clone(), b.clone())? {
         None => named(py, name, a, b),
-        Some((x, y)) => {
-            let m = py.import("ferric.return_types")?;
-            Ok(m.getattr(name)?.call1(((x, y),))?.unbind())
-        }
+        Some((x, y)) => Ok(return_type(py, name)?.call1(((x, y),))?.unbind()),
     }
 }
 
