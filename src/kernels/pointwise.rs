@@ -82,25 +82,6 @@ macro_rules! pointwise_float {
 pointwise_float!(f32);
 pointwise_float!(f64);
 
-pub fn logaddexp<T: Pointwise>(a: T, b: T) -> T {
-    T::logaddexp(a, b)
-}
-pub fn logaddexp2<T: Pointwise>(a: T, b: T) -> T {
-    T::logaddexp2(a, b)
-}
-pub fn fmax<T: Pointwise>(a: T, b: T) -> T {
-    T::fmax(a, b)
-}
-pub fn fmin<T: Pointwise>(a: T, b: T) -> T {
-    T::fmin(a, b)
-}
-pub fn heaviside<T: Pointwise>(a: T, b: T) -> T {
-    T::heaviside(a, b)
-}
-pub fn nextafter<T: Pointwise>(a: T, b: T) -> T {
-    T::nextafter(a, b)
-}
-
 /// Greatest common divisor, non-negative (Euclid on the magnitudes; gcd(0, 0) = 0).
 /// Narrower integer dtypes compute in i64 and wrap back, as PyTorch's kernels wrap.
 pub fn gcd(a: i64, b: i64) -> i64 {

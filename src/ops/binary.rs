@@ -6,9 +6,10 @@
 
 use crate::dtype::{DType, Element, ResultType, Scalar};
 use crate::error::{fmt_shape, Error, Result};
+use crate::kernels::pointwise::{self, Pointwise};
 use crate::kernels::simd::{self, Arg};
 use crate::kernels::strided::{self, Zip2, ZipFn, ZipInPlace};
-use crate::kernels::{bessel, pointwise, poly, special};
+use crate::kernels::{bessel, poly, special};
 use crate::memory_order::Order;
 use crate::shape::broadcast_shapes;
 use crate::storage::try_output_vec;

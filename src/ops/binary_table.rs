@@ -124,7 +124,7 @@ macro_rules! binary_table {
             ex: ["[3.0, 5.0, 0.0]", "[4.0, 12.0, 2.0]", "tensor([ 5., 13.,  2.])"] }
         Logaddexp { name: "logaddexp", node: "LogaddexpBackward0", kind: Arith,
             dunders: [], methods: [logaddexp], other: Tensor,
-            cost: 16, simd: [], float: |a, b| pointwise::logaddexp(a, b),
+            cost: 16, simd: [], float: |a, b| T::logaddexp(a, b),
             int: |a, _| a, bool: |a, _| a,
             grad: [a: |g, a, b| g / (un(Exp, b - a) + 1.0); b: |g, a, b| g / (un(Exp, a - b) + 1.0)],
             nested: true,
@@ -132,7 +132,7 @@ macro_rules! binary_table {
             ex: ["[0.0, 1.0, -100.0]", "[0.0, 2.0, -100.0]", "tensor([  0.6931,   2.3133, -99.3069])"] }
         Logaddexp2 { name: "logaddexp2", node: "Logaddexp2Backward0", kind: Arith,
             dunders: [], methods: [logaddexp2], other: Tensor,
-            cost: 16, simd: [], float: |a, b| pointwise::logaddexp2(a, b),
+            cost: 16, simd: [], float: |a, b| T::logaddexp2(a, b),
             int: |a, _| a, bool: |a, _| a,
             grad: [a: |g, a, b| g / (un(Exp2, b - a) + 1.0); b: |g, a, b| g / (un(Exp2, a - b) + 1.0)],
             nested: true,
@@ -141,7 +141,7 @@ macro_rules! binary_table {
         // NaN-ignoring maximum / minimum; a tie keeps `input` (a -0 / 0 tie too)
         Fmax { name: "fmax", node: "FmaxBackward0", kind: Arith,
             dunders: [], methods: [fmax], other: Tensor,
-            cost: 1, simd: [], float: |a, b| pointwise::fmax(a, b),
+            cost: 1, simd: [], float: |a, b| T::fmax(a, b),
             int: |a, b| a.max(b), bool: |a, b| a | b,
             grad: [a: |g, a, b| rules::fmaxmin(g, a, b, true, true);
                    b: |g, a, b| rules::fmaxmin(g, a, b, true, false)],
@@ -150,7 +150,7 @@ macro_rules! binary_table {
             ex: ["[1.0, float('nan'), 3.0]", "[2.0, 4.0, float('nan')]", "tensor([2., 4., 3.])"] }
         Fmin { name: "fmin", node: "FminBackward0", kind: Arith,
             dunders: [], methods: [fmin], other: Tensor,
-            cost: 1, simd: [], float: |a, b| pointwise::fmin(a, b),
+            cost: 1, simd: [], float: |a, b| T::fmin(a, b),
             int: |a, b| a.min(b), bool: |a, b| a & b,
             grad: [a: |g, a, b| rules::fmaxmin(g, a, b, false, true);
                    b: |g, a, b| rules::fmaxmin(g, a, b, false, false)],
@@ -161,7 +161,7 @@ macro_rules! binary_table {
         // both tensors must have the same dtype; backward raises
         Heaviside { name: "heaviside", node: "NotImplemented", kind: Arith,
             dunders: [], methods: [heaviside / heaviside_], other: Tensor,
-            cost: 1, simd: [], float: |a, b| pointwise::heaviside(a, b),
+            cost: 1, simd: [], float: |a, b| T::heaviside(a, b),
             int: |a, b| if a == 0 { b } else { i64::from(a > 0) }, bool: |a, b| a | b,
             grad: [unimplemented], nested: true,
             doc: "Heaviside step function: 0 where ``input`` is negative, 1 where positive, ``values`` (the second operand) where it is zero.",
@@ -181,7 +181,7 @@ macro_rules! binary_table {
         // PyTorch's gradient: `grad` for input, zeros for other (a one-ulp step)
         Nextafter { name: "nextafter", node: "NextafterBackward0", kind: Arith,
             dunders: [], methods: [nextafter / nextafter_], other: Tensor,
-            cost: 2, simd: [], float: |a, b| pointwise::nextafter(a, b),
+            cost: 2, simd: [], float: |a, b| T::nextafter(a, b),
             int: |a, _| a, bool: |a, _| a,
             grad: [a: |g| same(g); b: |g| zeros_like(g)], nested: true,
             doc: "Returns the next representable floating-point value after ``input`` towards ``other``.",

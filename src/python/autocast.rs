@@ -7,7 +7,7 @@
 use crate::autograd::unary::to_dtype;
 use crate::autograd::Var;
 use crate::dtype::DType;
-use crate::python::convert::{dtype_arg, PyDType};
+use crate::python::convert::{opt_dtype, PyDType};
 use crate::python::tensor::{wrap_var, PyTensor};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -120,10 +120,7 @@ pub fn lower(v: Var) -> PyResult<Var> {
 #[pyfunction]
 #[pyo3(name = "_set_autocast_cpu_dtype")]
 fn set_cpu_dtype(dtype: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-    let d = match dtype {
-        Some(o) if !o.is_none() => Some(dtype_arg(o)?),
-        _ => None,
-    };
+    let d = opt_dtype(dtype)?;
     CPU.with(|c| c.set(d));
     Ok(())
 }

@@ -139,6 +139,15 @@ pub fn dtype_arg(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     )))
 }
 
+/// An optional `dtype=` argument: None and absent are no dtype, anything else as
+/// [`dtype_arg`] reads it.
+pub fn opt_dtype(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    match obj {
+        Some(o) if !o.is_none() => Ok(Some(dtype_arg(o)?)),
+        _ => Ok(None),
+    }
+}
+
 /// A Python number (bool checked before int, since bool subclasses int), or a NumPy
 /// scalar. Returns None for anything else.
 pub fn scalar_arg(obj: &Bound<'_, PyAny>) -> Option<Scalar> {

@@ -8,7 +8,7 @@
 
 use crate::autograd::reduce as av;
 use crate::ops::reduce::ReduceOp;
-use crate::python::convert::dtype_arg;
+use crate::python::convert::opt_dtype;
 use crate::python::reduce_calls::{self as calls, RArgs};
 use crate::python::tensor::{wrap_var, PyTensor};
 use pyo3::prelude::*;
@@ -500,13 +500,6 @@ mod generated {
 }
 use generated::reduce_rows;
 use generated::register_table;
-
-fn opt_dtype(obj: Arg) -> PyResult<Option<crate::dtype::DType>> {
-    match obj {
-        Some(o) if !o.is_none() => Ok(Some(dtype_arg(o)?)),
-        _ => Ok(None),
-    }
-}
 
 // Softmax is no reduction (the result keeps input's shape) and has no out=.
 #[pymethods]

@@ -10,8 +10,8 @@ use crate::autograd::Var;
 use crate::dtype::DType;
 use crate::ops::binary::BinaryOp;
 use crate::ops::reduce::{self as r, NormP, ReduceOp};
-use crate::python::convert::{dims_arg, dtype_arg, index_int, is_ndarray, scalar_arg, type_name};
-use crate::python::out::{finish, finish_pair, out_arg, OutDtype};
+use crate::python::convert::{dims_arg, index_int, is_ndarray, opt_dtype, scalar_arg, type_name};
+use crate::python::out::{finish, finish_pair, out_arg, out_dtype, OutDtype};
 use crate::python::tensor::{as_tensor_ref, wrap_var, PyTensor};
 use crate::tensor::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
@@ -21,11 +21,16 @@ use pyo3::types::{PyBool, PyModule, PyString, PyTuple};
 
 pub type Arg<'a, 'py> = Option<&'a Bound<'py, PyAny>>;
 
-/// A named tuple from `ferric.return_types` (`max`, `min`, `aminmax`, `cummax`, ...).
-pub(crate) fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
+/// The named-tuple class `name` of `ferric.return_types` (`max`, `min`, `aminmax`, ...).
+fn return_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
     let m = MODULE.get_or_try_init(py, || py.import("ferric.return_types").map(Bound::unbind))?;
-    let cls = m.bind(py).getattr(name)?;
+    m.bind(py).getattr(name)
+}
+
+/// A named tuple from `ferric.return_types` (`max`, `min`, `aminmax`, `cummax`, ...).
+pub(crate) fn named(py: Python<'_>, name: &str, a: Var, b: Var) -> PyResult<Py<PyAny>> {
+    let cls = return_type(py, name)?;
     Ok(cls.call1(((wrap_var(py, a)?, wrap_var(py, b)?),))?.unbind())
 }
 
@@ -40,10 +45,7 @@ pub(crate) fn named_out(
 ) -> PyResult<Py<PyAny>> {
     match finish_pair(py, name, out, a.clone(), b.clone())? {
         None => named(py, name, a, b),
-        Some((x, y)) => {
-            let m = py.import("ferric.return_types")?;
-            Ok(m.getattr(name)?.call1(((x, y),))?.unbind())
-        }
+        Some((x, y)) => Ok(return_type(py, name)?.call1(((x, y),))?.unbind()),
     }
 }
 
@@ -91,13 +93,6 @@ pub(crate) struct RArgs<'a, 'py> {
 
 type Ret = PyResult<Py<PyAny>>;
 
-fn opt_dtype(obj: Arg) -> PyResult<Option<DType>> {
-    match obj {
-        Some(o) if !o.is_none() => Ok(Some(dtype_arg(o)?)),
-        _ => Ok(None),
-    }
-}
-
 /// The dtype a sum-like reduction computes in when it writes into `out`, and the rule
 /// out's dtype then meets: PyTorch sums in out's dtype unless `dtype=` is given (which
 /// out must then have), and `mean` only into a floating out. Like PyTorch, the
@@ -124,11 +119,6 @@ fn reduce_out_dtype(
         None if mean && !(od.is_float() && input.dtype().is_float()) => (None, OutDtype::Cast),
         None => (Some(od), OutDtype::Same),
     })
-}
-
-/// The dtype of `out=`, if one was given.
-fn out_dtype(op: &str, out: Arg) -> PyResult<Option<DType>> {
-    Ok(out_arg(op, out)?.map(|o| o.borrow().t.dtype()))
 }
 
 /// sum, nansum, mean, nanmean.

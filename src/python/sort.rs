@@ -7,7 +7,7 @@ use crate::autograd::sort as av;
 use crate::autograd::Var;
 use crate::dtype::DType;
 use crate::python::convert::{index_int, scalar_arg};
-use crate::python::out::{finish, finish_tensor, out_dtype, OutDtype};
+use crate::python::out::{finish, out_dtype, OutDtype};
 use crate::python::reduce::{keepdim_needs_dim, named_out};
 use crate::python::tensor::{as_tensor_ref, wrap, wrap_var, PyTensor};
 use crate::tensor::Tensor;
@@ -404,7 +404,6 @@ fn searchsorted(
     };
     let (vals, scalar) = tensor_or_scalar("searchsorted", "input", input)?;
     let sorter = sorter.map(|s| s.t.clone());
-    let out_t = out;
     let idx = crate::ops::search::searchsorted(
         &sorted_sequence.t,
         &vals,
@@ -412,7 +411,7 @@ fn searchsorted(
         sorter.as_ref(),
         scalar,
     )?;
-    finish_tensor(py, "searchsorted", out_t, OutDtype::Same, wrap(py, idx)?)
+    finish(py, "searchsorted", out, OutDtype::Same, Var::plain(idx))
 }
 
 /// PyTorch's check of a `searchsorted` / `bucketize` out tensor: int64 (int32 with
@@ -466,11 +465,8 @@ fn bucketize(
     no_int32("bucketize", out_int32)?;
     search_out_dtype(out, out_int32)?;
     let (vals, scalar) = tensor_or_scalar("bucketize", "input", input)?;
-    let r = wrap(
-        py,
-        crate::ops::search::bucketize(&vals, &boundaries.t, right, scalar)?,
-    )?;
-    finish_tensor(py, "bucketize", out, OutDtype::Same, r)
+    let r = crate::ops::search::bucketize(&vals, &boundaries.t, right, scalar)?;
+    finish(py, "bucketize", out, OutDtype::Same, Var::plain(r))
 }
 
 /// The result of `unique`: the values alone, or a tuple with the asked-for extras.

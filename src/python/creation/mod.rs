@@ -3,7 +3,7 @@
 
 use crate::dtype::{DType, Scalar};
 use crate::error::Error;
-use crate::python::convert::{dtype_arg, from_numpy_any, is_ndarray, scalar_arg, size_args};
+use crate::python::convert::{from_numpy_any, is_ndarray, opt_dtype, scalar_arg, size_args};
 use crate::python::data::tensor_from_data;
 use crate::python::out::{check_out, out_arg, write_out};
 use crate::python::tensor::{as_tensor_ref, PyTensor};
@@ -107,14 +107,6 @@ impl Target<'_> {
                 write_out(self.op, &o, &t)
             }
         }
-    }
-}
-
-fn opt_dtype(d: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
-    match d {
-        None => Ok(None),
-        Some(o) if o.is_none() => Ok(None),
-        Some(o) => Ok(Some(dtype_arg(o)?)),
     }
 }
 

@@ -2,10 +2,11 @@
 //! (`ferric.round(x, out=o)`); the methods themselves take no `out` (as PyTorch's).
 //! Each runs the method, then writes into out by the op's dtype rule.
 
-use super::{finish_tensor, out_dtype, OutDtype};
+use super::{finish, finish_tensor, out_dtype, OutDtype};
+use crate::autograd::Var;
 use crate::dtype::DType;
 use crate::ops::unary::{unary, UnaryOp};
-use crate::python::tensor::{wrap, PyTensor};
+use crate::python::tensor::PyTensor;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
@@ -86,8 +87,8 @@ fn inf_test(
             "{op} does not support non-boolean outputs."
         )));
     }
-    let r = wrap(py, unary(test, &input.t)?)?;
-    finish_tensor(py, op, out, OutDtype::Same, r)
+    let r = Var::plain(unary(test, &input.t)?);
+    finish(py, op, out, OutDtype::Same, r)
 }
 
 #[pyfunction]
@@ -228,8 +229,8 @@ fn nonzero(
             d.torch_name()
         )));
     }
-    let r = wrap(py, input.t.nonzero()?)?;
-    finish_tensor(py, "nonzero", out, OutDtype::Same, r)
+    let r = Var::plain(input.t.nonzero()?);
+    finish(py, "nonzero", out, OutDtype::Same, r)
 }
 
 /// Replaces the method aliases of these names in the module by the functions above.
