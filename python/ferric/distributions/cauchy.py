@@ -5,15 +5,13 @@ from __future__ import annotations
 import math
 
 from .. import _core
-from .._size import Size
-from . import constraints
-from .distribution import _EMPTY, Distribution
-from .utils import _is_number, broadcast_all
+from ._loc_scale import _LocScale
+from .distribution import _EMPTY
 
 __all__ = ["Cauchy"]
 
 
-class Cauchy(Distribution):
+class Cauchy(_LocScale):
     """A Cauchy distribution with median ``loc`` and half width ``scale``.
 
     Args:
@@ -28,14 +26,6 @@ class Cauchy(Distribution):
         tensor(0.7500)
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """See :meth:`Distribution.expand`.
@@ -55,11 +45,6 @@ class Cauchy(Distribution):
     def mean(self):
         """NaN (undefined)."""
         return _core.full(tuple(self._extended_shape()), math.nan, dtype=self.loc.dtype)
-
-    @property
-    def mode(self):
-        """``loc``."""
-        return self.loc
 
     @property
     def variance(self):

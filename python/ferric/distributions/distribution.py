@@ -310,7 +310,7 @@ class Distribution:
         for name in names:
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(batch_shape))
-        super(cls, new).__init__(batch_shape, self.event_shape, validate_args=False)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from .. import _core
 from .._dtype_info import finfo
-from .._size import Size
-from . import constraints
-from .distribution import _EMPTY, Distribution
-from .utils import _is_number, broadcast_all
+from ._loc_scale import _LocScale
+from .distribution import _EMPTY
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale):
     """A Laplace distribution with location ``loc`` and scale ``scale``.
 
     Args:
@@ -27,14 +25,6 @@ class Laplace(Distribution):
         tensor(2.)
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """See :meth:`Distribution.expand`.
@@ -53,11 +43,6 @@ class Laplace(Distribution):
 
     @property
     def mean(self):
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self):
         """``loc``."""
         return self.loc
 

@@ -5,16 +5,15 @@ from __future__ import annotations
 import math
 
 from .. import _core, autograd
-from .._size import Size
-from . import constraints
+from ._loc_scale import _LocScale
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
-from .utils import _is_number, _standard_normal, broadcast_all
+from .utils import _standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(_LocScale, ExponentialFamily):
     """A normal distribution with mean ``loc`` and standard deviation ``scale``.
 
     Args:
@@ -30,15 +29,7 @@ class Normal(ExponentialFamily):
         tensor([1.5410])
     """
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         """See :meth:`Distribution.expand`.
@@ -57,11 +48,6 @@ class Normal(ExponentialFamily):
 
     @property
     def mean(self):
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self):
         """``loc``."""
         return self.loc
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 
 from .. import _core
-from .._size import Size
 from . import constraints
 from .distribution import _EMPTY, Distribution
-from .utils import _is_number, broadcast_all
+from .utils import _broadcast_params
 
 __all__ = ["Uniform"]
 
@@ -37,8 +36,7 @@ class Uniform(Distribution):
                 "high": constraints.greater_than(self.low)}
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        batch_shape = Size() if _is_number(low) and _is_number(high) else self.low.size()
+        (self.low, self.high), batch_shape = _broadcast_params(low, high)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

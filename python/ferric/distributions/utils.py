@@ -8,6 +8,7 @@ import numbers
 
 from .. import _core, _functions, autograd
 from .._dtype_info import finfo
+from .._size import Size
 from ..nn import functional as F
 
 __all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
@@ -46,6 +47,14 @@ def broadcast_all(*values):
         values = tuple(v if isinstance(v, _core.Tensor) else _core.tensor(v, dtype=dtype)
                        for v in values)
     return _functions.broadcast_tensors(*values)
+
+
+def _broadcast_params(*values):
+    """``broadcast_all(*values)`` and the batch shape a distribution built on them has:
+    ``Size()`` when every value is a number, else the broadcast shape."""
+    tensors = broadcast_all(*values)
+    batch_shape = Size() if all(_is_number(v) for v in values) else tensors[0].size()
+    return tensors, batch_shape
 
 
 def _standard_normal(shape, dtype, device=None):
