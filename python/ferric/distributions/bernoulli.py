@@ -51,18 +51,6 @@ class Bernoulli(ExponentialFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Bernoulli
-            >>> Bernoulli(0.5).expand([2]).probs
-            tensor([0.5000, 0.5000])
-        """
         new = self._expand_params(Bernoulli, batch_shape, _instance, ("probs", "logits"))
         new._param = new.logits if "logits" in new.__dict__ else new.probs
         return new

@@ -56,18 +56,6 @@ class Categorical(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Categorical
-            >>> Categorical(ferric.ones(3)).expand([2]).probs.shape
-            ferric.Size([2, 3])
-        """
         new = self._get_checked_instance(Categorical, _instance)
         batch_shape = Size(batch_shape)
         param_shape = tuple(batch_shape) + (self._num_events,)

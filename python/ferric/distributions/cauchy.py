@@ -28,17 +28,6 @@ class Cauchy(_LocScale):
 
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import Cauchy
-            >>> Cauchy(0.0, 1.0).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         return self._expand_params(Cauchy, batch_shape, _instance, ("loc", "scale"))
 
     @property

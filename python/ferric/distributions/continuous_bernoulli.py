@@ -67,17 +67,6 @@ class ContinuousBernoulli(ExponentialFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import ContinuousBernoulli
-            >>> ContinuousBernoulli(0.3).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._expand_params(ContinuousBernoulli, batch_shape, _instance, ("probs", "logits"))
         new._lims = self._lims
         new._param = new.logits if "logits" in new.__dict__ else new.probs

@@ -38,18 +38,6 @@ class Exponential(ExponentialFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Exponential
-            >>> Exponential(1.0).expand([3]).batch_shape
-            ferric.Size([3])
-        """
         return self._expand_params(Exponential, batch_shape, _instance, ("rate",))
 
     @property

@@ -53,17 +53,6 @@ class Geometric(Distribution):
                     f"found invalid values:\n{value.detach()[~valid]}")
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import Geometric
-            >>> Geometric(0.5).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         return self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))
 
     @lazy_property

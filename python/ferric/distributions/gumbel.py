@@ -48,17 +48,6 @@ class Gumbel(TransformedDistribution):
         super().__init__(base, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import Gumbel
-            >>> Gumbel(0.0, 1.0).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._get_checked_instance(Gumbel, _instance)
         new.loc = self.loc.expand(tuple(batch_shape))
         new.scale = self.scale.expand(tuple(batch_shape))

@@ -30,17 +30,6 @@ class HalfCauchy(_HalfDistribution):
     _base_class = Cauchy
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import HalfCauchy
-            >>> HalfCauchy(1.0).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
 

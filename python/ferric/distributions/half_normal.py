@@ -29,17 +29,6 @@ class HalfNormal(_HalfDistribution):
     _base_class = Normal
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import HalfNormal
-            >>> HalfNormal(1.0).expand([3]).batch_shape
-            ferric.Size([3])
-        """
         new = self._get_checked_instance(HalfNormal, _instance)
         return super().expand(batch_shape, _instance=new)
 

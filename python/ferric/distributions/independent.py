@@ -44,19 +44,6 @@ class Independent(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Independent, Normal
-            >>> d = Independent(Normal(ferric.zeros(2), ferric.ones(2)), 1)
-            >>> d.expand([4]).batch_shape
-            ferric.Size([4])
-        """
         new = self._get_checked_instance(Independent, _instance)
         batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(

@@ -52,17 +52,6 @@ class Kumaraswamy(TransformedDistribution):
         super().__init__(base, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import Kumaraswamy
-            >>> Kumaraswamy(1.0, 2.0).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._get_checked_instance(Kumaraswamy, _instance)
         new.concentration1 = self.concentration1.expand(tuple(batch_shape))
         new.concentration0 = self.concentration0.expand(tuple(batch_shape))

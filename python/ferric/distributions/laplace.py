@@ -27,18 +27,6 @@ class Laplace(_LocScale):
 
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Laplace
-            >>> Laplace(0.0, 1.0).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         return self._expand_params(Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property

@@ -34,18 +34,6 @@ class LogNormal(TransformedDistribution):
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import LogNormal
-            >>> LogNormal(0.0, 1.0).expand([3]).loc
-            tensor([0., 0., 0.])
-        """
         new = self._get_checked_instance(LogNormal, _instance)
         return super().expand(batch_shape, _instance=new)
 

@@ -37,18 +37,6 @@ class LogisticNormal(TransformedDistribution):
         super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import LogisticNormal
-            >>> LogisticNormal(ferric.zeros(2), 1.0).expand([3]).batch_shape
-            ferric.Size([3])
-        """
         new = self._get_checked_instance(LogisticNormal, _instance)
         return super().expand(batch_shape, _instance=new)
 

@@ -91,19 +91,6 @@ class LowRankMultivariateNormal(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import LowRankMultivariateNormal
-            >>> m = LowRankMultivariateNormal(ferric.zeros(2), ferric.ones(2, 1), ferric.ones(2))
-            >>> m.expand([3]).batch_shape
-            ferric.Size([3])
-        """
         new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
         batch_shape = Size(batch_shape)
         loc_shape = tuple(batch_shape + self.event_shape)

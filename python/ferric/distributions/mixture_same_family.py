@@ -62,19 +62,6 @@ class MixtureSameFamily(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Categorical, MixtureSameFamily, Normal
-            >>> m = MixtureSameFamily(Categorical(ferric.ones(2)), Normal(ferric.zeros(2), 1.0))
-            >>> m.expand([3]).batch_shape
-            ferric.Size([3])
-        """
         batch_shape = Size(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
         new._component_distribution = self._component_distribution.expand(

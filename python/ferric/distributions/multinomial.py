@@ -57,18 +57,6 @@ class Multinomial(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Multinomial
-            >>> Multinomial(3, ferric.ones(2)).expand([4]).batch_shape
-            ferric.Size([4])
-        """
         new = self._expand_params(Multinomial, batch_shape, _instance, ("_categorical",))
         new.total_count = self.total_count
         return new

@@ -97,19 +97,6 @@ class MultivariateNormal(Distribution):
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import MultivariateNormal
-            >>> m = MultivariateNormal(ferric.zeros(2), ferric.eye(2))
-            >>> m.expand([3]).batch_shape
-            ferric.Size([3])
-        """
         new = self._get_checked_instance(MultivariateNormal, _instance)
         batch_shape = Size(batch_shape)
         loc_shape = tuple(batch_shape + self.event_shape)

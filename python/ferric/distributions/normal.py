@@ -32,18 +32,6 @@ class Normal(_LocScale, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Normal
-            >>> Normal(0.0, 1.0).expand([2]).loc
-            tensor([0., 0.])
-        """
         return self._expand_params(Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property

@@ -39,18 +39,6 @@ class OneHotCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import OneHotCategorical
-            >>> OneHotCategorical(ferric.ones(3)).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         return self._expand_params(OneHotCategorical, batch_shape, _instance, ("_categorical",))
 
     @property

@@ -35,17 +35,6 @@ class Pareto(TransformedDistribution):
         super().__init__(base, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import Pareto
-            >>> Pareto(1.0, 2.0).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._get_checked_instance(Pareto, _instance)
         new.scale = self.scale.expand(tuple(batch_shape))
         new.alpha = self.alpha.expand(tuple(batch_shape))

@@ -57,18 +57,6 @@ class LogitRelaxedBernoulli(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
-            >>> LogitRelaxedBernoulli(ferric.tensor(1.0), 0.5).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._expand_params(LogitRelaxedBernoulli, batch_shape, _instance,
                                   ("probs", "logits"))
         new.temperature = self.temperature
@@ -155,18 +143,6 @@ class RelaxedBernoulli(TransformedDistribution):
         super().__init__(base, SigmoidTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import RelaxedBernoulli
-            >>> RelaxedBernoulli(ferric.tensor(1.0), 0.5).expand([3]).batch_shape
-            ferric.Size([3])
-        """
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
 

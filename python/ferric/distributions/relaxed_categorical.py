@@ -45,18 +45,6 @@ class ExpRelaxedCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions.relaxed_categorical import ExpRelaxedCategorical
-            >>> ExpRelaxedCategorical(ferric.tensor(1.0), ferric.ones(3)).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._expand_params(ExpRelaxedCategorical, batch_shape, _instance,
                                   ("_categorical",))
         new.temperature = self.temperature
@@ -146,19 +134,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import RelaxedOneHotCategorical
-            >>> m = RelaxedOneHotCategorical(ferric.tensor(1.0), ferric.ones(3))
-            >>> m.expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
 

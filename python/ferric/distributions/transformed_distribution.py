@@ -81,18 +81,6 @@ class TransformedDistribution(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import LogNormal
-            >>> LogNormal(0.0, 1.0).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._get_checked_instance(TransformedDistribution, _instance)
         batch_shape = Size(batch_shape)
         shape = tuple(batch_shape + self.event_shape)

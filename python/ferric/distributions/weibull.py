@@ -40,17 +40,6 @@ class Weibull(TransformedDistribution):
         super().__init__(base, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        """See :meth:`Distribution.expand`.
-
-        Args:
-            batch_shape (Size): the new batch shape.
-            _instance: used by subclasses.
-
-        Example:
-            >>> from ferric.distributions import Weibull
-            >>> Weibull(1.0, 2.0).expand([2]).batch_shape
-            ferric.Size([2])
-        """
         new = self._get_checked_instance(Weibull, _instance)
         new.scale = self.scale.expand(tuple(batch_shape))
         new.concentration = self.concentration.expand(tuple(batch_shape))
