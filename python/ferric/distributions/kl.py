@@ -350,13 +350,6 @@ def _kl_exponential_gumbel(p, q):
     return t1 - loc_scale + t2 + scale_rate.reciprocal()
 
 
-@register_kl(Gumbel, ContinuousBernoulli)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Gumbel, Normal)
 def _kl_gumbel_normal(p, q):
     ratio = p.scale / q.scale
@@ -387,11 +380,6 @@ def _kl_uniform_gumbel(p, q):
     return t1 - t2
 
 
-@register_kl(ContinuousBernoulli, Pareto)
-def _kl_cb_infinity(p, q):
-    return _infinite_like(p.probs)
-
-
 @register_kl(ContinuousBernoulli, Exponential)
 def _kl_cb_exponential(p, q):
     return -p.entropy() - _core.log(q.rate) + q.rate * p.mean
@@ -417,12 +405,6 @@ def _kl_uniform_cb(p, q):
     result = -p.entropy() - p.mean * q.logits - _core.log1p(-q.probs) - q._cont_bern_log_norm()
     outside = (p.high >= q.support.upper_bound) | (p.low <= q.support.lower_bound)
     return _core.where(outside, math.inf, result)
-
-
-@register_kl(Pareto, ContinuousBernoulli)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
 
 
 @register_kl(Pareto, Exponential)
@@ -454,13 +436,6 @@ def _kl_uniform_pareto(p, q):
     return _core.where(p.low < q.support.lower_bound, math.inf, result)
 
 
-@register_kl(Exponential, ContinuousBernoulli)
-@register_kl(Exponential, Pareto)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
 @register_kl(Exponential, Normal)
 def _kl_exponential_normal(p, q):
     var_normal = q.scale.pow(2)
@@ -472,14 +447,6 @@ def _kl_exponential_normal(p, q):
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
-@register_kl(Laplace, ContinuousBernoulli)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Pareto)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p, q):
     var_normal = q.scale.pow(2)
@@ -489,14 +456,6 @@ def _kl_laplace_normal(p, q):
     t3 = p.loc * q.loc
     t4 = 0.5 * q.loc.pow(2)
     return -t1 + ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-@register_kl(Normal, ContinuousBernoulli)
-@register_kl(Normal, Exponential)
-@register_kl(Normal, Pareto)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Normal, Laplace)
@@ -523,3 +482,28 @@ def _kl_uniform_normal(p, q):
     t2 = width.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+# KL(p || q) is infinite where q's support does not cover p's: p's type, the parameter
+# giving the result's shape, and the types of q.
+_INFINITE_KL = (
+    (Gumbel, "loc", (ContinuousBernoulli, Exponential, Uniform)),
+    (ContinuousBernoulli, "probs", (Pareto,)),
+    (Pareto, "scale", (ContinuousBernoulli, Uniform)),
+    (Exponential, "rate", (ContinuousBernoulli, Pareto, Uniform)),
+    (Laplace, "loc", (ContinuousBernoulli, Exponential, Pareto, Uniform)),
+    (Normal, "loc", (ContinuousBernoulli, Exponential, Pareto, Uniform)),
+)
+
+
+def _kl_infinity(param):
+    def kl(p, q):
+        return _infinite_like(getattr(p, param))
+    return kl
+
+
+for _type_p, _param, _types_q in _INFINITE_KL:
+    _fun = _kl_infinity(_param)  # one function per p type, shared by its q types
+    for _type_q in _types_q:
+        register_kl(_type_p, _type_q)(_fun)
+del _type_p, _param, _types_q, _type_q, _fun
