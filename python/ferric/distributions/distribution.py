@@ -310,7 +310,13 @@ class Distribution:
         for name in names:
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(batch_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        return self._init_expanded(new, batch_shape, self.event_shape)
+
+    def _init_expanded(self, new, batch_shape, event_shape):
+        """The last step of ``expand``: sets the shapes of ``new`` (an expanded copy of this
+        distribution) without validating its arguments again and gives it this
+        distribution's validation flag."""
+        Distribution.__init__(new, batch_shape, event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 

@@ -30,8 +30,7 @@ class HalfCauchy(_HalfDistribution):
     _base_class = Cauchy
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(HalfCauchy, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return self._expand_transformed(HalfCauchy, batch_shape, _instance)
 
     @property
     def mean(self):

@@ -29,8 +29,7 @@ class HalfNormal(_HalfDistribution):
     _base_class = Normal
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(HalfNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return self._expand_transformed(HalfNormal, batch_shape, _instance)
 
     @property
     def mean(self):

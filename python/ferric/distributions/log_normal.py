@@ -34,8 +34,7 @@ class LogNormal(TransformedDistribution):
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return self._expand_transformed(LogNormal, batch_shape, _instance)
 
     @property
     def loc(self):

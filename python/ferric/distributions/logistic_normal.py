@@ -37,8 +37,7 @@ class LogisticNormal(TransformedDistribution):
         super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogisticNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return self._expand_transformed(LogisticNormal, batch_shape, _instance)
 
     @property
     def loc(self):

@@ -143,8 +143,7 @@ class RelaxedBernoulli(TransformedDistribution):
         super().__init__(base, SigmoidTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return self._expand_transformed(RelaxedBernoulli, batch_shape, _instance)
 
     @property
     def temperature(self):

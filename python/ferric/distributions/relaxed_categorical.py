@@ -134,8 +134,7 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
-        return super().expand(batch_shape, _instance=new)
+        return self._expand_transformed(RelaxedOneHotCategorical, batch_shape, _instance)
 
     @property
     def temperature(self):

@@ -89,10 +89,16 @@ class TransformedDistribution(Distribution):
         new.base_dist = self.base_dist.expand(
             shape[:len(shape) - len(self.base_dist.event_shape)])
         new.transforms = self.transforms
-        super(TransformedDistribution, new).__init__(batch_shape, self.event_shape,
-                                                     validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._init_expanded(new, batch_shape, self.event_shape)
+
+    def _expand_transformed(self, cls, batch_shape, _instance, names=()):
+        """The body of ``cls.expand`` for a subclass ``cls`` whose state is a base
+        distribution, transforms and the parameters ``names``: each parameter is expanded
+        to ``batch_shape``, then the parent's ``expand`` expands the rest."""
+        new = self._get_checked_instance(cls, _instance)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(tuple(batch_shape)))
+        return super(cls, self).expand(batch_shape, _instance=new)
 
     @constraints.dependent_property(is_discrete=False)
     def support(self):
