@@ -8,14 +8,15 @@ from .. import _core, autograd
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
+from ._binary import _ProbsOrLogits
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
-from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_ProbsOrLogits, ExponentialFamily):
     """A Bernoulli distribution: 1 with probability ``probs``, 0 otherwise. Give exactly
     one of ``probs`` and ``logits`` (log-odds).
 
@@ -32,38 +33,16 @@ class Bernoulli(ExponentialFamily):
         tensor([0., 1.])
     """
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            scalar = _is_number(probs)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            scalar = _is_number(logits)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if scalar else self._param.size()
+        batch_shape = self._set_probs_or_logits(probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_params(Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.logits if "logits" in new.__dict__ else new.probs
-        return new
-
-    @lazy_property
-    def logits(self):
-        """Log-odds of sampling 1."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """Probability of sampling 1."""
-        return logits_to_probs(self.logits, is_binary=True)
+        return self._expand_probs_or_logits(Bernoulli, batch_shape, _instance)
 
     @property
     def param_shape(self) -> Size:

@@ -9,21 +9,20 @@ from .. import _core
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
+from ._binary import _ProbsOrLogits
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
 from .utils import (
-    _is_number,
     broadcast_all,
     clamp_probs,
     lazy_property,
     logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(_ProbsOrLogits, ExponentialFamily):
     """A continuous Bernoulli distribution: density proportional to
     ``probs**x (1 - probs)**(1 - x)`` on ``[0, 1]``. Give exactly one of ``probs`` and
     ``logits``. Inside ``lims`` (around 0.5) the normaliser and moments use Taylor
@@ -43,33 +42,23 @@ class ContinuousBernoulli(ExponentialFamily):
         tensor([0.4302])
     """
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     _mean_carrier_measure = 0
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
+        batch_shape = self._set_probs_or_logits(probs, logits)
         if probs is not None:
-            (self.probs,) = broadcast_all(probs)
             if validate_args is not None and not bool(
                     self.arg_constraints["probs"].check(self.probs).all()):
                 raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        scalar = _is_number(given)
-        batch_shape = Size() if scalar else self._param.size()
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_params(ContinuousBernoulli, batch_shape, _instance, ("probs", "logits"))
+        new = self._expand_probs_or_logits(ContinuousBernoulli, batch_shape, _instance)
         new._lims = self._lims
-        new._param = new.logits if "logits" in new.__dict__ else new.probs
         return new
 
     def _outside_unstable_region(self):
@@ -113,11 +102,6 @@ class ContinuousBernoulli(ExponentialFamily):
         x = _core.pow(self.probs - 0.5, 2)
         taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
         return _core.where(self._outside_unstable_region(), var, taylor)
-
-    @lazy_property
-    def logits(self):
-        """Log-odds of ``probs``."""
-        return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
     def probs(self):

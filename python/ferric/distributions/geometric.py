@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from .. import _core, autograd
 from .._dtype_info import finfo
-from .._size import Size
 from ..nn import functional as F
 from . import constraints
-from .distribution import _EMPTY, Distribution
-from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from ._binary import _ProbsOrLogits
+from .distribution import _EMPTY
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_ProbsOrLogits):
     """The number of failures before the first success in Bernoulli trials with success
     probability ``probs`` (or log-odds ``logits``; give exactly one).
 
@@ -29,19 +29,10 @@ class Geometric(Distribution):
         tensor([3.])
     """
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        scalar = _is_number(given)
-        batch_shape = Size() if scalar else given.size()
+        batch_shape = self._set_probs_or_logits(probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
@@ -53,17 +44,7 @@ class Geometric(Distribution):
                     f"found invalid values:\n{value.detach()[~valid]}")
 
     def expand(self, batch_shape, _instance=None):
-        return self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))
-
-    @lazy_property
-    def logits(self):
-        """Log-odds of success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """Success probability."""
-        return logits_to_probs(self.logits, is_binary=True)
+        return self._expand_probs_or_logits(Geometric, batch_shape, _instance)
 
     @property
     def mean(self):

@@ -6,22 +6,19 @@ from __future__ import annotations
 from .. import _core
 from .._size import Size
 from . import constraints
-from .distribution import _EMPTY, Distribution
+from ._binary import _ProbsOrLogits
+from .distribution import _EMPTY
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
 from .utils import (
-    _is_number,
     broadcast_all,
     clamp_probs,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(_ProbsOrLogits):
     """The logit of a ``RelaxedBernoulli`` sample: logistic noise plus the log-odds,
     divided by ``temperature``.
 
@@ -39,39 +36,17 @@ class LogitRelaxedBernoulli(Distribution):
         tensor([-2.0794])
     """
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        scalar = _is_number(given)
-        batch_shape = Size() if scalar else self._param.size()
+        batch_shape = self._set_probs_or_logits(probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expand_params(LogitRelaxedBernoulli, batch_shape, _instance,
-                                  ("probs", "logits"))
+        new = self._expand_probs_or_logits(LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
-        new._param = new.logits if "logits" in new.__dict__ else new.probs
         return new
-
-    @lazy_property
-    def logits(self):
-        """Log-odds of 1."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        """Probability of 1."""
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:
