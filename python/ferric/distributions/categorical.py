@@ -169,3 +169,32 @@ class Categorical(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+
+class _OverCategorical(Distribution):
+    """The shared part of the distributions over ``K`` events that keep a private
+    ``Categorical`` (``OneHotCategorical``, ``Multinomial``, ``ExpRelaxedCategorical``):
+    its ``probs``/``logits`` (give exactly one) and batch shape, and the event shape
+    ``(K,)``."""
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+
+    def _init_categorical(self, probs, logits, validate_args):
+        self._categorical = Categorical(probs, logits)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
+    @property
+    def logits(self):
+        """Normalised log-probabilities."""
+        return self._categorical.logits
+
+    @property
+    def probs(self):
+        """Normalised probabilities."""
+        return self._categorical.probs
+
+    @property
+    def param_shape(self) -> Size:
+        """Shape of the parameter tensor, ``(*batch, K)``."""
+        return self._categorical.param_shape

@@ -7,8 +7,8 @@ import math
 from .. import _core
 from .._size import Size
 from . import constraints
-from .categorical import Categorical
-from .distribution import _EMPTY, Distribution
+from .categorical import _OverCategorical
+from .distribution import _EMPTY
 from .utils import broadcast_all, probs_to_logits
 
 __all__ = ["Multinomial"]
@@ -26,7 +26,7 @@ def _binomial_log_prob(total_count, probs, value):
     return value * logits - log_factorial_k - log_factorial_nmk - normalize
 
 
-class Multinomial(Distribution):
+class Multinomial(_OverCategorical):
     """Counts of each of ``K`` events in ``total_count`` independent ``Categorical``
     draws. ``log_prob`` accepts any ``total_count`` (it is read from the value);
     ``sample`` and ``entropy`` use the given one.
@@ -45,16 +45,12 @@ class Multinomial(Distribution):
         tensor(-0.8630)
     """
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        self._init_categorical(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_params(Multinomial, batch_shape, _instance, ("_categorical",))
@@ -65,21 +61,6 @@ class Multinomial(Distribution):
     def support(self):
         """Count vectors summing to at most ``total_count``."""
         return constraints.multinomial(self.total_count)
-
-    @property
-    def logits(self):
-        """Normalised log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        """Normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        """Shape of the parameter tensor, ``(*batch, K)``."""
-        return self._categorical.param_shape
 
     @property
     def mean(self):

@@ -6,13 +6,13 @@ from .. import _core
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
-from .categorical import Categorical
-from .distribution import _EMPTY, Distribution
+from .categorical import _OverCategorical
+from .distribution import _EMPTY
 
 __all__ = ["OneHotCategorical"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(_OverCategorical):
     """A categorical distribution whose samples are one-hot vectors of length ``K``.
 
     Args:
@@ -28,15 +28,11 @@ class OneHotCategorical(Distribution):
         tensor([0., 0., 1.])
     """
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        self._init_categorical(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(OneHotCategorical, batch_shape, _instance, ("_categorical",))
@@ -44,16 +40,6 @@ class OneHotCategorical(Distribution):
     @property
     def _param(self):
         return self._categorical._param
-
-    @property
-    def probs(self):
-        """Normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        """Normalised log-probabilities."""
-        return self._categorical.logits
 
     @property
     def mean(self):
@@ -70,11 +56,6 @@ class OneHotCategorical(Distribution):
     def variance(self):
         """``probs (1 - probs)``."""
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self) -> Size:
-        """Shape of the parameter tensor, ``(*batch, K)``."""
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=_EMPTY):
         """One-hot encodes a ``Categorical`` sample (same draws as PyTorch).

@@ -4,10 +4,9 @@ reparameterisable samples on the simplex."""
 from __future__ import annotations
 
 from .. import _core
-from .._size import Size
 from . import constraints
-from .categorical import Categorical
-from .distribution import _EMPTY, Distribution
+from .categorical import _OverCategorical
+from .distribution import _EMPTY
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
@@ -15,7 +14,7 @@ from .utils import broadcast_all, clamp_probs
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(_OverCategorical):
     """The log of a ``RelaxedOneHotCategorical`` sample: ``log_softmax`` of Gumbel
     noise plus the logits, divided by ``temperature``.
 
@@ -33,37 +32,18 @@ class ExpRelaxedCategorical(Distribution):
         ferric.Size([2, 3])
     """
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.real_vector
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
         self.temperature = temperature
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        self._init_categorical(probs, logits, validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._expand_params(ExpRelaxedCategorical, batch_shape, _instance,
                                   ("_categorical",))
         new.temperature = self.temperature
         return new
-
-    @property
-    def param_shape(self) -> Size:
-        """Shape of the parameter tensor, ``(*batch, K)``."""
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        """Normalised log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        """Normalised probabilities."""
-        return self._categorical.probs
 
     def rsample(self, sample_shape=_EMPTY):
         """Gumbel-softmax in log space, with uniforms from ``rand`` (PyTorch's draw).
