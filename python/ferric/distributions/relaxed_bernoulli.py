@@ -8,7 +8,7 @@ from .._size import Size
 from . import constraints
 from ._binary import _ProbsOrLogits
 from .distribution import _EMPTY
-from .transformed_distribution import TransformedDistribution
+from .transformed_distribution import _Relaxed
 from .transforms import SigmoidTransform
 from .utils import (
     broadcast_all,
@@ -91,7 +91,7 @@ class LogitRelaxedBernoulli(_ProbsOrLogits):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(_Relaxed):
     """A relaxed Bernoulli: ``sigmoid`` of a ``LogitRelaxedBernoulli`` sample, in
     ``(0, 1)`` and reparameterisable.
 
@@ -111,7 +111,6 @@ class RelaxedBernoulli(TransformedDistribution):
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
-    has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base = LogitRelaxedBernoulli(temperature, probs, logits)
@@ -119,18 +118,3 @@ class RelaxedBernoulli(TransformedDistribution):
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_transformed(RelaxedBernoulli, batch_shape, _instance)
-
-    @property
-    def temperature(self):
-        """Relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        """Log-odds of 1."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        """Probability of 1."""
-        return self.base_dist.probs

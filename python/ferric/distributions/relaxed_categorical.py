@@ -7,7 +7,7 @@ from .. import _core
 from . import constraints
 from .categorical import _OverCategorical
 from .distribution import _EMPTY
-from .transformed_distribution import TransformedDistribution
+from .transformed_distribution import _Relaxed
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
 
@@ -87,7 +87,7 @@ class ExpRelaxedCategorical(_OverCategorical):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """A relaxed one-hot categorical (Gumbel-softmax / concrete): ``exp`` of an
     ``ExpRelaxedCategorical`` sample, on the simplex and reparameterisable.
 
@@ -107,7 +107,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
-    has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
@@ -115,18 +114,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_transformed(RelaxedOneHotCategorical, batch_shape, _instance)
-
-    @property
-    def temperature(self):
-        """Relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        """Normalised log-probabilities."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        """Normalised probabilities."""
-        return self.base_dist.probs

@@ -219,3 +219,26 @@ class TransformedDistribution(Distribution):
         for t in self.transforms:
             value = t(value)
         return value
+
+
+class _Relaxed(TransformedDistribution):
+    """The shared part of ``RelaxedBernoulli`` and ``RelaxedOneHotCategorical``: a
+    temperature-scaled, reparameterisable base distribution pushed through one transform,
+    whose ``temperature``, ``logits`` and ``probs`` are the base's."""
+
+    has_rsample = True
+
+    @property
+    def temperature(self):
+        """Relaxation temperature."""
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        """The base distribution's ``logits``."""
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        """The base distribution's ``probs``."""
+        return self.base_dist.probs
