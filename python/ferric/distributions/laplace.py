@@ -30,11 +30,6 @@ class Laplace(_LocScale):
         return self._expand_params(Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property
-    def mean(self):
-        """``loc``."""
-        return self.loc
-
-    @property
     def variance(self):
         """``2 scale ** 2``."""
         return 2 * self.scale.pow(2)

@@ -9,6 +9,7 @@ import math
 from .. import _core, _functions, linalg
 from .._size import Size
 from . import constraints
+from ._loc_scale import _CentredAtLoc
 from .distribution import _EMPTY, Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
 from .utils import _standard_normal, lazy_property
@@ -37,7 +38,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return term1 - term2
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_CentredAtLoc, Distribution):
     """A multivariate normal with covariance ``cov_factor @ cov_factor.T +
     diag(cov_diag)``; determinants and inverses go through the ``rank x rank``
     capacitance matrix.
@@ -104,16 +105,6 @@ class LowRankMultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape + self._event_shape + self._event_shape)
-
-    @property
-    def mean(self):
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """``loc``."""
-        return self.loc
 
     @lazy_property
     def variance(self):

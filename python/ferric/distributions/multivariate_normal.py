@@ -8,6 +8,7 @@ import math
 from .. import _core, _functions, _linalg_aliases, linalg
 from .._size import Size
 from . import constraints
+from ._loc_scale import _CentredAtLoc
 from .distribution import _EMPTY, Distribution
 from .utils import _standard_normal, lazy_property
 
@@ -37,7 +38,7 @@ def _precision_to_scale_tril(P):
     return linalg.solve_triangular(L_inv, eye, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_CentredAtLoc, Distribution):
     """A multivariate normal with mean ``loc`` and a covariance given by exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (its lower Cholesky
     factor, the cheapest: every computation goes through it).
@@ -127,16 +128,6 @@ class MultivariateNormal(Distribution):
         """Precision (inverse covariance), from the Cholesky factor."""
         return _linalg_aliases.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
             self._matrix_shape())
-
-    @property
-    def mean(self):
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """``loc``."""
-        return self.loc
 
     @property
     def variance(self):

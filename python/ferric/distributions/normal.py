@@ -35,11 +35,6 @@ class Normal(_LocScale, ExponentialFamily):
         return self._expand_params(Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property
-    def mean(self):
-        """``loc``."""
-        return self.loc
-
-    @property
     def stddev(self):
         """``scale``."""
         return self.scale

@@ -7,6 +7,7 @@ import math
 from .. import _core, autograd
 from .._size import Size
 from . import constraints
+from ._loc_scale import _CentredAtLoc
 from .distribution import _EMPTY, Distribution
 from .utils import broadcast_all, lazy_property
 
@@ -65,7 +66,7 @@ def _rejection_sample(loc, concentration, proposal_r, x):
     return (x + math.pi + loc) % (2 * math.pi) - math.pi
 
 
-class VonMises(Distribution):
+class VonMises(_CentredAtLoc, Distribution):
     """A circular von Mises distribution; ``loc`` and values are angles (any real,
     read modulo ``2 pi``).
 
@@ -159,16 +160,6 @@ class VonMises(Distribution):
         loc = self.loc.expand(tuple(batch_shape))
         concentration = self.concentration.expand(tuple(batch_shape))
         return type(self)(loc, concentration, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        """The circular mean, ``loc``."""
-        return self.loc
-
-    @property
-    def mode(self):
-        """``loc``."""
-        return self.loc
 
     @lazy_property
     def variance(self):
