@@ -120,25 +120,32 @@ class _DependentProperty(property, _Dependent):
                                   event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    """Reinterprets ``reinterpreted_batch_ndims`` batch dimensions of a constraint as
-    event dimensions: an event is valid when all its entries are."""
+class _OnBase(Constraint):
+    """A constraint built on another, ``base_constraint``: discrete when that one is."""
 
-    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+    def __init__(self, base_constraint):
         if not isinstance(base_constraint, Constraint):
             raise AssertionError("base_constraint must be a Constraint, got "
                                  f"{type(base_constraint).__name__}")
-        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise AssertionError("reinterpreted_batch_ndims must be an int >= 0, got "
-                                 f"{reinterpreted_batch_ndims!r}")
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
     @property
     def is_discrete(self):  # type: ignore[override]
         """Whether the base constraint is discrete."""
         return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_OnBase):
+    """Reinterprets ``reinterpreted_batch_ndims`` batch dimensions of a constraint as
+    event dimensions: an event is valid when all its entries are."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        super().__init__(base_constraint)
+        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
+            raise AssertionError("reinterpreted_batch_ndims must be an int >= 0, got "
+                                 f"{reinterpreted_batch_ndims!r}")
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self):  # type: ignore[override]
@@ -159,7 +166,7 @@ class _IndependentConstraint(Constraint):
                f"{self.reinterpreted_batch_ndims})"
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_OnBase):
     """The support of a ``MixtureSameFamily``: a value is valid when it is in the
     components' support (checked against the component dimension, then reduced).
 
@@ -173,18 +180,6 @@ class MixtureSameFamilyConstraint(Constraint):
         >>> c.check(ferric.tensor([1.0, -1.0]))
         tensor([ True, False])
     """
-
-    def __init__(self, base_constraint):
-        if not isinstance(base_constraint, Constraint):
-            raise AssertionError("base_constraint must be a Constraint, got "
-                                 f"{type(base_constraint).__name__}")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self):  # type: ignore[override]
-        """Whether the base constraint is discrete."""
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self):  # type: ignore[override]
