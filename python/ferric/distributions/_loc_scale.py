@@ -5,7 +5,7 @@ mean and mode of the distributions symmetric about their unique mode ``loc``."""
 from __future__ import annotations
 
 from . import constraints
-from .distribution import Distribution
+from .distribution import _EMPTY, Distribution
 from .utils import _broadcast_params
 
 
@@ -37,3 +37,23 @@ class _LocScale(_CentredAtLoc, Distribution):
     def __init__(self, loc, scale, validate_args=None):
         (self.loc, self.scale), batch_shape = _broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
+
+    def rsample(self, sample_shape=_EMPTY):
+        """``loc + eps * scale`` with ``eps`` drawn from the family's standard member
+        (``loc = 0``, ``scale = 1``) as PyTorch draws it: ``normal_()`` for ``Normal``,
+        ``cauchy_()`` for ``Cauchy``, the inverse CDF of ``u ~ U(eps - 1, 1)`` for
+        ``Laplace``.
+
+        Args:
+            sample_shape (Size): leading shape of the result.
+
+        Example:
+            >>> import ferric
+            >>> from ferric.distributions import Normal
+            >>> Normal(0.0, 1.0).rsample((2, 2)).shape
+            ferric.Size([2, 2])
+        """
+        return self.loc + self._standard_sample(self._extended_shape(sample_shape)) * self.scale
+
+    def _standard_sample(self, shape):
+        raise NotImplementedError

@@ -6,7 +6,6 @@ import math
 
 from .. import _core
 from ._loc_scale import _LocScale
-from .distribution import _EMPTY
 
 __all__ = ["Cauchy"]
 
@@ -40,20 +39,8 @@ class Cauchy(_LocScale):
         """Infinite."""
         return _core.full(tuple(self._extended_shape()), math.inf, dtype=self.loc.dtype)
 
-    def rsample(self, sample_shape=_EMPTY):
-        """``loc + eps * scale`` with ``eps`` from ``cauchy_()`` (PyTorch's draw).
-
-        Args:
-            sample_shape (Size): leading shape of the result.
-
-        Example:
-            >>> from ferric.distributions import Cauchy
-            >>> Cauchy(0.0, 1.0).rsample((2,)).shape
-            ferric.Size([2])
-        """
-        shape = self._extended_shape(sample_shape)
-        eps = _core.empty(tuple(shape), dtype=self.loc.dtype).cauchy_()
-        return self.loc + eps * self.scale
+    def _standard_sample(self, shape):
+        return _core.empty(tuple(shape), dtype=self.loc.dtype).cauchy_()
 
     def log_prob(self, value):
         """Log density at ``value``.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from .. import _core
 from .._dtype_info import finfo
 from ._loc_scale import _LocScale
-from .distribution import _EMPTY
 
 __all__ = ["Laplace"]
 
@@ -39,22 +38,11 @@ class Laplace(_LocScale):
         """``sqrt(2) scale``."""
         return (2 ** 0.5) * self.scale
 
-    def rsample(self, sample_shape=_EMPTY):
-        """Inverse-CDF sampling from ``u ~ U(eps - 1, 1)`` (PyTorch's draw).
-
-        Args:
-            sample_shape (Size): leading shape of the result.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Laplace
-            >>> Laplace(0.0, 1.0).rsample((4,)).shape
-            ferric.Size([4])
-        """
-        shape = self._extended_shape(sample_shape)
+    def _standard_sample(self, shape):
+        # the inverse CDF of u ~ U(eps - 1, 1), PyTorch's draw
         eps = finfo(self.loc.dtype).eps
         u = _core.empty(tuple(shape), dtype=self.loc.dtype).uniform_(eps - 1, 1)
-        return self.loc - self.scale * u.sign() * _core.log1p(-u.abs())
+        return -(u.sign() * _core.log1p(-u.abs()))
 
     def log_prob(self, value):
         """Log density at ``value``.

@@ -60,21 +60,8 @@ class Normal(_LocScale, ExponentialFamily):
         with autograd.no_grad():
             return _core.normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=_EMPTY):
-        """``loc + eps * scale`` with ``eps`` standard normal.
-
-        Args:
-            sample_shape (Size): leading shape of the result.
-
-        Example:
-            >>> import ferric
-            >>> from ferric.distributions import Normal
-            >>> Normal(0.0, 1.0).rsample((2, 2)).shape
-            ferric.Size([2, 2])
-        """
-        shape = self._extended_shape(sample_shape)
-        eps = _standard_normal(shape, dtype=self.loc.dtype)
-        return self.loc + eps * self.scale
+    def _standard_sample(self, shape):
+        return _standard_normal(shape, dtype=self.loc.dtype)
 
     def log_prob(self, value):
         """Log density at ``value``.
