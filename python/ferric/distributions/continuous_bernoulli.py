@@ -12,12 +12,7 @@ from . import constraints
 from ._binary import _ProbsOrLogits
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
-from .utils import (
-    broadcast_all,
-    clamp_probs,
-    lazy_property,
-    logits_to_probs,
-)
+from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs
 
 __all__ = ["ContinuousBernoulli"]
 

@@ -10,10 +10,7 @@ from ._binary import _ProbsOrLogits
 from .distribution import _EMPTY
 from .transformed_distribution import _Relaxed
 from .transforms import SigmoidTransform
-from .utils import (
-    broadcast_all,
-    clamp_probs,
-)
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
