@@ -8,25 +8,18 @@ exceptions of argument validation. Then gradients: ``gradcheck`` in float64 thro
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
-import sys
 
 import pytest
+from fixture_loader import Recording
 
 import ferric
 import ferric.distributions as D
 from ferric.autograd import gradcheck
 from ferric.autograd.gradcheck import GradcheckError
 
-HERE = pathlib.Path(__file__).parent / "fixtures" / "distributions"
-sys.path.insert(0, str(HERE))
-
-from distributions_cases import CASES, run_case  # noqa: E402
-
-FIXTURE = json.loads((HERE / "distributions.json").read_text())
-RECORDED = FIXTURE["cases"]
+RECORDING = Recording("distributions", "distributions_cases", "distributions.json")
+CASES, RECORDED = RECORDING.cases, RECORDING.recorded
 
 # same exception type, ferric's message differs (PyTorch's is an accident of its code)
 MESSAGE_DIFFERS = {
@@ -67,14 +60,12 @@ PYTORCH_RAISES = {"multinomial/expand", "multinomial_logits/expand",
 
 
 def test_fixture_is_pytorch_2_13():
-    assert FIXTURE["torch_version"].startswith("2.13")
-    assert set(RECORDED) == set(CASES)
+    RECORDING.check_complete()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_pytorch(name, recwarn):
-    want = RECORDED[name]
-    got = run_case(ferric, CASES[name])
+    want, got = RECORDING.replay(name, ferric)
     if name in PYTORCH_RAISES:
         assert want["error"][0] == "AttributeError" and "error" not in got
         return
