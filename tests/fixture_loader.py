@@ -51,3 +51,21 @@ class Recording:
     def replay(self, name: str, lib) -> tuple[dict, dict]:
         """What PyTorch recorded for case ``name`` and what ``lib`` does on it now."""
         return self.recorded[name], self.module.run_case(lib, self.cases[name])
+
+
+def json_safe(v):
+    """``v`` (a Python value or nested lists of them) as JSON holds it: NaN and the
+    infinities as the strings ``'nan'``, ``'inf'``, ``'-inf'`` (fixture generators write
+    these; :func:`from_json_safe` reads them back)."""
+    if isinstance(v, list):
+        return [json_safe(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    return v
+
+
+def from_json_safe(v):
+    """The inverse of :func:`json_safe`."""
+    if isinstance(v, list):
+        return [from_json_safe(x) for x in v]
+    return float(v) if v in ("nan", "inf", "-inf") else v
