@@ -161,22 +161,23 @@ binary("xlogy", xlogy_ref, rule=to_float, domains=("real", "positive"),
        tol={F32: (1e-6, 1e-6)})
 
 
-def special_binary(name, ref, domains, differentiable=True):
+def special_binary(name, ref, domains, differentiable=True, tol=TOL, left_name="x"):
     """``ferric.special.<name>(x, y)`` on same and mixed dtypes with broadcasting, and a
-    Python number on either side."""
+    Python number on either side (the rows ``(s, <left_name>)`` and ``(x, s)``)."""
     form = {f"special.{name}": lambda F, x, y: getattr(F.special, name)(x, y)}
     row(f"special.{name}", form, ref, shapes=((3, 4), (4,)), domains=domains,
         dtypes=tuple((a, b) for a in ALL for b in ALL), rule=to_float,
-        differentiable=differentiable, tol=TOL,
+        differentiable=differentiable, tol=tol,
         layouts=("contiguous", "transposed", "strided", "broadcast", "zero_size", "scalar"))
     for scal, left in ((2, True), (0.5, False)):
         call = ((lambda F, x, s=scal: getattr(F.special, name)(s, x)) if left else
                 (lambda F, x, s=scal: getattr(F.special, name)(x, s)))
         sref = ((lambda a, s=scal: ref(np.asarray(float(s)), a)) if left else
                 (lambda a, s=scal: ref(a, np.asarray(float(s)))))
-        row(f"special.{name}({'s, x' if left else 'x, s'})", {f"special.{name}": call}, sref,
-            domains=(domains[1] if left else domains[0],), dtypes=same(ALL), rule=to_float,
-            scalars=(scal,), differentiable=differentiable, tol=TOL)
+        row(f"special.{name}({f's, {left_name}' if left else 'x, s'})",
+            {f"special.{name}": call}, sref, domains=(domains[1] if left else domains[0],),
+            dtypes=same(ALL), rule=to_float, scalars=(scal,), differentiable=differentiable,
+            tol=tol)
 
 
 special_binary("xlogy", xlogy_ref, ("real", "positive"))
@@ -230,24 +231,9 @@ POLY_N = grid_domain("special:poly_n", [v for v in sorted(set(_P["n"])) if math.
 POLY_TOL = {F32: (2e-5, 1e-4), F64: (1e-12, 1e-12)}
 
 
-def _poly_binary(name, ref):
-    form = {f"special.{name}": lambda F, x, n: getattr(F.special, name)(x, n)}
-    row(f"special.{name}", form, ref, shapes=((3, 4), (4,)), domains=(POLY_X, POLY_N),
-        dtypes=tuple((a, b) for a in ALL for b in ALL), rule=to_float,
-        differentiable=False, tol=POLY_TOL,
-        layouts=("contiguous", "transposed", "strided", "broadcast", "zero_size", "scalar"))
-    for scal, left in ((2, True), (0.5, False)):
-        call = ((lambda F, n, s=scal: getattr(F.special, name)(s, n)) if left else
-                (lambda F, x, s=scal: getattr(F.special, name)(x, s)))
-        sref = ((lambda a, s=scal: ref(np.asarray(float(s)), a)) if left else
-                (lambda a, s=scal: ref(a, np.asarray(float(s)))))
-        row(f"special.{name}({'s, n' if left else 'x, s'})", {f"special.{name}": call}, sref,
-            domains=(POLY_N if left else POLY_X,), dtypes=same(ALL), rule=to_float,
-            scalars=(scal,), differentiable=False, tol=POLY_TOL)
-
-
 for _name, _t in _MORE["poly"].items():
-    _poly_binary(_name, _more_lookup2(_t["x"], _t["n"], _t["torch64"]))
+    special_binary(_name, _more_lookup2(_t["x"], _t["n"], _t["torch64"]), (POLY_X, POLY_N),
+                   differentiable=False, tol=POLY_TOL, left_name="n")
 
 
 def _gamma_bad(common, dtypes):
