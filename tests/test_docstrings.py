@@ -83,10 +83,12 @@ def undocumented():
     return missing
 
 
+def _assert_none(missing, what):
+    assert not missing, f"{len(missing)} {what}:\n" + "\n".join(missing)
+
+
 def test_every_public_python_name_has_a_docstring():
-    missing = undocumented()
-    assert not missing, f"{len(missing)} public names without a docstring:\n" + "\n".join(
-        missing)
+    _assert_none(undocumented(), "public names without a docstring")
 
 
 def test_the_check_sees_a_missing_docstring(monkeypatch):
@@ -190,9 +192,7 @@ def undocumented_bindings():
 
 
 def test_every_public_callable_and_tensor_method_has_a_signature_docstring():
-    missing = undocumented_bindings()
-    assert not missing, f"{len(missing)} callables without a proper docstring:\n" + "\n".join(
-        missing)
+    _assert_none(undocumented_bindings(), "callables without a proper docstring")
 
 
 @pytest.mark.parametrize("doc, binding, ok", [
