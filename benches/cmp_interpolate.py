@@ -10,7 +10,7 @@ alone, with the driver's options::
 
 from __future__ import annotations
 
-from workload import Workload, inputs, is_numpy, needs, scaled
+from workload import Workload, grad_leaves, op_setup, scaled
 
 
 def _np_bilinear2x(np, x):
@@ -27,22 +27,17 @@ def _np_bilinear2x(np, x):
     return t[..., h0, :] * hw0[:, None] + t[..., h1, :] * hw1[:, None]
 
 
+def _interpolate2x(T, x):
+    return T.nn.functional.interpolate(x, scale_factor=2, mode="bilinear")
+
+
 def _bilinear2x(shape):
-    def setup(T):
-        (x,) = inputs(T, shape)
-        if is_numpy(T):
-            return lambda: _np_bilinear2x(T, x)
-        F = T.nn.functional
-        return lambda: F.interpolate(x, scale_factor=2, mode="bilinear")
-    return setup
+    return op_setup(shape, _interpolate2x, _np_bilinear2x)
 
 
 def _bilinear2x_backward(shape):
     def setup(T):
-        T = needs(T, "autograd")
-        (x,) = inputs(T, shape)
-        x.requires_grad_(True)
-        F = T.nn.functional
+        T, F, (x,) = grad_leaves(T, shape)
 
         def fn():
             x.grad = None

@@ -11,7 +11,7 @@ this file runs it alone, with the driver's options::
 
 from __future__ import annotations
 
-from workload import Workload, inputs, is_numpy, needs, scaled
+from workload import Workload, grad_leaves, inputs, is_numpy, scaled
 
 
 def _sum(shape, dim=None, transposed=False):
@@ -46,12 +46,9 @@ def _softmax(shape, dim, log=False, transposed=False):
 
 def _cross_entropy(n, c):
     def setup(T):
-        T = needs(T, "autograd")
-        (x,) = inputs(T, (n, c))
-        x.requires_grad_(True)
+        T, F, (x,) = grad_leaves(T, (n, c))
         T.manual_seed(0)
         y = T.randint(0, c, (n,))
-        F = T.nn.functional
 
         def fn():
             loss = F.cross_entropy(x, y)
@@ -64,12 +61,9 @@ def _cross_entropy(n, c):
 
 def _layer_norm(n, d):
     def setup(T):
-        T = needs(T, "autograd")
-        (x,) = inputs(T, (n, d))
-        x.requires_grad_(True)
+        T, F, (x,) = grad_leaves(T, (n, d))
         w = T.ones(d, requires_grad=True)
         b = T.zeros(d, requires_grad=True)
-        F = T.nn.functional
 
         def fn():
             y = F.layer_norm(x, (d,), w, b)
@@ -82,11 +76,8 @@ def _layer_norm(n, d):
 
 def _batch_norm(shape):
     def setup(T):
-        T = needs(T, "autograd")
-        (x,) = inputs(T, shape)
-        x.requires_grad_(True)
+        T, F, (x,) = grad_leaves(T, shape)
         rm, rv = T.zeros(shape[1]), T.ones(shape[1])
-        F = T.nn.functional
 
         def fn():
             y = F.batch_norm(x, rm, rv, training=True)

@@ -9,37 +9,27 @@ with every other ``cmp_*`` list; this file runs it alone, with the driver's opti
 
 from __future__ import annotations
 
-from workload import Workload, inputs, is_numpy, scaled
+from workload import Workload, op_setup, scaled
+
+
+def _np_topk(np, x, k):
+    part = np.argpartition(-x, k - 1, axis=-1)[:, :k]
+    vals = np.take_along_axis(x, part, -1)
+    order = np.argsort(-vals, axis=-1, kind="stable")
+    return np.take_along_axis(vals, order, -1), np.take_along_axis(part, order, -1)
+
+
+def _np_sort(np, x, dim):
+    idx = np.argsort(x, axis=dim, kind="stable")
+    return np.take_along_axis(x, idx, dim), idx
 
 
 def _topk(shape, k):
-    def setup(T):
-        (x,) = inputs(T, shape)
-        if is_numpy(T):
-            np = T
-
-            def fn():
-                part = np.argpartition(-x, k - 1, axis=-1)[:, :k]
-                vals = np.take_along_axis(x, part, -1)
-                order = np.argsort(-vals, axis=-1, kind="stable")
-                return np.take_along_axis(vals, order, -1), np.take_along_axis(part, order, -1)
-            return fn
-        return lambda: T.topk(x, k)
-    return setup
+    return op_setup(shape, lambda T, x: T.topk(x, k), lambda np, x: _np_topk(np, x, k))
 
 
 def _sort(shape, dim):
-    def setup(T):
-        (x,) = inputs(T, shape)
-        if is_numpy(T):
-            np = T
-
-            def fn():
-                idx = np.argsort(x, axis=dim, kind="stable")
-                return np.take_along_axis(x, idx, dim), idx
-            return fn
-        return lambda: T.sort(x, dim)
-    return setup
+    return op_setup(shape, lambda T, x: T.sort(x, dim), lambda np, x: _np_sort(np, x, dim))
 
 
 def workloads(scale=1.0):

@@ -52,3 +52,24 @@ def inputs(T, *shapes, seed=0):
     if is_numpy(T):
         return arrays
     return [T.from_numpy(a) for a in arrays]
+
+
+def grad_leaves(T, *shapes):
+    """For a forward + backward workload: ``T`` (``NotImplementedError`` for NumPy, which
+    has no autograd), its ``nn.functional`` and the :func:`inputs` of ``shapes`` as leaves
+    that require grad."""
+    T = needs(T, "autograd")
+    xs = inputs(T, *shapes)
+    for x in xs:
+        x.requires_grad_(True)
+    return T, T.nn.functional, xs
+
+
+def op_setup(shape, op, numpy_op):
+    """The setup of a workload timing ``op(T, x)`` on ferric and PyTorch and its NumPy
+    spelling ``numpy_op(np, x)`` on NumPy, ``x`` the :func:`inputs` of ``shape``."""
+    def setup(T):
+        (x,) = inputs(T, shape)
+        fn = numpy_op if is_numpy(T) else op
+        return lambda: fn(T, x)
+    return setup

@@ -13,66 +13,56 @@ import inspect
 import os
 import types
 
-# (module, title, one-line description)
-MODULES = [
-    ("ferric", "ferric", "Tensor creation, math, reductions, random sampling, devices, "
-     "save/load: the ``torch`` namespace."),
-    ("ferric.nn", "ferric.nn", "Layers, containers, losses and ``Parameter``."),
-    ("ferric.nn.functional", "ferric.nn.functional", "The layers as functions."),
-    ("ferric.nn.init", "ferric.nn.init", "Parameter initialisation."),
-    ("ferric.nn.utils", "ferric.nn.utils", "Gradient clipping, parameter vectors, "
-     "weight/spectral norm."),
-    ("ferric.nn.utils.rnn", "ferric.nn.utils.rnn", "Packed and padded sequences."),
-    ("ferric.linalg", "ferric.linalg", "Linear algebra: decompositions, solvers, norms, "
-     "inverses (on ``faer``)."),
-    ("ferric.special", "ferric.special", "Special functions: error and gamma functions, "
-     "Bessel and Airy functions, orthogonal polynomials."),
-    ("ferric.distributed", "ferric.distributed", "Process groups and collectives over "
-     "MPI (needs ``mpi4py``)."),
-    ("ferric.distributions", "ferric.distributions", "Probability distributions, "
-     "``kl_divergence``."),
-    ("ferric.distributions.constraints", "ferric.distributions.constraints",
-     "Constraints on parameters and supports."),
-    ("ferric.distributions.transforms", "ferric.distributions.transforms",
-     "Transforms for ``TransformedDistribution``."),
-    ("ferric.optim", "ferric.optim", "Optimizers."),
-    ("ferric.optim.lr_scheduler", "ferric.optim.lr_scheduler", "Learning-rate schedules."),
-    ("ferric.autograd", "ferric.autograd", "Gradients, grad modes, custom functions, "
-     "gradient checks."),
-    ("ferric.func", "ferric.func", "Function transforms: ``grad``, ``vmap``, ``jacrev``, "
-     "``hessian``, ``jvp``, ``vjp``, ``functional_call`` (``torch.func``)."),
-    ("ferric.autograd.graph", "ferric.autograd.graph", "The recorded graph's nodes and "
-     "drawing them."),
-    ("ferric.autograd.profiler", "ferric.autograd.profiler", "The older profiler API "
-     "(``profile(use_cuda=...)``)."),
-    ("ferric.profiler", "ferric.profiler", "Op-by-op timing: ``profile``, "
-     "``record_function``, schedules, Chrome traces."),
-    ("ferric.autograd.functional", "ferric.autograd.functional", "Jacobians, Hessians and "
-     "vector products of a function."),
-    ("ferric.utils.checkpoint", "ferric.utils.checkpoint", "Activation checkpointing."),
-    ("ferric.random", "ferric.random", "The CPU generator's seed and state, ``fork_rng``."),
-    ("ferric.utils.data", "ferric.utils.data", "Datasets, samplers and ``DataLoader``."),
-    ("ferric.utils.tensorboard", "ferric.utils.tensorboard", "TensorBoard logging "
-     "(needs the ``tensorboard`` package)."),
-    ("ferric.utils.dlpack", "ferric.utils.dlpack", "DLPack exchange."),
-    ("ferric.utils.hooks", "ferric.utils.hooks", "Removable hook handles."),
-    ("ferric.nested", "ferric.nested", "Nested (jagged) tensors."),
-    ("ferric.amp", "ferric.amp", "Automatic mixed precision (``autocast``, ``GradScaler``)."),
-    ("ferric.cuda", "ferric.cuda", "CUDA queries, answering as a CPU-only PyTorch build."),
-    ("ferric.cpu", "ferric.cpu", "CPU device module."),
-    ("ferric.accelerator", "ferric.accelerator", "The current accelerator (none)."),
-    ("ferric.backends", "ferric.backends", "Backend flags."),
-    ("ferric.backends.cuda", "ferric.backends.cuda", "CUDA backend flags (no CUDA)."),
-    ("ferric.backends.cudnn", "ferric.backends.cudnn", "cuDNN flags (no cuDNN)."),
-    ("ferric.backends.mkl", "ferric.backends.mkl", "MKL query."),
-    ("ferric.backends.mkldnn", "ferric.backends.mkldnn", "oneDNN flags."),
-    ("ferric.backends.mps", "ferric.backends.mps", "MPS queries (no MPS)."),
-    ("ferric.backends.openmp", "ferric.backends.openmp", "OpenMP query."),
-    ("ferric.cuda.amp", "ferric.cuda.amp", "The legacy ``torch.cuda.amp`` names."),
-    ("ferric.cpu.amp", "ferric.cpu.amp", "The legacy ``torch.cpu.amp`` names."),
-    ("ferric.utils.tensorboard.summary", "ferric.utils.tensorboard.summary",
-     "The ``Summary`` protocol buffers behind ``SummaryWriter``."),
-]
+# the documented modules and the one-line description under each page's title (the
+# module's name)
+MODULES = {
+    "ferric": "Tensor creation, math, reductions, random sampling, devices, save/load: the "
+        "``torch`` namespace.",
+    "ferric.nn": "Layers, containers, losses and ``Parameter``.",
+    "ferric.nn.functional": "The layers as functions.",
+    "ferric.nn.init": "Parameter initialisation.",
+    "ferric.nn.utils": "Gradient clipping, parameter vectors, weight/spectral norm.",
+    "ferric.nn.utils.rnn": "Packed and padded sequences.",
+    "ferric.linalg": "Linear algebra: decompositions, solvers, norms, inverses (on ``faer``).",
+    "ferric.special": "Special functions: error and gamma functions, Bessel and Airy functions, "
+        "orthogonal polynomials.",
+    "ferric.distributed": "Process groups and collectives over MPI (needs ``mpi4py``).",
+    "ferric.distributions": "Probability distributions, ``kl_divergence``.",
+    "ferric.distributions.constraints": "Constraints on parameters and supports.",
+    "ferric.distributions.transforms": "Transforms for ``TransformedDistribution``.",
+    "ferric.optim": "Optimizers.",
+    "ferric.optim.lr_scheduler": "Learning-rate schedules.",
+    "ferric.autograd": "Gradients, grad modes, custom functions, gradient checks.",
+    "ferric.func": "Function transforms: ``grad``, ``vmap``, ``jacrev``, ``hessian``, ``jvp``, "
+        "``vjp``, ``functional_call`` (``torch.func``).",
+    "ferric.autograd.graph": "The recorded graph's nodes and drawing them.",
+    "ferric.autograd.profiler": "The older profiler API (``profile(use_cuda=...)``).",
+    "ferric.profiler": "Op-by-op timing: ``profile``, ``record_function``, schedules, Chrome "
+        "traces.",
+    "ferric.autograd.functional": "Jacobians, Hessians and vector products of a function.",
+    "ferric.utils.checkpoint": "Activation checkpointing.",
+    "ferric.random": "The CPU generator's seed and state, ``fork_rng``.",
+    "ferric.utils.data": "Datasets, samplers and ``DataLoader``.",
+    "ferric.utils.tensorboard": "TensorBoard logging (needs the ``tensorboard`` package).",
+    "ferric.utils.dlpack": "DLPack exchange.",
+    "ferric.utils.hooks": "Removable hook handles.",
+    "ferric.nested": "Nested (jagged) tensors.",
+    "ferric.amp": "Automatic mixed precision (``autocast``, ``GradScaler``).",
+    "ferric.cuda": "CUDA queries, answering as a CPU-only PyTorch build.",
+    "ferric.cpu": "CPU device module.",
+    "ferric.accelerator": "The current accelerator (none).",
+    "ferric.backends": "Backend flags.",
+    "ferric.backends.cuda": "CUDA backend flags (no CUDA).",
+    "ferric.backends.cudnn": "cuDNN flags (no cuDNN).",
+    "ferric.backends.mkl": "MKL query.",
+    "ferric.backends.mkldnn": "oneDNN flags.",
+    "ferric.backends.mps": "MPS queries (no MPS).",
+    "ferric.backends.openmp": "OpenMP query.",
+    "ferric.cuda.amp": "The legacy ``torch.cuda.amp`` names.",
+    "ferric.cpu.amp": "The legacy ``torch.cpu.amp`` names.",
+    "ferric.utils.tensorboard.summary": "The ``Summary`` protocol buffers behind "
+        "``SummaryWriter``.",
+}
 
 
 def public_names(module) -> list[str]:
@@ -89,7 +79,7 @@ def home_page(obj) -> str:
     ``ferric.autograd``); names exported by several modules appear once."""
     where = getattr(obj, "__module__", None) or "ferric"
     best = "ferric"
-    for name, _, _ in MODULES:
+    for name in MODULES:
         if (where == name or where.startswith(name + ".")) and len(name) > len(best):
             best = name
     return best
@@ -113,10 +103,10 @@ def _section(module_name: str, name: str, obj, module=None) -> list[str]:
     return []
 
 
-def render(module_name: str, title: str, description: str) -> str:
+def render(module_name: str, description: str) -> str:
     module = importlib.import_module(module_name)
     classes, functions = [], []
-    homes = {m for m, _, _ in MODULES}
+    homes = set(MODULES)
     for name in public_names(module):
         obj = getattr(module, name, None)
         if obj is None:
@@ -127,7 +117,7 @@ def render(module_name: str, title: str, description: str) -> str:
                 importlib.import_module(home), name, None) is obj:
             continue
         (classes if inspect.isclass(obj) else functions).append((name, obj))
-    out = [title, "=" * len(title), "", description, "",
+    out = [module_name, "=" * len(module_name), "", description, "",
            f".. currentmodule:: {module_name}", ""]
     for heading, items in (("Classes", classes), ("Functions", functions)):
         body = [line for name, obj in items
@@ -142,8 +132,8 @@ def write_pages(api_dir: str) -> list[str]:
     target = os.path.join(api_dir, "_generated")
     os.makedirs(target, exist_ok=True)
     names = []
-    for module_name, title, description in MODULES:
-        text = render(module_name, title, description)
+    for module_name, description in MODULES.items():
+        text = render(module_name, description)
         path = os.path.join(target, module_name + ".rst")
         old = open(path).read() if os.path.exists(path) else None
         if text != old:  # unchanged pages keep their time stamp: no needless rebuild

@@ -39,3 +39,11 @@ def assert_same(want, got, path="result"):
     else:
         key = "size" if "size" in want else "value"
         assert _close(want[key], got[key]), f"{path}: {got[key]!r} != {want[key]!r}"
+
+
+def assert_same_case(want, got, name):
+    """A case outcome of ``extra_ops_cases.run_case`` on ferric (``got``) matches the
+    recorded PyTorch one (``want``): the result, then the warning classes."""
+    assert_same(want["result"], got["result"], name)
+    assert got["warnings"] == want["warnings"], \
+        f"{name}: warnings {got['warnings']} != PyTorch's {want['warnings']}"

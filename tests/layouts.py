@@ -150,6 +150,29 @@ def leaf_and_view(arr, kind: str, dtype=ferric.float64):
     return ferric.tensor(lay.base, dtype=dtype, requires_grad=True), lay.view
 
 
+def uniform_leaf(shape, seed=0, bound=1.0):
+    """A float64 leaf (``requires_grad``) of values uniform in ``[-bound, bound)``, drawn
+    from ``np.random.default_rng(seed)``."""
+    values = np.random.default_rng(seed).uniform(-bound, bound, size=shape)
+    return ferric.tensor(values, dtype=ferric.float64, requires_grad=True)
+
+
+def gradcheck_laid_out(fn, shapes, kind, bound=1.0, gradgrad=True):
+    """``gradcheck`` (and ``gradgradcheck`` with ``gradgrad``) of ``fn`` on float64 inputs
+    of ``shapes`` laid out as ``kind``: input ``i`` holds values uniform in
+    ``[-bound, bound)`` drawn with seed ``i``, and the leaf perturbed is its base."""
+    made = [leaf_and_view(np.random.default_rng(seed).uniform(-bound, bound, size=s), kind)
+            for seed, s in enumerate(shapes)]
+    leaves = tuple(m[0] for m in made)
+
+    def f(*ls):
+        return fn(*[m[1](x) for m, x in zip(made, ls, strict=True)])
+
+    assert ferric.autograd.gradcheck(f, leaves)
+    if gradgrad:
+        assert ferric.autograd.gradgradcheck(f, leaves)
+
+
 def uses(view, base_shape) -> np.ndarray:
     """How many elements of ``view(base)`` read each element of the base: the gradient
     of ``view(leaf).sum()`` with respect to the leaf."""

@@ -1,4 +1,5 @@
-"""Helpers shared by the tests/test_nn_*.py files (not a test module itself)."""
+"""Helpers shared by the tests/test_nn_*.py files and other autograd tests (not a test
+module itself)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,16 @@ class Square(ferric.autograd.Function):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         return 2 * x * g
+
+
+class WrongGradient(ferric.autograd.Function):
+    """A custom autograd function with a wrong backward: forward ``2 * x``, backward
+    ``3 * g`` (gradcheck must report it)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3

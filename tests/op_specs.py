@@ -38,16 +38,9 @@ from specs.common import (
     F32,
     F64,
     FLOAT,
-    I64,
-    INTEGRAL,
-    LAYOUTS,
-    NUM,
     SPECS,
-    B,
-    Spec,
     can_cast,
     generate,
-    promote_types,
     result_type,
     rng_for,
 )
@@ -60,7 +53,6 @@ FAMILIES = tuple(importlib.import_module("specs." + n) for n in FAMILY_NAMES)
 ROWS = SPECS  # the assembled table
 
 __all__ = [
-    "ALL", "B", "F32", "F64", "FLOAT", "I64", "INTEGRAL", "LAYOUTS", "NUM", "ROWS", "SPECS",
-    "Spec", "can_cast", "generate", "promote_types", "result_type", "rng_for", "FAMILIES",
-    "FAMILY_NAMES",
+    "ALL", "F32", "F64", "FLOAT", "ROWS", "SPECS", "can_cast", "generate", "result_type",
+    "rng_for", "FAMILIES", "FAMILY_NAMES",
 ]

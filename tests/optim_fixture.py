@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import json
 import pathlib
+import sys
 
 import numpy as np
 
 import ferric
 
-FIXTURE = json.loads((pathlib.Path(__file__).parent
-                      / "fixtures/optim_breadth/optim_breadth.json").read_text())
+HERE = pathlib.Path(__file__).parent / "fixtures" / "optim_breadth"
+FIXTURE = json.loads((HERE / "optim_breadth.json").read_text())
+sys.path.insert(0, str(HERE))
+
+# the line-search objectives the generator ran on PyTorch, for the test to run on ferric
+from line_search_objectives import line_search_start  # noqa: E402, F401 - re-exported
+
 EPS = {"float32": float(np.finfo(np.float32).eps), "float64": float(np.finfo(np.float64).eps)}
 
 

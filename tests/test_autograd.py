@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 import pytest
 from layouts import leaf_and_view, uses
+from nn_helpers import WrongGradient
 
 import ferric
 from ferric.autograd import gradcheck, gradgradcheck
@@ -513,18 +514,9 @@ def test_custom_function_needs_input_grad():
 
 
 def test_gradcheck_detects_wrong_gradient():
-    class Wrong(ferric.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 3
-
     with pytest.raises(ferric.autograd.GradcheckError, match="Jacobian mismatch"):
-        gradcheck(Wrong.apply, (leaf((2,)),))
-    assert gradcheck(Wrong.apply, (leaf((2,)),), raise_exception=False) is False
+        gradcheck(WrongGradient.apply, (leaf((2,)),))
+    assert gradcheck(WrongGradient.apply, (leaf((2,)),), raise_exception=False) is False
 
 
 def test_anomaly_mode_names_op_and_forward_trace():

@@ -5,40 +5,25 @@ checks of the Jacobian and Hessian and ``create_graph`` double differentiation."
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-
 import numpy as np
 import pytest
+from _fixture_compare import assert_same_case
+from fixture_loader import Recording
 
 import ferric
 from ferric.autograd import functional as AF
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIX = os.path.join(HERE, "fixtures", "extra_ops")
-sys.path.insert(0, FIX)
-sys.path.insert(0, HERE)
-
-from _fixture_compare import assert_same  # noqa: E402
-from autograd_functional_cases import CASES  # noqa: E402
-from extra_ops_cases import _run, describe  # noqa: E402
-
-with open(os.path.join(FIX, "autograd_functional.json")) as _f:
-    _DATA = json.load(_f)
+RECORDING = Recording("extra_ops", "autograd_functional_cases", "autograd_functional.json")
+CASES = RECORDING.cases
 
 
 def test_fixture_is_from_pytorch_2_13_and_matches_the_cases():
-    assert _DATA["torch_version"].startswith("2.13")
-    assert sorted(_DATA["cases"]) == sorted(CASES)
+    RECORDING.check_complete()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_pytorch(name):
-    want = _DATA["cases"][name]
-    result, warned = _run(ferric, CASES[name])
-    assert_same(want["result"], describe(result, ferric))
-    assert warned == want["warnings"]
+    assert_same_case(*RECORDING.replay(name, ferric), name)
 
 
 def _fd_jacobian(f, x, eps=1e-6):

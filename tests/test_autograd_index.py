@@ -5,9 +5,11 @@ dtype promotion, in-place forms, modified saved indices)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
-from layouts import leaf_and_view
+from layouts import gradcheck_laid_out, uniform_leaf
 
 import ferric
 from ferric.autograd import gradcheck, gradgradcheck
@@ -29,29 +31,8 @@ SCATTER_IDX = i64([[0, 2, 1], [1, 0, 2]])  # unique rows within each column (dim
 GATHER_IDX = i64([[0, 3, 3], [1, 1, 0], [2, 0, 1]])  # repeats along dim 1
 
 
-def values(shape, seed=0):
-    return np.random.default_rng(seed).uniform(-2, 2, size=shape)
-
-
-def leaf(shape, seed=0):
-    return ferric.tensor(values(shape, seed), dtype=F64, requires_grad=True)
-
-
-def make(kind, shape, seed):
-    """A leaf and a function producing an input of `shape` with the layout `kind`."""
-    return leaf_and_view(values(shape, seed), kind)
-
-
-def check(fn, shapes, kind, gradgrad=True):
-    made = [make(kind, s, seed) for seed, s in enumerate(shapes)]
-    leaves = tuple(m[0] for m in made)
-
-    def f(*ls):
-        return fn(*[m[1](x) for m, x in zip(made, ls, strict=True)])
-
-    assert gradcheck(f, leaves)
-    if gradgrad:
-        assert gradgradcheck(f, leaves)
+leaf = functools.partial(uniform_leaf, bound=2.0)
+check = functools.partial(gradcheck_laid_out, bound=2.0)
 
 
 def backward_ones(t):

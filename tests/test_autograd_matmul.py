@@ -7,37 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from layouts import leaf_and_view
+from layouts import gradcheck_laid_out, uniform_leaf
 
 import ferric
-from ferric.autograd import gradcheck, gradgradcheck
 
 F64 = ferric.float64
 KINDS = ["contiguous", "transposed", "stepped", "expanded_last"]  # see layouts.py
 
 
-def values(shape, seed=0):
-    return np.random.default_rng(seed).uniform(-1, 1, size=shape)
-
-
-def leaf(shape, seed=0):
-    return ferric.tensor(values(shape, seed), dtype=F64, requires_grad=True)
-
-
-def make(kind, shape, seed):
-    """A leaf and a function producing an operand of `shape` laid out as `kind`."""
-    return leaf_and_view(values(shape, seed), kind)
-
-
-def check(fn, shapes, kind):
-    made = [make(kind, s, seed) for seed, s in enumerate(shapes)]
-    leaves = tuple(m[0] for m in made)
-
-    def f(*ls):
-        return fn(*[m[1](x) for m, x in zip(made, ls, strict=True)])
-
-    assert gradcheck(f, leaves)
-    assert gradgradcheck(f, leaves)
+leaf, check = uniform_leaf, gradcheck_laid_out
 
 
 def eq(spec):

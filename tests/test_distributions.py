@@ -8,25 +8,19 @@ exceptions of argument validation. Then gradients: ``gradcheck`` in float64 thro
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
-import sys
 
 import pytest
+from fixture_loader import Recording
+from nn_helpers import WrongGradient
 
 import ferric
 import ferric.distributions as D
 from ferric.autograd import gradcheck
 from ferric.autograd.gradcheck import GradcheckError
 
-HERE = pathlib.Path(__file__).parent / "fixtures" / "distributions"
-sys.path.insert(0, str(HERE))
-
-from distributions_cases import CASES, run_case  # noqa: E402
-
-FIXTURE = json.loads((HERE / "distributions.json").read_text())
-RECORDED = FIXTURE["cases"]
+RECORDING = Recording("distributions", "distributions_cases", "distributions.json")
+CASES, RECORDED = RECORDING.cases, RECORDING.recorded
 
 # same exception type, ferric's message differs (PyTorch's is an accident of its code)
 MESSAGE_DIFFERS = {
@@ -67,14 +61,12 @@ PYTORCH_RAISES = {"multinomial/expand", "multinomial_logits/expand",
 
 
 def test_fixture_is_pytorch_2_13():
-    assert FIXTURE["torch_version"].startswith("2.13")
-    assert set(RECORDED) == set(CASES)
+    RECORDING.check_complete()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_pytorch(name, recwarn):
-    want = RECORDED[name]
-    got = run_case(ferric, CASES[name])
+    want, got = RECORDING.replay(name, ferric)
     if name in PYTORCH_RAISES:
         assert want["error"][0] == "AttributeError" and "error" not in got
         return
@@ -218,17 +210,8 @@ def test_gradcheck(name):
 
 
 def test_gradcheck_sees_a_wrong_gradient():
-    class Wrong(ferric.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 3
-
     with pytest.raises(GradcheckError):
-        gradcheck(lambda s: D.Normal(0.0, Wrong.apply(s)).entropy(), (_t([1.0, 2.0]),),
+        gradcheck(lambda s: D.Normal(0.0, WrongGradient.apply(s)).entropy(), (_t([1.0, 2.0]),),
                   eps=1e-6, atol=1e-5)
 
 

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import builtins
 import io
-import json
 import math
-import pathlib
 import pickle
 
 import numpy as np
 import pytest
+from fixture_loader import from_json_safe, load_fixture
 from layouts import STANDARD, variants
 
 import ferric
 
-FIXTURE = json.loads(
-    (pathlib.Path(__file__).parent / "fixtures/dtypes/dtypes.json").read_text())
+_record, FIXTURE = load_fixture("dtypes", "dtypes_record", "dtypes.json")
+record = _record.record
 CASES = FIXTURE["cases"]
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
@@ -67,38 +66,8 @@ KNOWN: dict[str, str] = {
 }
 
 
-def enc(v):
-    if isinstance(v, list):
-        return [enc(x) for x in v]
-    if isinstance(v, float) and not math.isfinite(v):
-        return repr(v)
-    return v
-
-
-def record(v):
-    if isinstance(v, ferric.Tensor):
-        return {"dtype": repr(v.dtype).split(".")[-1], "shape": list(v.shape),
-                "values": enc(v.tolist())}
-    if isinstance(v, (tuple, list)) and any(isinstance(x, (ferric.Tensor, ferric.dtype))
-                                            for x in v):
-        return {"seq": [record(x) for x in v]}
-    if isinstance(v, ferric.dtype):
-        return {"py": repr(v).split(".")[-1], "kind": "dtype"}
-    if isinstance(v, (bool, int, float, str)) or v is None:
-        return {"py": enc(v)}
-    if isinstance(v, tuple) and all(type(x) is int for x in v):  # Size, strides
-        return {"py": list(v), "kind": "ints"}
-    raise TypeError(f"cannot record {type(v)}")
-
-
-def dec(v):
-    if isinstance(v, list):
-        return [dec(x) for x in v]
-    return float(v) if v in ("nan", "inf", "-inf") else v
-
-
 def close(got, want, tol):
-    got, want = dec(got), dec(want)
+    got, want = from_json_safe(got), from_json_safe(want)
     if isinstance(want, list):
         return (isinstance(got, list) and len(got) == len(want)
                 and all(close(g, w, tol) for g, w in zip(got, want, strict=True)))
@@ -146,7 +115,7 @@ def run(expr):
     env = {"torch": ferric, "np": np, "math": math}
     ferric.set_default_dtype(ferric.float32)
     try:
-        return record(eval(expr, env)), None
+        return record(eval(expr, env), ferric), None
     except Exception as e:  # noqa: BLE001 - the exception is the result under test
         return None, e
     finally:
@@ -169,85 +138,27 @@ def replay(expr, want):
     return None
 
 
-def cases(group):
-    return pytest.mark.parametrize("expr", list(CASES[group]))
-
-
 def test_fixture_was_recorded_from_pytorch_2_13():
     assert FIXTURE["pytorch"].startswith("2.13")
 
 
-@cases("promote")
-def test_promote_types(expr):
-    replay(expr, CASES["promote"][expr])
+# The recorded groups: promote (promote_types), can_cast, result_type, dtype_props (dtype
+# properties), info (iinfo/finfo), convert (conversions), scalars (Python numbers and
+# fill overflow), create (factories), repr (printing), numpy, default
+# (set_default_dtype), ops (a sweep of ops per dtype) and autograd. A raised case must
+# raise PyTorch's exception type; in these groups its message too (in "numpy" only
+# PyTorch's ScalarType messages)
+SAME_MESSAGE = {"info", "default", "scalars"}
 
 
-@cases("can_cast")
-def test_can_cast(expr):
-    replay(expr, CASES["can_cast"][expr])
-
-
-@cases("result_type")
-def test_result_type(expr):
-    replay(expr, CASES["result_type"][expr])
-
-
-@cases("dtype_props")
-def test_dtype_properties(expr):
-    replay(expr, CASES["dtype_props"][expr])
-
-
-@cases("info")
-def test_iinfo_finfo(expr):
-    err = replay(expr, CASES["info"][expr])
-    if err is not None:
-        assert str(err) == CASES["info"][expr]["msg"]
-
-
-@cases("convert")
-def test_conversions(expr):
-    replay(expr, CASES["convert"][expr])
-
-
-@cases("create")
-def test_factories(expr):
-    replay(expr, CASES["create"][expr])
-
-
-@cases("repr")
-def test_printing(expr):
-    replay(expr, CASES["repr"][expr])
-
-
-@cases("numpy")
-def test_numpy(expr):
-    err = replay(expr, CASES["numpy"][expr])
-    if err is not None and "ScalarType" in CASES["numpy"][expr]["msg"]:
-        assert str(err) == CASES["numpy"][expr]["msg"]
-
-
-@cases("default")
-def test_set_default_dtype(expr):
-    err = replay(expr, CASES["default"][expr])
-    if err is not None:
-        assert str(err) == CASES["default"][expr]["msg"]
-
-
-@cases("scalars")
-def test_python_numbers_and_fill_overflow(expr):
-    err = replay(expr, CASES["scalars"][expr])
-    if err is not None:
-        assert str(err) == CASES["scalars"][expr]["msg"]
-
-
-@cases("ops")
-def test_ops_sweep(expr):
-    replay(expr, CASES["ops"][expr])
-
-
-@cases("autograd")
-def test_autograd(expr):
-    replay(expr, CASES["autograd"][expr])
+@pytest.mark.parametrize(("group", "expr"),
+                         [(group, expr) for group, exprs in CASES.items() for expr in exprs])
+def test_recorded_case(group, expr):
+    want = CASES[group][expr]
+    err = replay(expr, want)
+    if err is not None and (group in SAME_MESSAGE
+                            or group == "numpy" and "ScalarType" in want["msg"]):
+        assert str(err) == want["msg"]
 
 
 # -- round trips and layouts -----------------------------------------------------------

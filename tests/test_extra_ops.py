@@ -10,34 +10,23 @@ the differentiable ones pass ``gradcheck`` in float64.
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 import warnings
 
 import numpy as np
 import pytest
+from _fixture_compare import assert_same_case
+from fixture_loader import Recording
+from layouts import variants
 
 import ferric
 from ferric.autograd import gradcheck
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIX = os.path.join(HERE, "fixtures", "extra_ops")
-sys.path.insert(0, FIX)
-sys.path.insert(0, HERE)
-
-from _fixture_compare import assert_same  # noqa: E402
-from extra_ops_cases import CASES, _run, describe  # noqa: E402
-from layouts import variants  # noqa: E402
-
-with open(os.path.join(FIX, "extra_ops.json")) as _f:
-    _DATA = json.load(_f)
-RECORDED = _DATA["cases"]
+RECORDING = Recording("extra_ops", "extra_ops_cases", "extra_ops.json")
+CASES = RECORDING.cases
 
 
 def test_fixture_is_from_pytorch_2_13_and_matches_the_cases():
-    assert _DATA["torch_version"].startswith("2.13")
-    assert sorted(RECORDED) == sorted(CASES)
+    RECORDING.check_complete()
 
 
 @pytest.fixture(autouse=True)
@@ -51,10 +40,7 @@ def _restore_global_state():
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_pytorch(name):
-    want = RECORDED[name]
-    result, warned = _run(ferric, CASES[name])
-    assert_same(want["result"], describe(result, ferric))
-    assert warned == want["warnings"], f"warnings {warned} != PyTorch's {want['warnings']}"
+    assert_same_case(*RECORDING.replay(name, ferric), name)
 
 
 # ----------------------------------------------------------- NumPy on every layout

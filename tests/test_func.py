@@ -8,23 +8,17 @@ gradcheck through the transforms, randomness modes, restoring parameters."""
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
-import sys
 
 import pytest
+from fixture_loader import Recording
 
 import ferric
 from ferric.func import functional_call, grad, jacrev, jvp, vjp, vmap
 
-HERE = pathlib.Path(__file__).parent / "fixtures" / "func"
-sys.path.insert(0, str(HERE))
-
-from func_cases import CASES, STRUCTURE_MESSAGES, run_case  # noqa: E402
-
-FIXTURE = json.loads((HERE / "func.json").read_text())
-RECORDED = FIXTURE["cases"]
+RECORDING = Recording("func", "func_cases", "func.json")
+CASES = RECORDING.cases
+STRUCTURE_MESSAGES = RECORDING.module.STRUCTURE_MESSAGES
 
 
 def _same(got, want, path="r"):
@@ -48,14 +42,12 @@ def _same(got, want, path="r"):
 
 
 def test_fixture_is_pytorch_2_13():
-    assert FIXTURE["torch_version"].startswith("2.13")
-    assert set(RECORDED) == set(CASES)
+    RECORDING.check_complete()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_func_matches_pytorch(name):
-    want = RECORDED[name]
-    got = run_case(ferric, CASES[name])
+    want, got = RECORDING.replay(name, ferric)
     if "error" in want:
         assert "error" in got, f"no error; PyTorch raised {want['error']}"
         assert got["error"][0] == want["error"][0], got["error"]

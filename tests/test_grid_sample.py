@@ -6,25 +6,18 @@ float64."""
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
-import sys
 import warnings
 
 import pytest
+from fixture_loader import Recording
 
 import ferric
 import ferric.nn.functional as F
 from ferric.autograd import gradcheck
 
-HERE = pathlib.Path(__file__).parent / "fixtures" / "grid_sample"
-sys.path.insert(0, str(HERE))
-
-from grid_sample_cases import CASES, run_case  # noqa: E402
-
-FIXTURE = json.loads((HERE / "grid_sample.json").read_text())
-RECORDED = FIXTURE["cases"]
+RECORDING = Recording("grid_sample", "grid_sample_cases", "grid_sample.json")
+CASES = RECORDING.cases
 
 
 def _close(a, b, tol) -> bool:
@@ -39,14 +32,12 @@ def _close(a, b, tol) -> bool:
 
 
 def test_fixture_is_pytorch_2_13():
-    assert FIXTURE["torch_version"].startswith("2.13")
-    assert set(RECORDED) == set(CASES)
+    RECORDING.check_complete()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_grid_sample_matches_pytorch(name):
-    want = RECORDED[name]
-    got = run_case("ferric", CASES[name])
+    want, got = RECORDING.replay(name, "ferric")
     if "raised" in want:
         assert got.get("raised") == want["raised"], got
         assert got["message"].replace("ferric", "torch") == want["message"]

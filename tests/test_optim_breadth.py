@@ -79,15 +79,21 @@ def test_steps_and_state_dicts_match_pytorch(case):
                       _state_tol(case), "at the end")
 
 
+def _finish_resumed_run(case, params, opt):
+    """Replays the steps after ``MID`` on an optimizer resumed from a state dict and
+    checks its final state against PyTorch's."""
+    _replay(case, params, opt, range(MID, len(case["grads"])), resumed=True)
+    assert_state_dict(opt.state_dict(), _resumed_final_state(case), case["dtype"],
+                      _state_tol(case), "at the end")
+
+
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_pytorch_state_dict_loads_and_continues(case):
     """PyTorch's state dict after 4 steps, loaded into a fresh optimizer over PyTorch's
     parameters at that point, continues PyTorch's run."""
     params, opt = _make(case, case["params"][MID - 1])
     opt.load_state_dict(dec(case["mid_state"]))
-    _replay(case, params, opt, range(MID, len(case["grads"])), resumed=True)
-    assert_state_dict(opt.state_dict(), _resumed_final_state(case), case["dtype"],
-                      _state_tol(case), "at the end")
+    _finish_resumed_run(case, params, opt)
 
 
 @pytest.mark.parametrize("case", CASES[::3], ids=_case_id)
@@ -100,9 +106,7 @@ def test_state_dict_round_trip_through_save(case):
     buffer.seek(0)
     params2, opt2 = _make(case, [p.tolist() for p in params])
     opt2.load_state_dict(ferric.load(buffer))
-    _replay(case, params2, opt2, range(MID, len(case["grads"])), resumed=True)
-    assert_state_dict(opt2.state_dict(), _resumed_final_state(case), case["dtype"],
-                      _state_tol(case), "at the end")
+    _finish_resumed_run(case, params2, opt2)
 
 
 @pytest.mark.parametrize("case", CASES[::2], ids=_case_id)

@@ -24,7 +24,15 @@ import math
 
 import numpy as np
 import pytest
-from optim_fixture import EPS, FIXTURE, assert_same_value, assert_state_dict, dec, deviation
+from optim_fixture import (
+    EPS,
+    FIXTURE,
+    assert_same_value,
+    assert_state_dict,
+    dec,
+    deviation,
+    line_search_start,
+)
 
 import ferric
 
@@ -202,16 +210,6 @@ def test_state_dict_round_trip_through_save(line_search_fn):
     assert runs[0] == runs[1]
 
 
-def _wavy(case, z):
-    """The generator's 1-D line-search objective (the same arithmetic, in Python floats)
-    and its slope."""
-    (a1, w1, p1), (a2, w2, p2) = case["coefs"]
-    f = a1 * math.sin(w1 * z + p1) + a2 * math.sin(w2 * z + p2) + case["c"] * z * z - z
-    g = (a1 * w1 * math.cos(w1 * z + p1) + a2 * w2 * math.cos(w2 * z + p2)
-         + 2 * case["c"] * z - 1)
-    return f, g
-
-
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("case", FIXTURE["line_searches"],
                          ids=lambda c: f"t={c['t']}-max_ls={c['max_ls']}")
@@ -225,21 +223,9 @@ def test_strong_wolfe_line_search_matches_pytorch(case, dtype):
     objective's curvature times that."""
     from ferric.optim.lbfgs import _strong_wolfe
 
-    fdtype = getattr(ferric, dtype)
-
-    def as_dtype(v):
-        return ferric.tensor(v, dtype=fdtype).item()
-
-    f0, g0 = _wavy(case, 0.0)
-    g = ferric.tensor([g0], dtype=fdtype)
-    d = -g
-
-    def evaluate(t):
-        f, slope = _wavy(case, float(t) * d.item())
-        return as_dtype(f), ferric.tensor([slope], dtype=fdtype)
-
-    f_new, g_new, t, evals = _strong_wolfe(evaluate, case["t"], d, as_dtype(f0), g,
-                                           g.dot(d), max_ls=case["max_ls"])
+    f0, g, d, evaluate = line_search_start(case, ferric, dtype)
+    f_new, g_new, t, evals = _strong_wolfe(evaluate, case["t"], d, f0, g, g.dot(d),
+                                           max_ls=case["max_ls"])
     want = case["out"][dtype]
     assert (evals, isinstance(t, ferric.Tensor)) == (want["evals"], want["t_is_tensor"])
     eps = EPS[dtype]

@@ -9,23 +9,17 @@ from __future__ import annotations
 
 import json
 import math
-import pathlib
 import re
-import sys
 
 import pytest
+from fixture_loader import Recording
 
 import ferric
 from ferric import nn
 from ferric.nn.utils import prune
 
-HERE = pathlib.Path(__file__).parent / "fixtures" / "prune"
-sys.path.insert(0, str(HERE))
-
-from prune_cases import CASES, run_case  # noqa: E402
-
-FIXTURE = json.loads((HERE / "prune.json").read_text())
-RECORDED = FIXTURE["cases"]
+RECORDING = Recording("prune", "prune_cases", "prune.json")
+CASES = RECORDING.cases
 
 
 def _close(a, b) -> bool:
@@ -47,14 +41,13 @@ def _message(text: str) -> str:
 
 
 def test_fixture_is_pytorch_2_13():
-    assert FIXTURE["torch_version"].startswith("2.13")
-    assert set(RECORDED) == set(CASES)
+    RECORDING.check_complete()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_prune_matches_pytorch(name):
-    want = RECORDED[name]
-    got = json.loads(json.dumps(run_case(ferric, CASES[name])))
+    want, got = RECORDING.replay(name, ferric)
+    got = json.loads(json.dumps(got))
     got_buffers = got.get("buffers", {})
     for key, (dtype, _) in got_buffers.items():
         got_buffers[key][0] = dtype.replace("ferric", "torch")

@@ -173,13 +173,6 @@ def test_integer_ops_unchanged():
     assert ferric.exp(ferric.tensor([0, 1])).dtype == ferric.float32
 
 
-@pytest.fixture
-def restore_threads():
-    before = ferric.get_num_threads()
-    yield
-    ferric.set_num_threads(before)
-
-
 def _bits(t):
     a = t.numpy()
     return a.view(np.uint32 if a.dtype == np.float32 else np.uint64).copy()

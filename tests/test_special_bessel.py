@@ -91,46 +91,53 @@ def _poly_call(name, x, n, dtype):
                             ferric.tensor(np.asarray(n), dtype=dtype)).numpy()
 
 
+def _poly_recorded(name, column):
+    """The recorded points ``x``, degrees ``n`` and the values of ``column`` (``torch64``,
+    ``torch32`` or ``scipy``) of polynomial ``name``, as float64 arrays."""
+    t = FIX["poly"][name]
+    return (np.array(t[k], np.float64) for k in ("x", "n", column))
+
+
+def _assert_close_by_degree(got, want, n, rtols, atol):
+    """The same infinities as ``want`` and its finite values within ``rtols[0]`` for
+    degrees up to 20, ``rtols[1]`` above."""
+    fin = np.isfinite(want)
+    assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
+    for sel, rtol in (((n <= 20), rtols[0]), ((n > 20), rtols[1])):
+        np.testing.assert_allclose(got[fin & sel], want[fin & sel], rtol=rtol, atol=atol)
+
+
 @pytest.mark.parametrize("name", POLYS)
 def test_polynomials_match_pytorch_float64(name):
     """Negative, fractional, NaN, infinite and huge degrees, |x| > 1, x = +-inf / NaN:
     PyTorch's values (its algorithm, run in float64)."""
-    t = FIX["poly"][name]
-    x, n, want = (np.array(t[k], np.float64) for k in ("x", "n", "torch64"))
+    x, n, want = _poly_recorded(name, "torch64")
     got = _poly_call(name, x, n, ferric.float64)
     assert np.array_equal(np.isnan(got), np.isnan(want)), list(
         zip(x[np.isnan(got) != np.isnan(want)][:5], n[np.isnan(got) != np.isnan(want)][:5],
             strict=True))
-    fin = np.isfinite(want)
-    assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
     # PyTorch's build contracts the recurrences' a*b - c into fused multiply-adds: the
     # last bits differ, and over hundreds of steps that adds up
-    for sel, rtol in (((n <= 20), 1e-13), ((n > 20), 1e-8)):
-        np.testing.assert_allclose(got[fin & sel], want[fin & sel], rtol=rtol, atol=1e-300)
+    _assert_close_by_degree(got, want, n, (1e-13, 1e-8), atol=1e-300)
 
 
 @pytest.mark.parametrize("name", POLYS)
 def test_polynomials_match_pytorch_float32(name):
     """In float32 PyTorch evaluates in float32 (its Hermite limit is 128 there, its
     recurrences overflow sooner): ferric does the same."""
-    t = FIX["poly"][name]
-    x, n, want = (np.array(t[k], np.float64) for k in ("x", "n", "torch32"))
+    x, n, want = _poly_recorded(name, "torch32")
     got = _poly_call(name, x, n, ferric.float32).astype(np.float64)
     assert np.array_equal(np.isnan(got), np.isnan(want))
     # (where PyTorch's fused multiply-add rounds to the largest float32, ferric's
     # separate multiply overflows: the same value as far as float32 can tell)
     big = float(np.finfo(np.float32).max)
     got, want = (np.where(np.abs(v) >= big, np.sign(v) * np.inf, v) for v in (got, want))
-    fin = np.isfinite(want)
-    assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
-    for sel, rtol in (((n <= 20), 1e-5), ((n > 20), 1e-3)):
-        np.testing.assert_allclose(got[fin & sel], want[fin & sel], rtol=rtol, atol=1e-5)
+    _assert_close_by_degree(got, want, n, (1e-5, 1e-3), atol=1e-5)
 
 
 @pytest.mark.parametrize("name", POLYS)
 def test_polynomials_match_scipy_on_the_orthogonality_interval(name):
-    t = FIX["poly"][name]
-    x, n, want = (np.array(t[k], np.float64) for k in ("x", "n", "scipy"))
+    x, n, want = _poly_recorded(name, "scipy")
     have = ~np.isnan(want)
     assert have.sum() > 100
     got = _poly_call(name, x[have], n[have], ferric.float64)

@@ -11,13 +11,6 @@ import pytest
 import ferric
 
 
-@pytest.fixture
-def restore_threads():
-    before = ferric.get_num_threads()
-    yield
-    ferric.set_num_threads(before)
-
-
 def test_set_and_get(restore_threads):
     ferric.set_num_threads(3)
     assert ferric.get_num_threads() == 3

@@ -131,6 +131,16 @@ def assert_same(x, a, base, base_np, where):
                 assert x.stride(d) == a.strides[d] // a.itemsize, (where, d)
 
 
+def view_chain(data, x, a, fewest, most):
+    """``fewest`` to ``most`` random view steps from ``x`` and its NumPy mirror ``a``: the
+    last view, its mirror and the trail of the steps taken."""
+    trail = "base"
+    for _ in range(data.draw(st.integers(fewest, most))):
+        x, a, desc = step(data, x, a)
+        trail += "." + desc
+    return x, a, trail
+
+
 @given(st.data(), base_arrays())
 def test_view_chains_match_numpy(data, base_np):
     base = F.tensor(base_np)
@@ -146,11 +156,8 @@ def test_view_chains_match_numpy(data, base_np):
 @given(st.data(), base_arrays())
 def test_views_write_through_to_base(data, base_np):
     base = F.tensor(base_np)
-    x, a, trail = base, base_np.copy(), "base"
-    mirror_base = a
-    for _ in range(data.draw(st.integers(1, 5))):
-        x, a, desc = step(data, x, a)
-        trail += "." + desc
+    mirror_base = base_np.copy()
+    x, a, trail = view_chain(data, base, mirror_base, 1, 5)
     if not shares(a, mirror_base) or 0 in a.strides and a.size > 1:
         return  # a copy, or an expanded view (writing it is an error: test_errors)
     new = values(a.shape, a.dtype.name)
@@ -166,10 +173,7 @@ def test_views_write_through_to_base(data, base_np):
 @given(st.data(), base_arrays())
 def test_reshape_is_a_view_when_contiguous(data, base_np):
     base = F.tensor(base_np)
-    x, a, trail = base, base_np, "base"
-    for _ in range(data.draw(st.integers(0, 4))):
-        x, a, desc = step(data, x, a)
-        trail += "." + desc
+    x, a, trail = view_chain(data, base, base_np, 0, 4)
     target = data.draw(st.sampled_from(reshape_targets(a.shape)))
     r = x.reshape(*target)
     want = a.reshape(target)

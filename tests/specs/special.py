@@ -26,8 +26,9 @@ def _key(v):
     return "nan" if math.isnan(v) else (float(v) + 0.0 if v == 0 else float(v), math.copysign(1, v))
 
 
-def lookup(name):
-    xs, ys = GRID[name]
+def table_ref(xs, ys):
+    """A reference that looks each input up among the recorded points ``xs`` (values
+    ``ys``)."""
     table = {_key(x): y for x, y in zip(xs, ys, strict=True)}
 
     def ref(a):
@@ -36,16 +37,25 @@ def lookup(name):
     return ref
 
 
-def lookup2(name):
-    ss, qs, ys = GRID[name]
-    table = {(_key(s), _key(q)): y for s, q, y in zip(ss, qs, ys, strict=True)}
+def table_ref2(xs, ns, ys):
+    """A binary reference that looks each broadcast pair up among the recorded pairs of
+    ``xs`` and ``ns`` (values ``ys``)."""
+    table = {(_key(x), _key(n)): y for x, n, y in zip(xs, ns, ys, strict=True)}
 
     def ref(a, b):
         a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
-        return np.array([table[(_key(s), _key(q))] for s, q in zip(a.ravel(), b.ravel(),
+        return np.array([table[(_key(x), _key(n))] for x, n in zip(a.ravel(), b.ravel(),
                                                                     strict=True)],
                         np.float64).reshape(a.shape)
     return ref
+
+
+def lookup(name):
+    return table_ref(*GRID[name])
+
+
+def lookup2(name):
+    return table_ref2(*GRID[name])
 
 
 def grid_domain(name, values, ints=(-5, 8)):
@@ -161,22 +171,23 @@ binary("xlogy", xlogy_ref, rule=to_float, domains=("real", "positive"),
        tol={F32: (1e-6, 1e-6)})
 
 
-def special_binary(name, ref, domains, differentiable=True):
+def special_binary(name, ref, domains, differentiable=True, tol=TOL, left_name="x"):
     """``ferric.special.<name>(x, y)`` on same and mixed dtypes with broadcasting, and a
-    Python number on either side."""
+    Python number on either side (the rows ``(s, <left_name>)`` and ``(x, s)``)."""
     form = {f"special.{name}": lambda F, x, y: getattr(F.special, name)(x, y)}
     row(f"special.{name}", form, ref, shapes=((3, 4), (4,)), domains=domains,
         dtypes=tuple((a, b) for a in ALL for b in ALL), rule=to_float,
-        differentiable=differentiable, tol=TOL,
+        differentiable=differentiable, tol=tol,
         layouts=("contiguous", "transposed", "strided", "broadcast", "zero_size", "scalar"))
     for scal, left in ((2, True), (0.5, False)):
         call = ((lambda F, x, s=scal: getattr(F.special, name)(s, x)) if left else
                 (lambda F, x, s=scal: getattr(F.special, name)(x, s)))
         sref = ((lambda a, s=scal: ref(np.asarray(float(s)), a)) if left else
                 (lambda a, s=scal: ref(a, np.asarray(float(s)))))
-        row(f"special.{name}({'s, x' if left else 'x, s'})", {f"special.{name}": call}, sref,
-            domains=(domains[1] if left else domains[0],), dtypes=same(ALL), rule=to_float,
-            scalars=(scal,), differentiable=differentiable, tol=TOL)
+        row(f"special.{name}({f's, {left_name}' if left else 'x, s'})",
+            {f"special.{name}": call}, sref, domains=(domains[1] if left else domains[0],),
+            dtypes=same(ALL), rule=to_float, scalars=(scal,), differentiable=differentiable,
+            tol=tol)
 
 
 special_binary("xlogy", xlogy_ref, ("real", "positive"))
@@ -192,32 +203,12 @@ _MORE = json.loads((Path(__file__).parents[1] / "fixtures" / "special_bessel"
                     / "special_bessel.json").read_text())
 
 
-def _more_lookup(xs, ys):
-    table = {_key(x): y for x, y in zip(xs, ys, strict=True)}
-
-    def ref(a):
-        a = np.asarray(a, np.float64)
-        return np.array([table[_key(v)] for v in a.ravel()], np.float64).reshape(a.shape)
-    return ref
-
-
-def _more_lookup2(xs, ns, ys):
-    table = {(_key(x), _key(n)): y for x, n, y in zip(xs, ns, ys, strict=True)}
-
-    def ref(a, b):
-        a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
-        return np.array([table[(_key(x), _key(n))] for x, n in zip(a.ravel(), b.ravel(),
-                                                                    strict=True)],
-                        np.float64).reshape(a.shape)
-    return ref
-
-
 BESSEL_REAL = grid_domain("special:bessel", _MORE["unary"]["bessel_j0"][0])
 # (a root of J0/J1/Y0/Y1 or Ai can fall between grid points: an absolute floor)
 BESSEL_TOL = {F32: (3e-6, 1e-6), F64: (1e-12, 1e-14)}
 for _name, (_xs, _ys) in _MORE["unary"].items():
     row(f"special.{_name}", {f"special.{_name}": lambda F, x, n=_name: getattr(F.special, n)(x)},
-        _more_lookup(_xs, _ys), domains=(BESSEL_REAL,), dtypes=same(ALL), rule=to_float,
+        table_ref(_xs, _ys), domains=(BESSEL_REAL,), dtypes=same(ALL), rule=to_float,
         differentiable=False, tol=BESSEL_TOL)
 
 _P = _MORE["poly"]["chebyshev_polynomial_t"]
@@ -230,24 +221,9 @@ POLY_N = grid_domain("special:poly_n", [v for v in sorted(set(_P["n"])) if math.
 POLY_TOL = {F32: (2e-5, 1e-4), F64: (1e-12, 1e-12)}
 
 
-def _poly_binary(name, ref):
-    form = {f"special.{name}": lambda F, x, n: getattr(F.special, name)(x, n)}
-    row(f"special.{name}", form, ref, shapes=((3, 4), (4,)), domains=(POLY_X, POLY_N),
-        dtypes=tuple((a, b) for a in ALL for b in ALL), rule=to_float,
-        differentiable=False, tol=POLY_TOL,
-        layouts=("contiguous", "transposed", "strided", "broadcast", "zero_size", "scalar"))
-    for scal, left in ((2, True), (0.5, False)):
-        call = ((lambda F, n, s=scal: getattr(F.special, name)(s, n)) if left else
-                (lambda F, x, s=scal: getattr(F.special, name)(x, s)))
-        sref = ((lambda a, s=scal: ref(np.asarray(float(s)), a)) if left else
-                (lambda a, s=scal: ref(a, np.asarray(float(s)))))
-        row(f"special.{name}({'s, n' if left else 'x, s'})", {f"special.{name}": call}, sref,
-            domains=(POLY_N if left else POLY_X,), dtypes=same(ALL), rule=to_float,
-            scalars=(scal,), differentiable=False, tol=POLY_TOL)
-
-
 for _name, _t in _MORE["poly"].items():
-    _poly_binary(_name, _more_lookup2(_t["x"], _t["n"], _t["torch64"]))
+    special_binary(_name, table_ref2(_t["x"], _t["n"], _t["torch64"]), (POLY_X, POLY_N),
+                   differentiable=False, tol=POLY_TOL, left_name="n")
 
 
 def _gamma_bad(common, dtypes):
@@ -261,7 +237,7 @@ _GA = _MORE["gamma"]["gammainc"]
 GAMMA_A = grid_domain("special:gamma_a", sorted(set(_GA[0])), ints=(-1, 8))
 GAMMA_X = grid_domain("special:gamma_x", sorted(set(_GA[1])), ints=(-1, 8))
 for _name, _fn in (("gammainc", "igamma"), ("gammaincc", "igammac")):
-    _ref = _more_lookup2(*_MORE["gamma"][_name])
+    _ref = table_ref2(*_MORE["gamma"][_name])
     # (backward through `a` raises, as in PyTorch: the gradient in x is tested in
     # tests/test_special_bessel.py)
     binary(_fn, _ref, rule=to_float, domains=(GAMMA_A, GAMMA_X), bad=_gamma_bad,
