@@ -309,15 +309,39 @@ def _nparams_toprune(amount, tensor_size):
     return k
 
 
-def _unstructured_mask(amount, t, default_mask, scores, largest):
-    """``default_mask`` with the ``amount`` entries of the ``topk`` of ``scores()`` (called
-    only when something is pruned) set to 0."""
-    k = _nparams_toprune(amount, t.nelement())
-    mask = default_mask.clone(memory_format=_core.contiguous_format)
-    if k != 0:
-        top = _core.topk(scores().view(-1), k=k, largest=largest)
-        mask.view(-1)[top.indices] = 0
-    return mask
+class _UnstructuredPruningMethod(BasePruningMethod):
+    """Prunes ``amount`` single entries: the ``topk`` of the subclass's ``_scores(t)``
+    (largest first when ``_largest``)."""
+
+    PRUNING_TYPE = "unstructured"
+    _largest = True
+
+    def __init__(self, amount):
+        _validate_amount_init(amount)
+        self.amount = amount
+
+    def _scores(self, t):
+        raise NotImplementedError
+
+    def compute_mask(self, t, default_mask):
+        r"""``default_mask`` with the ``amount`` entries of ``t`` that rank first by the
+        method's scores set to 0 (random entries for :class:`RandomUnstructured`, the
+        smallest-magnitude ones for :class:`L1Unstructured`)."""
+        k = _nparams_toprune(self.amount, t.nelement())
+        mask = default_mask.clone(memory_format=_core.contiguous_format)
+        if k != 0:
+            top = _core.topk(self._scores(t).view(-1), k=k, largest=self._largest)
+            mask.view(-1)[top.indices] = 0
+        return mask
+
+
+def _channels_to_prune(t, dim, amount):
+    """Checks ``t`` and ``dim`` for structured pruning; returns how many channels ``t``
+    has along ``dim`` and how many of them ``amount`` prunes."""
+    _validate_structured(t)
+    _validate_dim(t, dim)
+    tensor_size = t.shape[dim]
+    return tensor_size, _nparams_toprune(amount, tensor_size)
 
 
 def _channel_mask(t, dim, keep, default_mask):
@@ -331,7 +355,7 @@ def _channel_mask(t, dim, keep, default_mask):
     return mask
 
 
-class RandomUnstructured(BasePruningMethod):
+class RandomUnstructured(_UnstructuredPruningMethod):
     r"""Prunes ``amount`` entries chosen at random (the ``topk`` of ``rand_like``).
 
     Args:
@@ -345,16 +369,8 @@ class RandomUnstructured(BasePruningMethod):
         15
     """
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        r"""``default_mask`` with ``amount`` random entries of ``t`` set to 0."""
-        return _unstructured_mask(self.amount, t, default_mask, lambda: _core.rand_like(t),
-                                  largest=True)
+    def _scores(self, t):
+        return _core.rand_like(t)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -362,7 +378,7 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_UnstructuredPruningMethod):
     r"""Prunes the ``amount`` entries of smallest absolute value (``topk`` with
     ``largest=False`` on ``|t|``, so ties go as in PyTorch).
 
@@ -376,16 +392,10 @@ class L1Unstructured(BasePruningMethod):
         tensor([3., -0., 0., 2.])
     """
 
-    PRUNING_TYPE = "unstructured"
+    _largest = False
 
-    def __init__(self, amount):
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        r"""``default_mask`` with the ``amount`` smallest-magnitude entries set to 0."""
-        return _unstructured_mask(self.amount, t, default_mask, lambda: _core.abs(t),
-                                  largest=False)
+    def _scores(self, t):
+        return _core.abs(t)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -418,10 +428,7 @@ class RandomStructured(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         r"""``default_mask`` times a mask keeping all but ``amount`` random channels."""
-        _validate_structured(t)
-        _validate_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        k = _nparams_toprune(self.amount, tensor_size)
+        tensor_size, k = _channels_to_prune(t, self.dim, self.amount)
         if k == 0:
             return default_mask
         prob = _core.rand(tensor_size)
@@ -462,10 +469,7 @@ class LnStructured(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         r"""``default_mask`` times a mask keeping the channels of largest norm."""
-        _validate_structured(t)
-        _validate_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        k = _nparams_toprune(self.amount, tensor_size)
+        tensor_size, k = _channels_to_prune(t, self.dim, self.amount)
         if k == 0:
             return default_mask
         dims = list(range(t.dim()))
