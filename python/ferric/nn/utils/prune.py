@@ -335,13 +335,27 @@ class _UnstructuredPruningMethod(BasePruningMethod):
         return mask
 
 
-def _channels_to_prune(t, dim, amount):
-    """Checks ``t`` and ``dim`` for structured pruning; returns how many channels ``t``
-    has along ``dim`` and how many of them ``amount`` prunes."""
-    _validate_structured(t)
-    _validate_dim(t, dim)
-    tensor_size = t.shape[dim]
-    return tensor_size, _nparams_toprune(amount, tensor_size)
+class _StructuredPruningMethod(BasePruningMethod):
+    """Prunes ``amount`` whole channels along ``dim``; the subclass's
+    ``_channels_to_keep(t, tensor_size, k)`` picks the ones that stay."""
+
+    PRUNING_TYPE = "structured"
+
+    def _channels_to_keep(self, t, tensor_size, k):
+        raise NotImplementedError
+
+    def compute_mask(self, t, default_mask):
+        r"""``default_mask`` times a mask keeping all but ``amount`` channels of ``t``
+        along ``dim`` (random ones for :class:`RandomStructured`, those of smallest norm
+        for :class:`LnStructured`)."""
+        _validate_structured(t)
+        _validate_dim(t, self.dim)
+        tensor_size = t.shape[self.dim]
+        k = _nparams_toprune(self.amount, tensor_size)
+        if k == 0:
+            return default_mask
+        keep = self._channels_to_keep(t, tensor_size, k)
+        return _channel_mask(t, self.dim, keep, default_mask)
 
 
 def _channel_mask(t, dim, keep, default_mask):
@@ -404,7 +418,7 @@ class L1Unstructured(_UnstructuredPruningMethod):
                              importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
+class RandomStructured(_StructuredPruningMethod):
     r"""Prunes ``amount`` whole channels along ``dim``, chosen at random.
 
     Args:
@@ -419,21 +433,15 @@ class RandomStructured(BasePruningMethod):
         1
     """
 
-    PRUNING_TYPE = "structured"
-
     def __init__(self, amount, dim=-1):
         _validate_amount_init(amount)
         self.amount = amount
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        r"""``default_mask`` times a mask keeping all but ``amount`` random channels."""
-        tensor_size, k = _channels_to_prune(t, self.dim, self.amount)
-        if k == 0:
-            return default_mask
+    def _channels_to_keep(self, t, tensor_size, k):
         prob = _core.rand(tensor_size)
         threshold = _core.kthvalue(prob, k=k).values
-        return _channel_mask(t, self.dim, prob > threshold, default_mask)
+        return prob > threshold
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -441,7 +449,7 @@ class RandomStructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
+class LnStructured(_StructuredPruningMethod):
     r"""Prunes the ``amount`` channels along ``dim`` of smallest L\ ``n`` norm.
 
     Args:
@@ -459,24 +467,17 @@ class LnStructured(BasePruningMethod):
                 [3., 0.]])
     """
 
-    PRUNING_TYPE = "structured"
-
     def __init__(self, amount, n, dim=-1):
         _validate_amount_init(amount)
         self.amount = amount
         self.n = n
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        r"""``default_mask`` times a mask keeping the channels of largest norm."""
-        tensor_size, k = _channels_to_prune(t, self.dim, self.amount)
-        if k == 0:
-            return default_mask
+    def _channels_to_keep(self, t, tensor_size, k):
         dims = list(range(t.dim()))
         dims.remove(dims[self.dim])
         norm = _core.norm(t, p=self.n, dim=dims)
-        top = _core.topk(norm, k=tensor_size - k, largest=True)
-        return _channel_mask(t, self.dim, top.indices, default_mask)
+        return _core.topk(norm, k=tensor_size - k, largest=True).indices
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
