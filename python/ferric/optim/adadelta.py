@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from .. import _core
 from .._core import Tensor
-from ._ops import _addcmul_, _descent_grad, _new_step, _state_lists
+from ._ops import _addcmul_, _descent_grad, _state_lists
 from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Adadelta", "adadelta"]
@@ -43,6 +42,7 @@ class Adadelta(_ParamwiseOptimizer):
     _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                               "capturable": False}
     _capturable_on_xla = False
+    _zeros_state = ("square_avg", "acc_delta")
 
     def __init__(
         self,
@@ -73,11 +73,6 @@ class Adadelta(_ParamwiseOptimizer):
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def _init_state(self, p, state, group):
-        state["step"] = _new_step()
-        state["square_avg"] = _core.zeros_like(p)
-        state["acc_delta"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
         adadelta(params, grads, *_state_lists(states, "square_avg", "acc_delta", "step"),

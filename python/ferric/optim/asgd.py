@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _advance_step, _descent_grad, _new_step, _scalar_state, _state_lists
+from ._ops import _advance_step, _descent_grad, _scalar_state, _state_lists
 from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["ASGD", "asgd"]
@@ -76,7 +76,7 @@ class ASGD(_ParamwiseOptimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, p, state, group):
-        state["step"] = _new_step()
+        super()._init_state(p, state, group)
         state["eta"] = _scalar_state(_to_scalar(group["lr"]))
         state["mu"] = _scalar_state(1.0)
         state["ax"] = _core.zeros_like(p)
