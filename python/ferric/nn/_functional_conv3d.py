@@ -41,6 +41,18 @@ def _batched(input, name):
     return (input.unsqueeze(0), True) if input.dim() == 4 else (input, False)
 
 
+def _conv_args(input, weight, bias, name):
+    """The arguments of ``conv3d``/``conv_transpose3d`` after autocast, the input made
+    batched (and whether it was unbatched), with PyTorch's check of the weight's rank."""
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
+    x, unbatched = _batched(input, name)
+    if weight.dim() != 5:
+        raise RuntimeError(
+            f"Expected 5-dimensional weight for 5-dimensional input {list(x.shape)}, but "
+            f"got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead")
+    return x, unbatched, weight, bias
+
+
 def _depth_slices(x, start, count, step):
     # depths start, start + step, ... (count of them) as a batch of 2-d images
     n, c = x.shape[0], x.shape[1]
@@ -69,12 +81,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         >>> F.conv3d(ferric.ones(1, 2, 4, 5, 5), ferric.ones(3, 2, 2, 3, 3)).shape
         ferric.Size([1, 3, 3, 3, 3])
     """
-    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
-    x, unbatched = _batched(input, "conv3d")
-    if weight.dim() != 5:
-        raise RuntimeError(
-            f"Expected 5-dimensional weight for 5-dimensional input {list(x.shape)}, but "
-            f"got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead")
+    x, unbatched, weight, bias = _conv_args(input, weight, bias, "conv3d")
     if x.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
@@ -152,12 +159,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         ...                    stride=2).shape
         ferric.Size([1, 4, 6, 6, 6])
     """
-    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
-    x, unbatched = _batched(input, "conv_transpose3d")
-    if weight.dim() != 5:
-        raise RuntimeError(
-            f"Expected 5-dimensional weight for 5-dimensional input {list(x.shape)}, but "
-            f"got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead")
+    x, unbatched, weight, bias = _conv_args(input, weight, bias, "conv_transpose3d")
     if x.shape[1] != weight.shape[0]:
         raise RuntimeError(
             f"Given transposed=1, weight of size {list(weight.shape)}, expected "
