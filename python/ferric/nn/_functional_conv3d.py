@@ -216,6 +216,15 @@ def _pool_args(kernel_size, stride, padding, dilation=1):
     return k, s, _triple(padding, "padding"), _triple(dilation, "dilation")
 
 
+def _check_pool_padding(k, p, dl):
+    """PyTorch's refusal of padding larger than half the kernel, per dimension."""
+    for i in range(3):
+        if p[i] > k[i] // 2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got pad="
+                f"{p[i]}, kernel_size={k[i]} and dilation={dl[i]}")
+
+
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     r"""3-d max pooling over ``(N, C, D, H, W)`` (or unbatched) inputs; with
@@ -239,11 +248,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _pool_dims(input)
     x, unbatched = _batched(input, "max_pool3d")
     k, s, p, dl = _pool_args(kernel_size, stride, padding, dilation)
-    for i in range(3):
-        if p[i] > k[i] // 2:
-            raise RuntimeError(
-                "pad should be at most half of effective kernel size, but got pad="
-                f"{p[i]}, kernel_size={k[i]} and dilation={dl[i]}")
+    _check_pool_padding(k, p, dl)
     n, c, depth, h, w = x.shape
     d_out = _pool_len(depth, k[0], s[0], p[0], dl[0], ceil_mode)
     # 2-d pooling of every depth slice (channels and depths as channels)
@@ -301,16 +306,12 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     """
     _pool_dims(input)
     x, unbatched = _batched(input, "avg_pool3d")
-    k, s, p, _ = _pool_args(kernel_size, stride, padding)
+    k, s, p, dl = _pool_args(kernel_size, stride, padding)
     dhw = x.shape[2:]
     if any(size < kk for size, kk in zip(dhw, k, strict=True)):
         raise RuntimeError(f"input image (T: {dhw[0]} H: {dhw[1]} W: {dhw[2]}) smaller than "
                            f"kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
-    for i in range(3):
-        if p[i] > k[i] // 2:
-            raise RuntimeError(
-                "pad should be at most half of effective kernel size, but got pad="
-                f"{p[i]}, kernel_size={k[i]} and dilation=1")
+    _check_pool_padding(k, p, dl)
     n, c, depth, h, w = x.shape
     d_out = _pool_len(depth, k[0], s[0], p[0], 1, ceil_mode)
     # window sums of every depth slice in 2-d (divisor 1), then across depth
