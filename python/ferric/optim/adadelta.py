@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from .._core import Tensor
 from ._ops import _addcmul_, _descent_grad, _state_lists
-from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
+from .optimizer import (
+    _LEGACY_FLAG_DEFAULTS,
+    _check_lr,
+    _check_non_negative,
+    _ParamwiseOptimizer,
+    _to_scalar,
+)
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -39,8 +45,7 @@ class Adadelta(_ParamwiseOptimizer):
         tensor([0.9968, 2.0032], requires_grad=True)
     """
 
-    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                              "capturable": False}
+    _legacy_group_defaults = _LEGACY_FLAG_DEFAULTS
     _capturable_on_xla = False
     _zeros_state = ("square_avg", "acc_delta")
 

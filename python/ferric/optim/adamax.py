@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import _core
 from .._core import Tensor
 from ._ops import _addcdiv_, _advance_step, _descent_grad, _lerp_, _state_lists
-from .optimizer import _check_adam_family, _ParamwiseOptimizer, _to_scalar
+from .optimizer import _LEGACY_FLAG_DEFAULTS, _check_adam_family, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Adamax", "adamax"]
 
@@ -39,8 +39,7 @@ class Adamax(_ParamwiseOptimizer):
         tensor([0.9000, 2.1000], requires_grad=True)
     """
 
-    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                              "capturable": False}
+    _legacy_group_defaults = _LEGACY_FLAG_DEFAULTS
     _zeros_state = ("exp_avg", "exp_inf")
 
     def __init__(

@@ -5,7 +5,13 @@ from __future__ import annotations
 from .. import _core
 from .._core import Tensor
 from ._ops import _advance_step, _descent_grad, _scalar_state, _state_lists
-from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
+from .optimizer import (
+    _LEGACY_FLAG_DEFAULTS,
+    _check_lr,
+    _check_non_negative,
+    _ParamwiseOptimizer,
+    _to_scalar,
+)
 
 __all__ = ["ASGD", "asgd"]
 
@@ -42,8 +48,7 @@ class ASGD(_ParamwiseOptimizer):
         (tensor([0.9500, 2.3000], requires_grad=True), tensor([0.9500, 2.3000]))
     """
 
-    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                              "capturable": False}
+    _legacy_group_defaults = _LEGACY_FLAG_DEFAULTS
     _scalar_state_keys = ("step", "eta", "mu")
     _capturable_operands = "params, mus, etas, and state_steps"
 

@@ -470,6 +470,12 @@ def _check_fused_flags(fused, foreach, differentiable) -> None:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
+# the flags most optimizers gained after their first release, with their defaults: a
+# state dict saved before then lacks them (``_legacy_group_defaults``)
+_LEGACY_FLAG_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False,
+                         "capturable": False}
+
+
 class _ParamwiseOptimizer(Optimizer):
     """Base of the optimizers that update every parameter from its own gradient and
     state (all but LBFGS). Their ``step`` is this one: run the closure, then per group

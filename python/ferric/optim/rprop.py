@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import _core
 from .._core import Tensor
 from ._ops import _descent_grad, _state_lists
-from .optimizer import _check_lr, _ParamwiseOptimizer, _to_scalar
+from .optimizer import _LEGACY_FLAG_DEFAULTS, _check_lr, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Rprop", "rprop"]
 
@@ -45,8 +45,7 @@ class Rprop(_ParamwiseOptimizer):
         tensor([0.1200, 0.0500])
     """
 
-    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                              "capturable": False}
+    _legacy_group_defaults = _LEGACY_FLAG_DEFAULTS
     _zeros_state = ("prev",)
 
     def __init__(
