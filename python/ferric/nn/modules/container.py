@@ -22,6 +22,14 @@ def _renumber(module):
     )
 
 
+def _check_iterable(method, values):
+    if not isinstance(values, Iterable):
+        raise TypeError(
+            method + " should be called with an iterable of key/value pairs, "
+            "but got " + type(values).__name__
+        )
+
+
 def _update_pairs(kind, pairs):
     """The ``(key, value)`` pairs of the iterable ``pairs`` given to ``kind.update``, each
     checked as PyTorch checks them (an iterable of length 2), one at a time."""
@@ -343,11 +351,7 @@ class ModuleDict(Module):
 
     def update(self, modules):
         """Adds (or replaces) modules from a mapping or an iterable of ``(name, module)`` pairs."""
-        if not isinstance(modules, Iterable):
-            raise TypeError(
-                "ModuleDict.update should be called with an iterable of key/value pairs, "
-                "but got " + type(modules).__name__
-            )
+        _check_iterable("ModuleDict.update", modules)
         if isinstance(modules, Mapping | ModuleDict):
             for key, module in modules.items():
                 self[key] = module
@@ -526,11 +530,8 @@ class ParameterDict(Module):
     def update(self, parameters):
         """Adds (or replaces) parameters from a mapping or an iterable of ``(name, value)`` pairs.
         """
-        if not isinstance(parameters, Iterable):
-            raise TypeError(
-                "ParametersDict.update should be called with an iterable of key/value pairs, "
-                "but got " + type(parameters).__name__
-            )
+        # (PyTorch's message names ``ParametersDict``)
+        _check_iterable("ParametersDict.update", parameters)
         if isinstance(parameters, OrderedDict | ParameterDict):
             for key, p in parameters.items():
                 self[key] = p
