@@ -24,13 +24,29 @@ _FLOAT = {
 }
 
 
-def _name(dtype) -> str:
+def _name(dtype, info: str) -> str:
+    """The name of ``dtype`` (``"int8"``); anything else gets the TypeError PyTorch's
+    ``info(...)`` (``iinfo`` or ``finfo``) raises."""
     if not isinstance(dtype, _core.dtype):
-        raise TypeError("not a dtype")
+        raise TypeError(f"{info}(): argument 'type' (position 1) must be torch.dtype, not "
+                        f"{builtins_type_name(dtype)}")
     return repr(dtype).split(".")[-1]
 
 
-class iinfo:  # noqa: N801 - PyTorch's name
+class _DtypeInfo:
+    """What ``iinfo`` and ``finfo`` share: equal (and hashed alike) when they describe the
+    same dtype."""
+
+    dtype: str
+
+    def __eq__(self, other):
+        return isinstance(other, type(self)) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.dtype))
+
+
+class iinfo(_DtypeInfo):  # noqa: N801 - PyTorch's name
     """The limits of an integer dtype (``torch.iinfo``).
 
     Args:
@@ -49,11 +65,7 @@ class iinfo:  # noqa: N801 - PyTorch's name
     """
 
     def __init__(self, type):  # noqa: A002 - PyTorch's argument name
-        try:
-            name = _name(type)
-        except TypeError:
-            raise TypeError("iinfo(): argument 'type' (position 1) must be torch.dtype, not "
-                            f"{builtins_type_name(type)}") from None
+        name = _name(type, "iinfo")
         if name == "bool":
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if name not in _INT:
@@ -62,17 +74,11 @@ class iinfo:  # noqa: N801 - PyTorch's name
         self.bits, self.min, self.max = _INT[name]
         self.dtype = name
 
-    def __eq__(self, other):
-        return isinstance(other, iinfo) and other.dtype == self.dtype
-
-    def __hash__(self):
-        return hash(("iinfo", self.dtype))
-
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
-class finfo:  # noqa: N801 - PyTorch's name
+class finfo(_DtypeInfo):  # noqa: N801 - PyTorch's name
     """The limits of a floating-point dtype (``torch.finfo``); without an argument, of the
     default dtype.
 
@@ -94,11 +100,7 @@ class finfo:  # noqa: N801 - PyTorch's name
     def __init__(self, type=None):  # noqa: A002 - PyTorch's argument name
         if type is None:
             type = _core._get_default_dtype()  # noqa: A001
-        try:
-            name = _name(type)
-        except TypeError:
-            raise TypeError("finfo(): argument 'type' (position 1) must be torch.dtype, not "
-                            f"{builtins_type_name(type)}") from None
+        name = _name(type, "finfo")
         if name not in _FLOAT:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
@@ -110,12 +112,6 @@ class finfo:  # noqa: N801 - PyTorch's name
         self.tiny = self.smallest_normal = 2.0 ** emin
         self.resolution = float(f"1e-{digits}")
         self.dtype = name
-
-    def __eq__(self, other):
-        return isinstance(other, finfo) and other.dtype == self.dtype
-
-    def __hash__(self):
-        return hash(("finfo", self.dtype))
 
     def __repr__(self):
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "

@@ -24,7 +24,26 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _RestoresGradMode(_DecoratorContextManager):
+    """A manager that sets grad mode and restores the mode it found (``self.prev``) when
+    its block ends."""
+
+    def __exit__(self, *exc):
+        _core._set_grad_enabled(self.prev)
+        return False
+
+
+class _FixedGradMode(_RestoresGradMode):
+    """``no_grad`` and ``enable_grad``: grad mode is ``_enabled`` inside the block."""
+
+    _enabled: bool
+
+    def __enter__(self):
+        self.prev = _core.is_grad_enabled()
+        _core._set_grad_enabled(self._enabled)
+
+
+class no_grad(_FixedGradMode):
     """Disables graph recording inside the block (results do not require grad).
 
     Also usable as a decorator (``@ferric.no_grad()`` or ``@ferric.no_grad``).
@@ -48,6 +67,8 @@ class no_grad(_DecoratorContextManager):
         False
     """
 
+    _enabled = False
+
     def __init__(self, orig_func=None):
         self._orig = orig_func
 
@@ -57,16 +78,8 @@ class no_grad(_DecoratorContextManager):
             return no_grad()(orig_func)
         return super().__new__(cls)
 
-    def __enter__(self):
-        self.prev = _core.is_grad_enabled()
-        _core._set_grad_enabled(False)
 
-    def __exit__(self, *exc):
-        _core._set_grad_enabled(self.prev)
-        return False
-
-
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_FixedGradMode):
     """Enables graph recording inside the block (e.g. within ``no_grad``).
 
     Args:
@@ -84,6 +97,8 @@ class enable_grad(_DecoratorContextManager):
         True
     """
 
+    _enabled = True
+
     def __new__(cls, orig_func=None):
         if callable(orig_func) and cls is enable_grad:
             return enable_grad()(orig_func)
@@ -92,16 +107,8 @@ class enable_grad(_DecoratorContextManager):
     def __init__(self, orig_func=None):
         pass
 
-    def __enter__(self):
-        self.prev = _core.is_grad_enabled()
-        _core._set_grad_enabled(True)
 
-    def __exit__(self, *exc):
-        _core._set_grad_enabled(self.prev)
-        return False
-
-
-class set_grad_enabled(_DecoratorContextManager):
+class set_grad_enabled(_RestoresGradMode):
     """Sets grad mode on or off. Takes effect immediately (usable as a function) and is
     restored when used as a context manager.
 
@@ -126,10 +133,6 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __enter__(self):
         pass
-
-    def __exit__(self, *exc):
-        _core._set_grad_enabled(self.prev)
-        return False
 
     def clone(self):
         """A fresh copy with the same mode (each decorated call enters its own)."""

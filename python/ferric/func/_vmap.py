@@ -29,6 +29,16 @@ def _is_dim(d) -> bool:
     return d is None or (isinstance(d, int) and not isinstance(d, bool))
 
 
+def _structure_mismatch(head, name, dims, what, spec) -> ValueError:
+    """PyTorch's error for ``in_dims``/``out_dims`` (``name``) whose structure is not a
+    prefix of the ``inputs``/``outputs`` (``what``) pytree ``spec``."""
+    _, dspec = _pytree.flatten(dims)
+    return ValueError(
+        f"{head}: {name} is not compatible with the structure of `{what}`. {name} has "
+        f"structure {_pytree.spec_str(dspec)} but {what} has structure "
+        f"{_pytree.spec_str(spec)}.")
+
+
 def _in_dims_per_leaf(func, in_dims, args):
     """The in_dim of every leaf of ``args`` (None = not mapped), PyTorch's errors."""
     head = f"vmap({_fname(func)}, in_dims={in_dims!r}, ...)(<inputs>)"
@@ -41,11 +51,7 @@ def _in_dims_per_leaf(func, in_dims, args):
     else:
         dims = _pytree.broadcast_prefix(in_dims, args, _is_dim)
         if dims is None:
-            _, dspec = _pytree.flatten(in_dims)
-            raise ValueError(
-                f"{head}: in_dims is not compatible with the structure of `inputs`. in_dims "
-                f"has structure {_pytree.spec_str(dspec)} but inputs has structure "
-                f"{_pytree.spec_str(spec)}.")
+            raise _structure_mismatch(head, "in_dims", in_dims, "inputs", spec)
     for x, d in zip(leaves, dims, strict=True):
         if d is None:
             continue
@@ -86,11 +92,7 @@ def _stack_outputs(func, out_dims, results):
         dims = ([None] * len(leaves0) if out_dims is None
                 else _pytree.broadcast_prefix(out_dims, results[0], _is_dim))
         if dims is None:
-            _, dspec = _pytree.flatten(out_dims)
-            raise ValueError(
-                f"{head}: out_dims is not compatible with the structure of `outputs`. "
-                f"out_dims has structure {_pytree.spec_str(dspec)} but outputs has "
-                f"structure {_pytree.spec_str(spec)}.")
+            raise _structure_mismatch(head, "out_dims", out_dims, "outputs", spec)
     else:
         raise ValueError(f"{head}: expected `out_dims` to be int or a (potentially nested) "
                          f"tuple matching the structure of outputs, got: {type(out_dims)}.")

@@ -85,50 +85,38 @@ def _canonical_mask(mask, name, other_dtype, other_name, target_dtype, check_oth
 
 
 def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
-    if query.dim() == 3:
-        if key.dim() != 3 or value.dim() != 3:
+    """PyTorch's checks of the attention inputs' ranks; True for a batched (3-D) query,
+    False for an unbatched (2-D) one."""
+    d = query.dim()
+    if d not in (2, 3):
+        raise AssertionError(
+            "query should be unbatched 2D or batched 3D tensor but received "
+            f"{d}-D query tensor"
+        )
+    batched = d == 3
+    head = "For batched (3-D) `query`" if batched else "For unbatched (2-D) `query`"
+    if key.dim() != d or value.dim() != d:
+        raise AssertionError(
+            f"{head}, expected `key` and `value` to be {d}-D but found "
+            f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+        )
+    if key_padding_mask is not None and key_padding_mask.dim() != d - 1:
+        raise AssertionError(
+            f"{head}, expected `key_padding_mask` to be `None` or {d - 1}-D "
+            f"but found {key_padding_mask.dim()}-D tensor instead"
+        )
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
             raise AssertionError(
-                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                f"{key.dim()}-D and {value.dim()}-D tensors respectively"
-            )
-        if key_padding_mask is not None and key_padding_mask.dim() != 2:
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D "
-                f"but found {key_padding_mask.dim()}-D tensor instead"
-            )
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                f"{head}, expected `attn_mask` to be `None`, 2-D or 3-D "
                 f"but found {attn_mask.dim()}-D tensor instead"
             )
-        return True
-    if query.dim() == 2:
-        if key.dim() != 2 or value.dim() != 2:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
             raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+                f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}"
             )
-        if key_padding_mask is not None and key_padding_mask.dim() != 1:
-            raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or "
-                f"1-D but found {key_padding_mask.dim()}-D tensor instead"
-            )
-        if attn_mask is not None:
-            if attn_mask.dim() not in (2, 3):
-                raise AssertionError(
-                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or "
-                    f"3-D but found {attn_mask.dim()}-D tensor instead"
-                )
-            expected = (num_heads, query.shape[0], key.shape[0])
-            if attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
-                raise AssertionError(
-                    f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}"
-                )
-        return False
-    raise AssertionError(
-        "query should be unbatched 2D or batched 3D tensor but received "
-        f"{query.dim()}-D query tensor"
-    )
+    return batched
 
 
 def _lin(x, w, b):

@@ -41,6 +41,18 @@ def _batched(input, name):
     return (input.unsqueeze(0), True) if input.dim() == 4 else (input, False)
 
 
+def _conv_args(input, weight, bias, name):
+    """The arguments of ``conv3d``/``conv_transpose3d`` after autocast, the input made
+    batched (and whether it was unbatched), with PyTorch's check of the weight's rank."""
+    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
+    x, unbatched = _batched(input, name)
+    if weight.dim() != 5:
+        raise RuntimeError(
+            f"Expected 5-dimensional weight for 5-dimensional input {list(x.shape)}, but "
+            f"got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead")
+    return x, unbatched, weight, bias
+
+
 def _depth_slices(x, start, count, step):
     # depths start, start + step, ... (count of them) as a batch of 2-d images
     n, c = x.shape[0], x.shape[1]
@@ -69,12 +81,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         >>> F.conv3d(ferric.ones(1, 2, 4, 5, 5), ferric.ones(3, 2, 2, 3, 3)).shape
         ferric.Size([1, 3, 3, 3, 3])
     """
-    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
-    x, unbatched = _batched(input, "conv3d")
-    if weight.dim() != 5:
-        raise RuntimeError(
-            f"Expected 5-dimensional weight for 5-dimensional input {list(x.shape)}, but "
-            f"got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead")
+    x, unbatched, weight, bias = _conv_args(input, weight, bias, "conv3d")
     if x.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
@@ -152,12 +159,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         ...                    stride=2).shape
         ferric.Size([1, 4, 6, 6, 6])
     """
-    input, weight, bias = _core._autocast_args("lower", input, weight, bias)
-    x, unbatched = _batched(input, "conv_transpose3d")
-    if weight.dim() != 5:
-        raise RuntimeError(
-            f"Expected 5-dimensional weight for 5-dimensional input {list(x.shape)}, but "
-            f"got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead")
+    x, unbatched, weight, bias = _conv_args(input, weight, bias, "conv_transpose3d")
     if x.shape[1] != weight.shape[0]:
         raise RuntimeError(
             f"Given transposed=1, weight of size {list(weight.shape)}, expected "
@@ -214,6 +216,15 @@ def _pool_args(kernel_size, stride, padding, dilation=1):
     return k, s, _triple(padding, "padding"), _triple(dilation, "dilation")
 
 
+def _check_pool_padding(k, p, dl):
+    """PyTorch's refusal of padding larger than half the kernel, per dimension."""
+    for i in range(3):
+        if p[i] > k[i] // 2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got pad="
+                f"{p[i]}, kernel_size={k[i]} and dilation={dl[i]}")
+
+
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     r"""3-d max pooling over ``(N, C, D, H, W)`` (or unbatched) inputs; with
@@ -237,11 +248,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _pool_dims(input)
     x, unbatched = _batched(input, "max_pool3d")
     k, s, p, dl = _pool_args(kernel_size, stride, padding, dilation)
-    for i in range(3):
-        if p[i] > k[i] // 2:
-            raise RuntimeError(
-                "pad should be at most half of effective kernel size, but got pad="
-                f"{p[i]}, kernel_size={k[i]} and dilation={dl[i]}")
+    _check_pool_padding(k, p, dl)
     n, c, depth, h, w = x.shape
     d_out = _pool_len(depth, k[0], s[0], p[0], dl[0], ceil_mode)
     # 2-d pooling of every depth slice (channels and depths as channels)
@@ -299,16 +306,12 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     """
     _pool_dims(input)
     x, unbatched = _batched(input, "avg_pool3d")
-    k, s, p, _ = _pool_args(kernel_size, stride, padding)
+    k, s, p, dl = _pool_args(kernel_size, stride, padding)
     dhw = x.shape[2:]
     if any(size < kk for size, kk in zip(dhw, k, strict=True)):
         raise RuntimeError(f"input image (T: {dhw[0]} H: {dhw[1]} W: {dhw[2]}) smaller than "
                            f"kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
-    for i in range(3):
-        if p[i] > k[i] // 2:
-            raise RuntimeError(
-                "pad should be at most half of effective kernel size, but got pad="
-                f"{p[i]}, kernel_size={k[i]} and dilation=1")
+    _check_pool_padding(k, p, dl)
     n, c, depth, h, w = x.shape
     d_out = _pool_len(depth, k[0], s[0], p[0], 1, ceil_mode)
     # window sums of every depth slice in 2-d (divisor 1), then across depth

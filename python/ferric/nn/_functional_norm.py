@@ -70,6 +70,17 @@ def _channel_shape(input):
     return [1, input.shape[1]] + [1] * (input.dim() - 2)
 
 
+def _channel_affine(out, input, weight, bias):
+    """``out * weight + bias`` with the per-channel ``weight`` and ``bias`` (either may be
+    None) broadcast along ``input``'s channel dimension (dim 1)."""
+    shape = _channel_shape(input)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalizes each group of ``C / num_groups`` channels (and all spatial positions).
 
@@ -104,12 +115,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     mean = x.mean(-1, keepdim=True)
     var = x.var(-1, unbiased=False, keepdim=True)
     out = ((x - mean) * (var + eps).rsqrt()).reshape(tuple(input.shape))
-    shape = _channel_shape(input)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _channel_affine(out, input, weight, bias)
 
 
 def _verify_batch_size(size):
@@ -192,12 +198,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         shape = _channel_shape(input)
         mean, var = running_mean.reshape(shape), running_var.reshape(shape)
     out = (input - mean) * (var + eps).rsqrt()
-    shape = _channel_shape(input)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _channel_affine(out, input, weight, bias)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

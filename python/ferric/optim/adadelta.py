@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from .. import _core
 from .._core import Tensor
-from ._ops import _addcmul_, _descent_grad, _new_step, _state_lists
-from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
+from ._ops import _addcmul_, _descent_grad, _state_lists
+from .optimizer import (
+    _LEGACY_FLAG_DEFAULTS,
+    _check_lr,
+    _check_non_negative,
+    _ParamwiseOptimizer,
+    _to_scalar,
+)
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -40,9 +45,9 @@ class Adadelta(_ParamwiseOptimizer):
         tensor([0.9968, 2.0032], requires_grad=True)
     """
 
-    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                              "capturable": False}
+    _legacy_group_defaults = _LEGACY_FLAG_DEFAULTS
     _capturable_on_xla = False
+    _zeros_state = ("square_avg", "acc_delta")
 
     def __init__(
         self,
@@ -73,11 +78,6 @@ class Adadelta(_ParamwiseOptimizer):
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def _init_state(self, p, state, group):
-        state["step"] = _new_step()
-        state["square_avg"] = _core.zeros_like(p)
-        state["acc_delta"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
         adadelta(params, grads, *_state_lists(states, "square_avg", "acc_delta", "step"),

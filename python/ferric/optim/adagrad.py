@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _advance_step, _descent_grad, _new_step, _state_lists
+from ._ops import _advance_step, _descent_grad, _state_lists
 from .optimizer import (
     _check_fused_flags,
     _check_lr,
@@ -77,7 +77,7 @@ class Adagrad(_ParamwiseOptimizer):
     def _init_state(self, p, state, group):
         # PyTorch fills every accumulator with the constructor's value, even in a group
         # that sets its own initial_accumulator_value
-        state["step"] = _new_step(float32=bool(group["fused"]))
+        super()._init_state(p, state, group)
         state["sum"] = _core.full_like(p, self.defaults["initial_accumulator_value"])
 
     def _update(self, group, params, grads, states):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _advance_step, _decayed_grad, _lerp_, _new_step, _state_lists
+from ._ops import _advance_step, _decayed_grad, _lerp_, _state_lists
 from .optimizer import _check_adam_family, _check_fused_flags, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Adam", "adam"]
@@ -42,6 +42,7 @@ class Adam(_ParamwiseOptimizer):
     _legacy_group_defaults = {"amsgrad": False, "maximize": False, "foreach": None,
                               "capturable": False, "differentiable": False,
                               "decoupled_weight_decay": False, "fused": None}
+    _zeros_state = ("exp_avg", "exp_avg_sq")
 
     def __init__(
         self,
@@ -77,9 +78,7 @@ class Adam(_ParamwiseOptimizer):
         _check_fused_flags(fused, foreach, differentiable)
 
     def _init_state(self, p, state, group):
-        state["step"] = _new_step(float32=bool(group["fused"]))
-        state["exp_avg"] = _core.zeros_like(p)
-        state["exp_avg_sq"] = _core.zeros_like(p)
+        super()._init_state(p, state, group)
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = _core.zeros_like(p)
 

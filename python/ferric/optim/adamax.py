@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _addcdiv_, _advance_step, _descent_grad, _lerp_, _new_step, _state_lists
-from .optimizer import _check_adam_family, _ParamwiseOptimizer, _to_scalar
+from ._ops import _addcdiv_, _advance_step, _descent_grad, _lerp_, _state_lists
+from .optimizer import _LEGACY_FLAG_DEFAULTS, _check_adam_family, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Adamax", "adamax"]
 
@@ -39,8 +39,8 @@ class Adamax(_ParamwiseOptimizer):
         tensor([0.9000, 2.1000], requires_grad=True)
     """
 
-    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                              "capturable": False}
+    _legacy_group_defaults = _LEGACY_FLAG_DEFAULTS
+    _zeros_state = ("exp_avg", "exp_inf")
 
     def __init__(
         self,
@@ -67,11 +67,6 @@ class Adamax(_ParamwiseOptimizer):
             "capturable": capturable,
         }
         super().__init__(params, defaults)
-
-    def _init_state(self, p, state, group):
-        state["step"] = _new_step()
-        state["exp_avg"] = _core.zeros_like(p)
-        state["exp_inf"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
         adamax(params, grads, *_state_lists(states, "exp_avg", "exp_inf", "step"),

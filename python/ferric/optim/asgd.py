@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _advance_step, _descent_grad, _new_step, _scalar_state, _state_lists
-from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
+from ._ops import _advance_step, _descent_grad, _scalar_state, _state_lists
+from .optimizer import (
+    _LEGACY_FLAG_DEFAULTS,
+    _check_lr,
+    _check_non_negative,
+    _ParamwiseOptimizer,
+    _to_scalar,
+)
 
 __all__ = ["ASGD", "asgd"]
 
@@ -42,8 +48,7 @@ class ASGD(_ParamwiseOptimizer):
         (tensor([0.9500, 2.3000], requires_grad=True), tensor([0.9500, 2.3000]))
     """
 
-    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                              "capturable": False}
+    _legacy_group_defaults = _LEGACY_FLAG_DEFAULTS
     _scalar_state_keys = ("step", "eta", "mu")
     _capturable_operands = "params, mus, etas, and state_steps"
 
@@ -76,7 +81,7 @@ class ASGD(_ParamwiseOptimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, p, state, group):
-        state["step"] = _new_step()
+        super()._init_state(p, state, group)
         state["eta"] = _scalar_state(_to_scalar(group["lr"]))
         state["mu"] = _scalar_state(1.0)
         state["ax"] = _core.zeros_like(p)

@@ -11,7 +11,6 @@ from ._ops import (
     _advance_step,
     _decayed_grad,
     _lerp_,
-    _new_step,
     _scalar_state,
     _state_lists,
 )
@@ -98,7 +97,7 @@ class NAdam(_ParamwiseOptimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, p, state, group):
-        state["step"] = _new_step()
+        super()._init_state(p, state, group)
         state["mu_product"] = _scalar_state(1.0)
         state["exp_avg"] = _core.zeros_like(p)
         state["exp_avg_sq"] = _core.zeros_like(p)

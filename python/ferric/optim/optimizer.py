@@ -18,6 +18,7 @@ from typing import Any
 from .. import _core
 from .._core import Tensor
 from ..utils.hooks import RemovableHandle
+from ._ops import _new_step
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -469,22 +470,30 @@ def _check_fused_flags(fused, foreach, differentiable) -> None:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
+# the flags most optimizers gained after their first release, with their defaults: a
+# state dict saved before then lacks them (``_legacy_group_defaults``)
+_LEGACY_FLAG_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False,
+                         "capturable": False}
+
+
 class _ParamwiseOptimizer(Optimizer):
     """Base of the optimizers that update every parameter from its own gradient and
     state (all but LBFGS). Their ``step`` is this one: run the closure, then per group
     the shared preamble (:meth:`_init_group`), then the subclass's :meth:`_update`.
 
     Subclasses set ``_legacy_group_defaults`` (options older state dicts may lack),
-    ``_scalar_state_keys`` (0-d state that old checkpoints held as numbers) and
-    ``_capturable_operands`` (what PyTorch's ``capturable=True`` error names), and
-    implement ``_init_state(p, state, group)`` and ``_update(group, params, grads,
-    states)``.
+    ``_scalar_state_keys`` (0-d state that old checkpoints held as numbers),
+    ``_capturable_operands`` (what PyTorch's ``capturable=True`` error names) and
+    ``_zeros_state`` (the state tensors that start as zeros shaped like the parameter),
+    extend ``_init_state(p, state, group)`` when they keep other state, and implement
+    ``_update(group, params, grads, states)``.
     """
 
     _legacy_group_defaults: dict[str, Any] = {}
     _scalar_state_keys: tuple[str, ...] = ("step",)
     _capturable_operands = "params and state_steps"
     _capturable_on_xla = True
+    _zeros_state: tuple[str, ...] = ()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -538,7 +547,12 @@ class _ParamwiseOptimizer(Optimizer):
         """Refuses gradients the optimizer cannot use (only SparseAdam refuses any)."""
 
     def _init_state(self, p: Tensor, state: dict, group: dict[str, Any]) -> None:
-        raise NotImplementedError
+        """A parameter's state, made the first time it has a gradient: the 0-d ``step``
+        counter (float32 in ``fused`` groups, as PyTorch keeps it), then the
+        ``_zeros_state`` tensors. Subclasses that keep more state extend this."""
+        state["step"] = _new_step(float32=bool(group.get("fused")))
+        for key in self._zeros_state:
+            state[key] = _core.zeros_like(p)
 
     def _update(self, group: dict[str, Any], params: list, grads: list, states: list) -> None:
         raise NotImplementedError

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from .. import _core
 from .._core import Tensor
-from ._ops import _addcmul_, _advance_step, _decayed_grad, _lerp_, _new_step, _state_lists
+from ._ops import _addcmul_, _advance_step, _decayed_grad, _lerp_, _state_lists
 from .optimizer import _check_adam_family, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["RAdam", "radam"]
@@ -47,6 +46,7 @@ class RAdam(_ParamwiseOptimizer):
 
     _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
                               "decoupled_weight_decay": False, "capturable": False}
+    _zeros_state = ("exp_avg", "exp_avg_sq")
 
     def __init__(
         self,
@@ -75,11 +75,6 @@ class RAdam(_ParamwiseOptimizer):
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def _init_state(self, p, state, group):
-        state["step"] = _new_step()
-        state["exp_avg"] = _core.zeros_like(p)
-        state["exp_avg_sq"] = _core.zeros_like(p)
 
     def _update(self, group, params, grads, states):
         radam(params, grads, *_state_lists(states, "exp_avg", "exp_avg_sq", "step"),

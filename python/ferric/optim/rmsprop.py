@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _descent_grad, _lerp_, _new_step, _state_lists
+from ._ops import _descent_grad, _lerp_, _state_lists
 from .optimizer import _check_lr, _check_non_negative, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -32,6 +32,7 @@ class RMSprop(_ParamwiseOptimizer):
     _legacy_group_defaults = {"momentum": 0, "centered": False, "foreach": None,
                               "maximize": False, "differentiable": False,
                               "capturable": False}
+    _zeros_state = ("square_avg",)
 
     def __init__(
         self,
@@ -67,8 +68,7 @@ class RMSprop(_ParamwiseOptimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, p, state, group):
-        state["step"] = _new_step()
-        state["square_avg"] = _core.zeros_like(p)
+        super()._init_state(p, state, group)
         if group["momentum"] > 0:
             state["momentum_buffer"] = _core.zeros_like(p)
         if group["centered"]:

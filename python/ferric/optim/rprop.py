@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import Tensor
-from ._ops import _descent_grad, _new_step, _state_lists
-from .optimizer import _check_lr, _ParamwiseOptimizer, _to_scalar
+from ._ops import _descent_grad, _state_lists
+from .optimizer import _LEGACY_FLAG_DEFAULTS, _check_lr, _ParamwiseOptimizer, _to_scalar
 
 __all__ = ["Rprop", "rprop"]
 
@@ -45,8 +45,8 @@ class Rprop(_ParamwiseOptimizer):
         tensor([0.1200, 0.0500])
     """
 
-    _legacy_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                              "capturable": False}
+    _legacy_group_defaults = _LEGACY_FLAG_DEFAULTS
+    _zeros_state = ("prev",)
 
     def __init__(
         self,
@@ -75,8 +75,7 @@ class Rprop(_ParamwiseOptimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, p, state, group):
-        state["step"] = _new_step()
-        state["prev"] = _core.zeros_like(p)
+        super()._init_state(p, state, group)
         state["step_size"] = _core.full_like(p.grad, _to_scalar(group["lr"]))
 
     def _update(self, group, params, grads, states):

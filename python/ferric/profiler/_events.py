@@ -37,7 +37,27 @@ def _share(us, total):
     return f"{us * 100.0 / total:.2f}%"
 
 
-class FunctionEvent:
+class _FormattedTimesMixin:
+    """The ``*_str`` properties both event classes share (PyTorch's
+    ``FormattedTimesMixin``): their times formatted as the table prints them."""
+
+    @property
+    def self_cpu_time_total_str(self):
+        """``self_cpu_time_total`` formatted as the table prints it."""
+        return _format_time(self.self_cpu_time_total)
+
+    @property
+    def cpu_time_total_str(self):
+        """``cpu_time_total`` formatted as the table prints it."""
+        return _format_time(self.cpu_time_total)
+
+    @property
+    def cpu_time_str(self):
+        """``cpu_time`` formatted as the table prints it."""
+        return _format_time(self.cpu_time)
+
+
+class FunctionEvent(_FormattedTimesMixin):
     """One timed call: an op, a backward node, or a ``record_function`` range.
 
     Attributes:
@@ -96,21 +116,6 @@ class FunctionEvent:
         """The time per call (for one event: ``cpu_time_total``)."""
         return self.cpu_time_total
 
-    @property
-    def self_cpu_time_total_str(self):
-        """``self_cpu_time_total`` formatted as the table prints it."""
-        return _format_time(self.self_cpu_time_total)
-
-    @property
-    def cpu_time_total_str(self):
-        """``cpu_time_total`` formatted as the table prints it."""
-        return _format_time(self.cpu_time_total)
-
-    @property
-    def cpu_time_str(self):
-        """``cpu_time`` formatted as the table prints it."""
-        return _format_time(self.cpu_time)
-
     def __repr__(self):
         return (f"<FunctionEvent id={self.id} name={self.name} overload_name= "
                 f"device_type={self.device_type} node_id={self.node_id} "
@@ -134,7 +139,7 @@ class _Interval:
         return self.end - self.start
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_FormattedTimesMixin):
     """The calls that share a key (a name, and optionally input shapes or a stack),
     summed: what ``key_averages()`` lists.
 
@@ -185,21 +190,6 @@ class FunctionEventAvg:
     def cpu_time(self):
         """The time per call (for one event: ``cpu_time_total``)."""
         return 0.0 if self.count == 0 else self.cpu_time_total / self.count
-
-    @property
-    def self_cpu_time_total_str(self):
-        """``self_cpu_time_total`` formatted as the table prints it."""
-        return _format_time(self.self_cpu_time_total)
-
-    @property
-    def cpu_time_total_str(self):
-        """``cpu_time_total`` formatted as the table prints it."""
-        return _format_time(self.cpu_time_total)
-
-    @property
-    def cpu_time_str(self):
-        """``cpu_time`` formatted as the table prints it."""
-        return _format_time(self.cpu_time)
 
     def __repr__(self):
         shapes = str(self.input_shapes) if self.input_shapes else ""

@@ -150,6 +150,10 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
+    def _check_input_dim(self, input):
+        # the checks of the class the module becomes (BatchNorm1d for LazyBatchNorm1d, ...)
+        self.cls_to_become._check_input_dim(self, input)
+
     def initialize_parameters(self, input):
         if self.has_uninitialized_params():
             self.num_features = input.shape[1]
@@ -176,9 +180,6 @@ class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
 
     cls_to_become = BatchNorm1d
 
-    def _check_input_dim(self, input):
-        BatchNorm1d._check_input_dim(self, input)
-
 
 class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
     r"""A :class:`BatchNorm2d` whose ``num_features`` comes from the first input.
@@ -192,9 +193,6 @@ class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
 
     cls_to_become = BatchNorm2d
 
-    def _check_input_dim(self, input):
-        BatchNorm2d._check_input_dim(self, input)
-
 
 class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     r"""A :class:`BatchNorm3d` whose ``num_features`` comes from the first input.
@@ -207,9 +205,6 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     """
 
     cls_to_become = BatchNorm3d
-
-    def _check_input_dim(self, input):
-        BatchNorm3d._check_input_dim(self, input)
 
 
 __all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]

@@ -22,6 +22,31 @@ def _renumber(module):
     )
 
 
+def _check_iterable(method, values):
+    if not isinstance(values, Iterable):
+        raise TypeError(
+            method + " should be called with an iterable of key/value pairs, "
+            "but got " + type(values).__name__
+        )
+
+
+def _update_pairs(kind, pairs):
+    """The ``(key, value)`` pairs of the iterable ``pairs`` given to ``kind.update``, each
+    checked as PyTorch checks them (an iterable of length 2), one at a time."""
+    for j, pair in enumerate(pairs):
+        if not isinstance(pair, Iterable):
+            raise TypeError(
+                kind + " update sequence element #" + str(j)
+                + " should be Iterable; is" + type(pair).__name__
+            )
+        if len(pair) != 2:
+            raise ValueError(
+                kind + " update sequence element #" + str(j) + " has length "
+                + str(len(pair)) + "; 2 is required"
+            )
+        yield pair[0], pair[1]
+
+
 class Sequential(Module):
     r"""Runs its modules one after the other, feeding each output to the next.
 
@@ -155,7 +180,26 @@ class Sequential(Module):
         return self
 
 
-class ModuleList(Module):
+class _NumberedList:
+    """What :class:`ModuleList` and :class:`ParameterList` share: children named
+    ``"0"``, ``"1"``, ... and indexed like a list (negative indices count from the end)."""
+
+    def _get_abs_string_index(self, idx):
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        if idx < 0:
+            idx += len(self)
+        return str(idx)
+
+    def __iadd__(self, values):
+        return self.extend(values)
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+
+class ModuleList(_NumberedList, Module):
     r"""Holds submodules in a list (registered, unlike a plain Python list).
 
     Example:
@@ -170,14 +214,6 @@ class ModuleList(Module):
         super().__init__()
         if modules is not None:
             self += modules
-
-    def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -200,9 +236,6 @@ class ModuleList(Module):
 
     def __iter__(self):
         return iter(self._modules.values())
-
-    def __iadd__(self, modules):
-        return self.extend(modules)
 
     def __add__(self, other):
         combined = ModuleList()
@@ -229,9 +262,6 @@ class ModuleList(Module):
                 local = f"({start}-{end}): {end - start + 1} x {r}"
             lines.append(_addindent(local, 2))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
 
     def insert(self, index, module):
         """Inserts ``module`` before position ``index``."""
@@ -321,27 +351,13 @@ class ModuleDict(Module):
 
     def update(self, modules):
         """Adds (or replaces) modules from a mapping or an iterable of ``(name, module)`` pairs."""
-        if not isinstance(modules, Iterable):
-            raise TypeError(
-                "ModuleDict.update should be called with an iterable of key/value pairs, "
-                "but got " + type(modules).__name__
-            )
+        _check_iterable("ModuleDict.update", modules)
         if isinstance(modules, Mapping | ModuleDict):
             for key, module in modules.items():
                 self[key] = module
             return
-        for j, m in enumerate(modules):
-            if not isinstance(m, Iterable):
-                raise TypeError(
-                    "ModuleDict update sequence element #" + str(j)
-                    + " should be Iterable; is" + type(m).__name__
-                )
-            if len(m) != 2:
-                raise ValueError(
-                    "ModuleDict update sequence element #" + str(j) + " has length "
-                    + str(len(m)) + "; 2 is required"
-                )
-            self[m[0]] = m[1]
+        for key, module in _update_pairs("ModuleDict", modules):
+            self[key] = module
 
 
 def _param_line(k, p, type_str):
@@ -352,7 +368,7 @@ def _param_line(k, p, type_str):
     return f"  ({k}): Object of type: {type(p).__name__}"
 
 
-class ParameterList(Module):
+class ParameterList(_NumberedList, Module):
     r"""Holds parameters in a list; plain tensors appended are wrapped in ``Parameter``.
 
     Example::
@@ -369,14 +385,6 @@ class ParameterList(Module):
         self._size = 0
         if values is not None:
             self += values
-
-    def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -397,12 +405,6 @@ class ParameterList(Module):
 
     def __iter__(self):
         return iter(self[i] for i in range(len(self)))
-
-    def __iadd__(self, parameters):
-        return self.extend(parameters)
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
 
     def append(self, value):
         """Adds ``value`` at the end (a tensor is wrapped in a ``Parameter``); returns ``self``."""
@@ -528,11 +530,8 @@ class ParameterDict(Module):
     def update(self, parameters):
         """Adds (or replaces) parameters from a mapping or an iterable of ``(name, value)`` pairs.
         """
-        if not isinstance(parameters, Iterable):
-            raise TypeError(
-                "ParametersDict.update should be called with an iterable of key/value pairs, "
-                "but got " + type(parameters).__name__
-            )
+        # (PyTorch's message names ``ParametersDict``)
+        _check_iterable("ParametersDict.update", parameters)
         if isinstance(parameters, OrderedDict | ParameterDict):
             for key, p in parameters.items():
                 self[key] = p
@@ -540,18 +539,8 @@ class ParameterDict(Module):
             for key, p in sorted(parameters.items()):
                 self[key] = p
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, Iterable):
-                    raise TypeError(
-                        "ParameterDict update sequence element #" + str(j)
-                        + " should be Iterable; is" + type(p).__name__
-                    )
-                if len(p) != 2:
-                    raise ValueError(
-                        "ParameterDict update sequence element #" + str(j) + " has length "
-                        + str(len(p)) + "; 2 is required"
-                    )
-                self[p[0]] = p[1]
+            for key, p in _update_pairs("ParameterDict", parameters):
+                self[key] = p
 
     def extra_repr(self):
         return "\n".join(_param_line(k, p, typename) for k, p in self.items())

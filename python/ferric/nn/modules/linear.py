@@ -19,6 +19,15 @@ def _empty(*shape, dtype=None):
     return _core.empty(*shape, dtype=dtype) if dtype is not None else _core.empty(*shape)
 
 
+def _register_bias(module, bias, out_features, dtype):
+    """``module.bias``: an (uninitialised) ``(out_features,)`` parameter when ``bias`` is
+    true, else registered as None."""
+    if bias:
+        module.bias = Parameter(_empty(out_features, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
 class Identity(Module):
     r"""Returns its input unchanged (arguments are accepted and ignored).
 
@@ -57,10 +66,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(_empty(out_features, in_features, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _register_bias(self, bias, out_features, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -96,10 +102,7 @@ class Bilinear(Module):
         self.in2_features = in2_features
         self.out_features = out_features
         self.weight = Parameter(_empty(out_features, in1_features, in2_features, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _register_bias(self, bias, out_features, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

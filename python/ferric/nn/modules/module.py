@@ -42,6 +42,16 @@ def _addindent(s, num_spaces):
     return first + "\n" + "\n".join(num_spaces * " " + line for line in lines)
 
 
+def _attribute_owner(module, target):
+    """The submodule of ``module`` holding the attribute at dotted path ``target``, and the
+    attribute's name (PyTorch's AttributeError when there is no such attribute)."""
+    module_path, _, name = target.rpartition(".")
+    mod = module.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    return mod, name
+
+
 def _is_float_dtype(d) -> bool:
     return d.is_floating_point
 
@@ -368,10 +378,7 @@ class Module:
 
     def get_parameter(self, target):
         """The parameter at dotted path ``target``."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        mod, name = _attribute_owner(self, target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
@@ -379,10 +386,7 @@ class Module:
 
     def get_buffer(self, target):
         """The buffer at dotted path ``target``."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        mod, name = _attribute_owner(self, target)
         if name not in mod._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return getattr(mod, name)

@@ -19,6 +19,7 @@ from .. import _nested_hook, init
 from .. import functional as F
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
+from ._repr import _nondefault_repr
 from .module import Module
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
@@ -185,20 +186,9 @@ class RNNBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def extra_repr(self):
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.proj_size != 0:
-            s += f", proj_size={self.proj_size}"
-        if self.num_layers != 1:
-            s += f", num_layers={self.num_layers}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        if self.batch_first is not False:
-            s += f", batch_first={self.batch_first}"
-        if self.dropout != 0:
-            s += f", dropout={self.dropout}"
-        if self.bidirectional is not False:
-            s += f", bidirectional={self.bidirectional}"
-        return s
+        return f"{self.input_size}, {self.hidden_size}" + _nondefault_repr(self, (
+            ("proj_size", 0), ("num_layers", 1), ("bias", True), ("batch_first", False),
+            ("dropout", 0), ("bidirectional", False)))
 
     def _layer_weights(self, layer, direction):
         suffix = "_reverse" if direction == 1 else ""

@@ -7,6 +7,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._repr import _nondefault_repr
 from .module import Module
 
 __all__ = ["Embedding"]
@@ -72,15 +73,9 @@ class Embedding(Module):
                            self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s = f"{self.num_embeddings}, {self.embedding_dim}" + _nondefault_repr(self, (
+            ("padding_idx", None), ("max_norm", None), ("norm_type", 2),
+            ("scale_grad_by_freq", False)))
         if self.sparse is not False:
             s += ", sparse=True"
         return s
@@ -170,17 +165,10 @@ class EmbeddingBag(Module):
                                self.padding_idx)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm!r}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type!r}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        s = f"{self.num_embeddings}, {self.embedding_dim}" + _nondefault_repr(self, (
+            ("max_norm", None), ("norm_type", 2), ("scale_grad_by_freq", False)), repr)
         s += f", mode={self.mode!r}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx!r}"
-        return s
+        return s + _nondefault_repr(self, (("padding_idx", None),), repr)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,

@@ -309,15 +309,53 @@ def _nparams_toprune(amount, tensor_size):
     return k
 
 
-def _unstructured_mask(amount, t, default_mask, scores, largest):
-    """``default_mask`` with the ``amount`` entries of the ``topk`` of ``scores()`` (called
-    only when something is pruned) set to 0."""
-    k = _nparams_toprune(amount, t.nelement())
-    mask = default_mask.clone(memory_format=_core.contiguous_format)
-    if k != 0:
-        top = _core.topk(scores().view(-1), k=k, largest=largest)
-        mask.view(-1)[top.indices] = 0
-    return mask
+class _UnstructuredPruningMethod(BasePruningMethod):
+    """Prunes ``amount`` single entries: the ``topk`` of the subclass's ``_scores(t)``
+    (largest first when ``_largest``)."""
+
+    PRUNING_TYPE = "unstructured"
+    _largest = True
+
+    def __init__(self, amount):
+        _validate_amount_init(amount)
+        self.amount = amount
+
+    def _scores(self, t):
+        raise NotImplementedError
+
+    def compute_mask(self, t, default_mask):
+        r"""``default_mask`` with the ``amount`` entries of ``t`` that rank first by the
+        method's scores set to 0 (random entries for :class:`RandomUnstructured`, the
+        smallest-magnitude ones for :class:`L1Unstructured`)."""
+        k = _nparams_toprune(self.amount, t.nelement())
+        mask = default_mask.clone(memory_format=_core.contiguous_format)
+        if k != 0:
+            top = _core.topk(self._scores(t).view(-1), k=k, largest=self._largest)
+            mask.view(-1)[top.indices] = 0
+        return mask
+
+
+class _StructuredPruningMethod(BasePruningMethod):
+    """Prunes ``amount`` whole channels along ``dim``; the subclass's
+    ``_channels_to_keep(t, tensor_size, k)`` picks the ones that stay."""
+
+    PRUNING_TYPE = "structured"
+
+    def _channels_to_keep(self, t, tensor_size, k):
+        raise NotImplementedError
+
+    def compute_mask(self, t, default_mask):
+        r"""``default_mask`` times a mask keeping all but ``amount`` channels of ``t``
+        along ``dim`` (random ones for :class:`RandomStructured`, those of smallest norm
+        for :class:`LnStructured`)."""
+        _validate_structured(t)
+        _validate_dim(t, self.dim)
+        tensor_size = t.shape[self.dim]
+        k = _nparams_toprune(self.amount, tensor_size)
+        if k == 0:
+            return default_mask
+        keep = self._channels_to_keep(t, tensor_size, k)
+        return _channel_mask(t, self.dim, keep, default_mask)
 
 
 def _channel_mask(t, dim, keep, default_mask):
@@ -331,7 +369,7 @@ def _channel_mask(t, dim, keep, default_mask):
     return mask
 
 
-class RandomUnstructured(BasePruningMethod):
+class RandomUnstructured(_UnstructuredPruningMethod):
     r"""Prunes ``amount`` entries chosen at random (the ``topk`` of ``rand_like``).
 
     Args:
@@ -345,16 +383,8 @@ class RandomUnstructured(BasePruningMethod):
         15
     """
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        r"""``default_mask`` with ``amount`` random entries of ``t`` set to 0."""
-        return _unstructured_mask(self.amount, t, default_mask, lambda: _core.rand_like(t),
-                                  largest=True)
+    def _scores(self, t):
+        return _core.rand_like(t)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -362,7 +392,7 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_UnstructuredPruningMethod):
     r"""Prunes the ``amount`` entries of smallest absolute value (``topk`` with
     ``largest=False`` on ``|t|``, so ties go as in PyTorch).
 
@@ -376,16 +406,10 @@ class L1Unstructured(BasePruningMethod):
         tensor([3., -0., 0., 2.])
     """
 
-    PRUNING_TYPE = "unstructured"
+    _largest = False
 
-    def __init__(self, amount):
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        r"""``default_mask`` with the ``amount`` smallest-magnitude entries set to 0."""
-        return _unstructured_mask(self.amount, t, default_mask, lambda: _core.abs(t),
-                                  largest=False)
+    def _scores(self, t):
+        return _core.abs(t)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -394,7 +418,7 @@ class L1Unstructured(BasePruningMethod):
                              importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
+class RandomStructured(_StructuredPruningMethod):
     r"""Prunes ``amount`` whole channels along ``dim``, chosen at random.
 
     Args:
@@ -409,24 +433,15 @@ class RandomStructured(BasePruningMethod):
         1
     """
 
-    PRUNING_TYPE = "structured"
-
     def __init__(self, amount, dim=-1):
         _validate_amount_init(amount)
         self.amount = amount
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        r"""``default_mask`` times a mask keeping all but ``amount`` random channels."""
-        _validate_structured(t)
-        _validate_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        k = _nparams_toprune(self.amount, tensor_size)
-        if k == 0:
-            return default_mask
+    def _channels_to_keep(self, t, tensor_size, k):
         prob = _core.rand(tensor_size)
         threshold = _core.kthvalue(prob, k=k).values
-        return _channel_mask(t, self.dim, prob > threshold, default_mask)
+        return prob > threshold
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -434,7 +449,7 @@ class RandomStructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
+class LnStructured(_StructuredPruningMethod):
     r"""Prunes the ``amount`` channels along ``dim`` of smallest L\ ``n`` norm.
 
     Args:
@@ -452,27 +467,17 @@ class LnStructured(BasePruningMethod):
                 [3., 0.]])
     """
 
-    PRUNING_TYPE = "structured"
-
     def __init__(self, amount, n, dim=-1):
         _validate_amount_init(amount)
         self.amount = amount
         self.n = n
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        r"""``default_mask`` times a mask keeping the channels of largest norm."""
-        _validate_structured(t)
-        _validate_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        k = _nparams_toprune(self.amount, tensor_size)
-        if k == 0:
-            return default_mask
+    def _channels_to_keep(self, t, tensor_size, k):
         dims = list(range(t.dim()))
         dims.remove(dims[self.dim])
         norm = _core.norm(t, p=self.n, dim=dims)
-        top = _core.topk(norm, k=tensor_size - k, largest=True)
-        return _channel_mask(t, self.dim, top.indices, default_mask)
+        return _core.topk(norm, k=tensor_size - k, largest=True).indices
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
