@@ -14,12 +14,17 @@
 //!   `fma(d, d * (c * n_a), m2 + m2_b)` with `c = n_b / (n_a + n_b)`;
 //! * the scalar tail is not fused; the final per-lane merge fuses `m1 = fma(c, d, m1)`
 //!   and `m2 += fma((d * d) * c, n_a, m2_b)`.
+//!
+//! The vector stage (runs of whole vectors and their pairwise merge) runs as AVX2 code
+//! in `kernels::simd::welford` where the CPU has it; the scalar copy here serves other
+//! CPUs and `FERRIC_SIMD=scalar`, with the same bits (a test checks both on one row).
 
 use super::fast::FastFloat;
-use smallvec::{smallvec, SmallVec};
+use crate::kernels::simd::{
+    self,
+    welford::{pairwise, Runs, CHUNK},
+};
 
-/// Vectors per Welford chunk (PyTorch's `kChunkSize`).
-const CHUNK: usize = 16;
 /// The widest lane count any dtype uses (f32 in a 256-bit vector).
 const MAX_LANES: usize = 8;
 
@@ -61,30 +66,24 @@ impl<T: FastFloat> Partial<T> {
     }
 }
 
-/// `ceil(log2(m))`, 0 for `m <= 1`.
-#[inline(always)]
-fn ceil_log2(m: usize) -> usize {
-    if m <= 1 {
-        0
-    } else {
-        (usize::BITS - (m - 1).leading_zeros()) as usize
-    }
-}
+/// A row's whole vectors, folded in scalar code that rounds as the vector code does
+/// (for CPUs without AVX2+FMA).
+struct ScalarRuns<'a, T>(&'a [T]);
 
-/// `(mean, variance)` of `x` (the variance divides by `x.len()`), rounded as PyTorch's
-/// `RowwiseMoments` rounds them. An empty row gives NaNs.
-// lane-indexed loops mirror the vector lanes they reproduce
-#[allow(clippy::needless_range_loop)]
-#[inline(always)]
-pub fn row_moments<T: FastFloat>(x: &[T]) -> (T, T) {
-    let lanes = T::LANES;
-    let n = x.len() / lanes;
-    let chunks = n.div_ceil(CHUNK);
-    let depth = ceil_log2(chunks);
-    // slot 0 takes every chunk; slot j holds 2^j chunks' worth until it is merged up
-    let mut stack: SmallVec<[Partial<T>; 8]> = smallvec![Partial::zero(); depth.max(1)];
-    for i in 0..chunks {
-        let count = CHUNK.min(n - i * CHUNK);
+impl<T: FastFloat> Runs for ScalarRuns<'_, T> {
+    type Part = Partial<T>;
+
+    #[inline(always)]
+    fn zero(&self) -> Partial<T> {
+        Partial::zero()
+    }
+
+    // lane-indexed loops mirror the vector lanes they reproduce
+    #[allow(clippy::needless_range_loop)]
+    #[inline(always)]
+    fn run(&self, i: usize) -> Partial<T> {
+        let (x, lanes) = (self.0, T::LANES);
+        let count = CHUNK.min(x.len() / lanes - i * CHUNK);
         let mut p = Partial::<T>::zero();
         p.count = count;
         for j in 0..count {
@@ -96,21 +95,44 @@ pub fn row_moments<T: FastFloat>(x: &[T]) -> (T, T) {
                 p.m2[l] = d.mul_add_(v[l] - p.m1[l], p.m2[l]);
             }
         }
-        stack[0].absorb(&p);
-        let mut mask = i + 1;
-        let mut j = 1;
-        while j < depth && mask & 1 == 0 {
-            let below = stack[j - 1];
-            stack[j].absorb(&below);
-            stack[j - 1] = Partial::zero();
-            mask >>= 1;
-            j += 1;
-        }
+        p
     }
-    for j in 1..depth {
-        let above = stack[j];
-        stack[0].absorb(&above);
+
+    #[inline(always)]
+    fn absorb(&self, a: &mut Partial<T>, b: &Partial<T>) {
+        a.absorb(b)
     }
+}
+
+/// Each lane's partial moments over the whole vectors of `x`, in scalar code.
+#[inline(always)]
+fn lanes_scalar<T: FastFloat>(x: &[T]) -> Partial<T> {
+    pairwise(&ScalarRuns(x), (x.len() / T::LANES).div_ceil(CHUNK))
+}
+
+/// Each lane's partial moments over the whole vectors of `x`: the AVX2 kernel where
+/// the CPU (and `FERRIC_SIMD`) allow it, else the scalar copy; the same bits either way.
+#[inline(always)]
+fn lane_partials<T: FastFloat>(x: &[T]) -> Partial<T> {
+    let n = x.len() / T::LANES;
+    let mut p = Partial::<T>::zero();
+    if T::welford_lanes_at(simd::active(), &x[..n * T::LANES], &mut p.m1, &mut p.m2) {
+        p.count = n;
+        p
+    } else {
+        lanes_scalar(x)
+    }
+}
+
+/// `(mean, variance)` of `x` (the variance divides by `x.len()`), rounded as PyTorch's
+/// `RowwiseMoments` rounds them. An empty row gives NaNs.
+// lane-indexed loops mirror the vector lanes they reproduce
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+pub fn row_moments<T: FastFloat>(x: &[T]) -> (T, T) {
+    let lanes = T::LANES;
+    let n = x.len() / lanes;
+    let top = lane_partials(x);
     // the elements after the last whole vector, one by one
     let (mut count, mut m1, mut m2) = (0usize, T::ZERO, T::ZERO);
     for &v in &x[n * lanes..] {
@@ -120,7 +142,6 @@ pub fn row_moments<T: FastFloat>(x: &[T]) -> (T, T) {
         m2 = m2 + d * (v - m1);
     }
     // then every lane's partial, each holding `n` elements
-    let top = stack[0];
     for l in 0..lanes {
         let total = count + n;
         let c = if total == 0 {
@@ -177,18 +198,39 @@ mod tests {
         }
     }
 
+    /// The AVX2 kernel and the scalar copy agree on every lane (`{:?}` prints the
+    /// shortest round-trip form, so equal strings are equal bits for non-NaN values).
+    fn vector_stage_matches_scalar<T: FastFloat + std::fmt::Debug>(x: &[T]) {
+        let n = x.len() / T::LANES;
+        let mut v = Partial::<T>::zero();
+        for level in [simd::Level::Avx2, simd::Level::Avx512] {
+            if !T::welford_lanes_at(level, &x[..n * T::LANES], &mut v.m1, &mut v.m2) {
+                continue;
+            }
+            let s = lanes_scalar(x);
+            for l in 0..T::LANES {
+                assert_eq!(format!("{:?}", v.m1[l]), format!("{:?}", s.m1[l]), "m1 {l}");
+                assert_eq!(format!("{:?}", v.m2[l]), format!("{:?}", s.m2[l]), "m2 {l}");
+            }
+        }
+    }
+
+    #[test]
+    fn vector_and_scalar_stages_agree() {
+        for len in [0usize, 7, 8, 9, 64, 127, 128, 129, 256, 1000, 4099, 40000] {
+            let x: Vec<f64> = (0..len)
+                .map(|i| ((i as f64 * 0.618_033_988_7).fract() - 0.3) * (1.0 + (i % 7) as f64))
+                .collect();
+            vector_stage_matches_scalar(&x);
+            let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            vector_stage_matches_scalar(&xf);
+        }
+    }
+
     #[test]
     fn empty_row_is_nan() {
         let (m, v) = row_moments::<f32>(&[]);
         assert!(m == 0.0 || m.is_nan());
         assert!(v.is_nan());
-    }
-
-    #[test]
-    fn stack_depth() {
-        assert_eq!(
-            [0, 1, 2, 3, 4, 5, 8, 9].map(ceil_log2),
-            [0, 0, 1, 2, 2, 3, 3, 4]
-        );
     }
 }

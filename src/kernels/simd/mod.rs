@@ -35,6 +35,7 @@ mod scalar;
 #[cfg(test)]
 mod tests;
 mod vector;
+pub mod welford;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -248,6 +249,11 @@ pub trait SimdFloat: Copy + Send + Sync + 'static {
     /// `dst` at `level`; false when the lengths disagree or the CPU lacks the level
     /// (nothing written).
     fn softmax_rows_at(level: Level, src: &[Self], dst: &mut [Self], n: usize, log: bool) -> bool;
+    /// The vector stage of PyTorch's row moments over the whole 256-bit vectors of `x`
+    /// (see `welford`): each lane's mean and sum of squared deviations into `m1` and `m2`
+    /// (8 lanes for f32, the first 4 for f64). False, with nothing written, when
+    /// `level` is not an x86 level with AVX2+FMA.
+    fn welford_lanes_at(level: Level, x: &[Self], m1: &mut [Self; 8], m2: &mut [Self; 8]) -> bool;
 }
 
 /// The source pointer of a unary kernel: `src`'s, or `dp` itself for an in-place op;
@@ -285,7 +291,7 @@ macro_rules! at_level {
 }
 
 macro_rules! simd_float {
-    ($t:ty, $unary:ident, $binary:ident, $softmax:ident) => {
+    ($t:ty, $unary:ident, $binary:ident, $softmax:ident, $welford:ident) => {
         impl SimdFloat for $t {
             fn unary_at(level: Level, op: Unary, src: Option<&[$t]>, dst: &mut [$t]) -> bool {
                 let n = dst.len();
@@ -342,11 +348,27 @@ macro_rules! simd_float {
                 unsafe { at_level!(level, $softmax(sp, dp, rows, n, log)) }
                 true
             }
+
+            fn welford_lanes_at(
+                level: Level,
+                x: &[$t],
+                m1: &mut [$t; 8],
+                m2: &mut [$t; 8],
+            ) -> bool {
+                #[cfg(target_arch = "x86_64")]
+                if matches!(level, Level::Avx2 | Level::Avx512) && supported().contains(&level) {
+                    // SAFETY: AVX-512 levels are detected only with AVX2+FMA present.
+                    unsafe { welford::avx2::$welford(x, m1, m2) };
+                    return true;
+                }
+                let _ = (level, x, m1, m2);
+                false
+            }
         }
     };
 }
-simd_float!(f32, unary_f32, binary_f32, softmax_rows_f32);
-simd_float!(f64, unary_f64, binary_f64, softmax_rows_f64);
+simd_float!(f32, unary_f32, binary_f32, softmax_rows_f32, lanes_f32);
+simd_float!(f64, unary_f64, binary_f64, softmax_rows_f64, lanes_f64);
 
 /// `dst[i] = op(src[i])` at the active level; false when there is no vector kernel.
 pub fn unary<T: SimdFloat>(op: Unary, src: &[T], dst: &mut [T]) -> bool {

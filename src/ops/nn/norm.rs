@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::kernels::reduce::fast::{dispatch, lane_sum, FastFloat};
 use crate::kernels::reduce::moments::row_moments;
 use crate::ops::compute;
-use crate::storage::try_zeroed_vec;
+use crate::storage::{try_output_vec, try_zeroed_vec};
 use crate::tensor::Tensor;
 use crate::threads;
 use rayon::prelude::*;
@@ -94,7 +94,8 @@ pub fn layer_norm_forward(
         T,
         {
             let (w, b) = (opt_vec::<T>(w)?, opt_vec::<T>(b)?);
-            let mut y = try_zeroed_vec::<T>(op, x.numel())?;
+            // every element is written below (k == 0 means no elements)
+            let mut y = try_output_vec::<T>(op, x.numel())?;
             let mut mean = try_zeroed_vec::<T>(op, m)?;
             let mut rstd = try_zeroed_vec::<T>(op, m)?;
             // SAFETY: T is x's dtype.
@@ -241,7 +242,8 @@ pub fn layer_norm_backward(
             };
             let mut out: [Option<Tensor>; 3] = [None, None, None];
             if need[0] {
-                let mut dx = try_zeroed_vec::<T>(op, xs.len())?;
+                // every element is written below (k == 0 means no elements)
+                let mut dx = try_output_vec::<T>(op, xs.len())?;
                 if k > 0 && threads::worth_splitting(xs.len()) {
                     let r = rows_per_task(k);
                     let wv = wv.as_deref();
