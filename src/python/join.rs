@@ -660,13 +660,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add("concat", m.getattr("cat")?)?;
     m.add("concatenate", m.getattr("cat")?)?;
-    m.add_function(wrap_pyfunction!(stack, m)?)?;
-    m.add_function(wrap_pyfunction!(hstack, m)?)?;
-    m.add_function(wrap_pyfunction!(vstack, m)?)?;
+    add_functions!(m, [stack, hstack, vstack])?;
     m.add("row_stack", m.getattr("vstack")?)?;
-    m.add_function(wrap_pyfunction!(dstack, m)?)?;
-    m.add_function(wrap_pyfunction!(column_stack, m)?)?;
-    m.add_function(wrap_pyfunction!(pad, m)?)?;
+    add_functions!(m, [dstack, column_stack, pad])?;
     crate::python::tensor::alias_methods(
         m,
         &[
@@ -681,7 +677,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ],
     )?;
     // the functions take out=, the methods do not (as PyTorch's)
-    m.add_function(wrap_pyfunction!(tril_fn, m)?)?;
-    m.add_function(wrap_pyfunction!(triu_fn, m)?)?;
-    m.add_function(wrap_pyfunction!(diag_fn, m)?)
+    add_functions!(m, [tril_fn, triu_fn, diag_fn])
 }

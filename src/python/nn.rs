@@ -197,14 +197,18 @@ fn embedding(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(named_node, m)?)?;
-    m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
-    m.add_function(wrap_pyfunction!(cross_entropy, m)?)?;
-    m.add_function(wrap_pyfunction!(layer_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(batch_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(fused_lstm_cell, m)?)?;
-    m.add_function(wrap_pyfunction!(dropout, m)?)?;
-    m.add_function(wrap_pyfunction!(dropout_noise, m)?)?;
-    m.add_function(wrap_pyfunction!(embedding, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            named_node,
+            nll_loss,
+            cross_entropy,
+            layer_norm,
+            batch_norm,
+            fused_lstm_cell,
+            dropout,
+            dropout_noise,
+            embedding
+        ]
+    )
 }

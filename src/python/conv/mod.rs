@@ -298,20 +298,24 @@ fn fold(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(conv1d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv2d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv_transpose1d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv_transpose2d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::max_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::max_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::max_pool2d_with_indices, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::avg_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::avg_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::adaptive_avg_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::adaptive_avg_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::adaptive_max_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::adaptive_max_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(unfold, m)?)?;
-    m.add_function(wrap_pyfunction!(fold, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            conv1d,
+            conv2d,
+            conv_transpose1d,
+            conv_transpose2d,
+            pool::max_pool1d,
+            pool::max_pool2d,
+            pool::max_pool2d_with_indices,
+            pool::avg_pool1d,
+            pool::avg_pool2d,
+            pool::adaptive_avg_pool1d,
+            pool::adaptive_avg_pool2d,
+            pool::adaptive_max_pool1d,
+            pool::adaptive_max_pool2d,
+            unfold,
+            fold
+        ]
+    )
 }

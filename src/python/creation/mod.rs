@@ -635,20 +635,24 @@ fn eye(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(tensor, m)?)?;
-    m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
-    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
-    m.add_function(wrap_pyfunction!(zeros, m)?)?;
-    m.add_function(wrap_pyfunction!(ones, m)?)?;
-    m.add_function(wrap_pyfunction!(empty, m)?)?;
-    m.add_function(wrap_pyfunction!(full, m)?)?;
-    m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
-    m.add_function(wrap_pyfunction!(ones_like, m)?)?;
-    m.add_function(wrap_pyfunction!(empty_like, m)?)?;
-    m.add_function(wrap_pyfunction!(full_like, m)?)?;
-    m.add_function(wrap_pyfunction!(ranges::arange, m)?)?;
-    m.add_function(wrap_pyfunction!(ranges::linspace, m)?)?;
-    m.add_function(wrap_pyfunction!(ranges::logspace, m)?)?;
-    m.add_function(wrap_pyfunction!(eye, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            tensor,
+            as_tensor,
+            from_numpy,
+            zeros,
+            ones,
+            empty,
+            full,
+            zeros_like,
+            ones_like,
+            empty_like,
+            full_like,
+            ranges::arange,
+            ranges::linspace,
+            ranges::logspace,
+            eye
+        ]
+    )
 }
