@@ -15,6 +15,23 @@ mod pool;
 
 /// An int-list argument: one int (repeated `n` times, like PyTorch's `_pair`) or a
 /// sequence of ints. Bools and floats are TypeErrors, as in PyTorch.
+/// The sliding-window arguments of `unfold` and `fold`, two ints each:
+/// `[kernel_size, dilation, padding, stride]` (defaults 1, 0 and 1).
+fn window_args(
+    op: &str,
+    kernel_size: &Bound<'_, PyAny>,
+    dilation: Obj,
+    padding: Obj,
+    stride: Obj,
+) -> PyResult<[Vec<i64>; 4]> {
+    Ok([
+        ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
+        ints(op, "dilation", dilation, 1, 2)?,
+        ints(op, "padding", padding, 0, 2)?,
+        ints(op, "stride", stride, 1, 2)?,
+    ])
+}
+
 fn ints(op: &str, name: &str, obj: Obj, default: i64, n: usize) -> PyResult<Vec<i64>> {
     let Some(o) = obj else {
         return Ok(vec![default; n]);
@@ -245,13 +262,8 @@ fn unfold(
 ) -> PyResult<Py<PyTensor>> {
     let op = "unfold";
     let x = var_arg(op, "input", 1, input)?;
-    let g = plan_unfold(
-        &x.t,
-        &ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
-        &ints(op, "dilation", dilation, 1, 2)?,
-        &ints(op, "padding", padding, 0, 2)?,
-        &ints(op, "stride", stride, 1, 2)?,
-    )?;
+    let [k, d, p, s] = window_args(op, kernel_size, dilation, padding, stride)?;
+    let g = plan_unfold(&x.t, &k, &d, &p, &s)?;
     wrap_var(py, ac::unfold(&x, &g)?)
 }
 
@@ -286,14 +298,9 @@ fn fold(
 ) -> PyResult<Py<PyTensor>> {
     let op = "fold";
     let x = var_arg(op, "input", 1, input)?;
-    let g = plan_fold(
-        &x.t,
-        &ints(op, "output_size", Some(output_size), 1, 2)?,
-        &ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
-        &ints(op, "dilation", dilation, 1, 2)?,
-        &ints(op, "padding", padding, 0, 2)?,
-        &ints(op, "stride", stride, 1, 2)?,
-    )?;
+    let size = ints(op, "output_size", Some(output_size), 1, 2)?;
+    let [k, d, p, s] = window_args(op, kernel_size, dilation, padding, stride)?;
+    let g = plan_fold(&x.t, &size, &k, &d, &p, &s)?;
     wrap_var(py, ac::fold(&x, &g)?)
 }
 
