@@ -63,63 +63,61 @@ fn bias_grad(gy: &Var) -> Result<Var> {
 
 /// `A`: the forward convolution of batched `x` (N, C, in...) with `w`.
 pub fn conv_a(x: &Var, w: &Var, b: Option<&Var>, g: ConvGeom, name: &str) -> Result<Var> {
-    let out = in_suggested_format(g.conv(&x.t, &w.t, b.map(|b| &b.t))?, &[&x.t, &w.t])?;
-    let b = b.cloned().unwrap_or_else(no_bias);
-    if !differentiable(&out, &[x, w, &b]) {
-        return Ok(Var::plain(out));
-    }
-    let (sx, sw) = (Saved::input(x), Saved::input(w));
-    Ok(record(
-        name,
-        out,
-        &[x, w, &b],
-        true,
-        Box::new(move |gr, needs| {
-            let gy = &gr[0];
-            let gx = if needs[0] {
-                Some(conv_b(gy, &sw.get(CONV)?, None, g, CONV2)?)
-            } else {
-                None
-            };
-            let gw = if needs[1] {
-                Some(conv_c(&sx.get(CONV)?, gy, g)?)
-            } else {
-                None
-            };
-            let gb = if needs[2] { Some(bias_grad(gy)?) } else { None };
-            Ok(vec![gx, gw, gb])
-        }),
-    ))
+    conv_ab(false, x, w, b, g, name)
 }
 
 /// `B`: the transposed convolution of batched `y` (N, OC, out...) with `w`.
 pub fn conv_b(y: &Var, w: &Var, b: Option<&Var>, g: ConvGeom, name: &str) -> Result<Var> {
-    let out = g.conv_transpose(&y.t, &w.t, b.map(|b| &b.t))?;
-    let out = in_suggested_format(out, &[&y.t, &w.t])?;
+    conv_ab(true, y, w, b, g, name)
+}
+
+/// `A` (`transposed` false) or `B` (true) of `v` with `w`, recorded. Each is the other's
+/// input gradient; the weight gradient is `C(x, y)` with `x` the input of `A` and `y` the
+/// input of `B`, so the two operands swap places between them.
+fn conv_ab(
+    transposed: bool,
+    v: &Var,
+    w: &Var,
+    b: Option<&Var>,
+    g: ConvGeom,
+    name: &str,
+) -> Result<Var> {
+    let bt = b.map(|b| &b.t);
+    let out = if transposed {
+        g.conv_transpose(&v.t, &w.t, bt)?
+    } else {
+        g.conv(&v.t, &w.t, bt)?
+    };
+    let out = in_suggested_format(out, &[&v.t, &w.t])?;
     let b = b.cloned().unwrap_or_else(no_bias);
-    if !differentiable(&out, &[y, w, &b]) {
+    if !differentiable(&out, &[v, w, &b]) {
         return Ok(Var::plain(out));
     }
-    let (sy, sw) = (Saved::input(y), Saved::input(w));
+    let (sv, sw) = (Saved::input(v), Saved::input(w));
     Ok(record(
         name,
         out,
-        &[y, w, &b],
+        &[v, w, &b],
         true,
         Box::new(move |gr, needs| {
-            let gx = &gr[0];
-            let gy = if needs[0] {
-                Some(conv_a(gx, &sw.get(CONV)?, None, g, CONV2)?)
+            let go = &gr[0];
+            let gv = if needs[0] {
+                Some(conv_ab(!transposed, go, &sw.get(CONV)?, None, g, CONV2)?)
             } else {
                 None
             };
             let gw = if needs[1] {
-                Some(conv_c(gx, &sy.get(CONV)?, g)?)
+                let v = sv.get(CONV)?;
+                Some(if transposed {
+                    conv_c(go, &v, g)?
+                } else {
+                    conv_c(&v, go, g)?
+                })
             } else {
                 None
             };
-            let gb = if needs[2] { Some(bias_grad(gx)?) } else { None };
-            Ok(vec![gy, gw, gb])
+            let gb = if needs[2] { Some(bias_grad(go)?) } else { None };
+            Ok(vec![gv, gw, gb])
         }),
     ))
 }

@@ -48,6 +48,26 @@ fn save_out(t: &Tensor, name: &str, nr: usize) -> (Saved, super::OutputSlot) {
     Saved::output_nr_of(t, name, nr)
 }
 
+/// Records the single output `out` of `inputs`; its rule gets the saved output (bound to
+/// the recorded Var, so double backward differentiates through it) after `g` and `needs`.
+fn record_saving_out(
+    name: &'static str,
+    out: Tensor,
+    inputs: &[&Var],
+    rule: impl Fn(&[Var], &[bool], &Saved) -> Result<Vec<Option<Var>>> + 'static,
+) -> Var {
+    let (so, slot) = save_out(&out, name, 0);
+    let v = record(
+        name,
+        out,
+        inputs,
+        true,
+        Box::new(move |g, needs| rule(g, needs, &so)),
+    );
+    slot.bind(&v);
+    v
+}
+
 fn bind(slots: &[(usize, super::OutputSlot)], vs: &[Var]) {
     for (nr, s) in slots {
         if let Some(v) = vs.get(*nr) {
@@ -64,19 +84,11 @@ pub fn det(a: &Var) -> Result<Var> {
         return Ok(Var::plain(out));
     }
     let sa = Saved::input(a);
-    let (so, slot) = save_out(&out, NAME, 0);
-    let v = record(
-        NAME,
-        out,
-        &[a],
-        true,
-        Box::new(move |g, _| {
-            let (a, d) = (sa.get(NAME)?, so.get(NAME)?);
-            let s = as_matrix_scale(&mul(&g[0], &d)?)?;
-            Ok(vec![Some(mul(&s, &mt(&inv_ex(&a, false)?.0)?)?)])
-        }),
-    );
-    slot.bind(&v);
+    let v = record_saving_out(NAME, out, &[a], move |g, _, so| {
+        let (a, d) = (sa.get(NAME)?, so.get(NAME)?);
+        let s = as_matrix_scale(&mul(&g[0], &d)?)?;
+        Ok(vec![Some(mul(&s, &mt(&inv_ex(&a, false)?.0)?)?)])
+    });
     Ok(v)
 }
 
@@ -116,18 +128,10 @@ pub fn inv_ex(a: &Var, check_errors: bool) -> Result<(Var, Tensor)> {
     if !needs_grad(&[a]) {
         return Ok((Var::plain(out), info));
     }
-    let (so, slot) = save_out(&out, NAME, 0);
-    let v = record(
-        NAME,
-        out,
-        &[a],
-        true,
-        Box::new(move |g, _| {
-            let it = mt(&so.get(NAME)?)?;
-            Ok(vec![Some(neg(&matmul(&matmul(&it, &g[0])?, &it)?)?)])
-        }),
-    );
-    slot.bind(&v);
+    let v = record_saving_out(NAME, out, &[a], move |g, _, so| {
+        let it = mt(&so.get(NAME)?)?;
+        Ok(vec![Some(neg(&matmul(&matmul(&it, &g[0])?, &it)?)?)])
+    });
     Ok((v, info))
 }
 
@@ -147,29 +151,21 @@ pub fn solve_ex(a: &Var, b: &Var, left: bool, check_errors: bool) -> Result<(Var
     }
     let vector = ol::solve_is_vector(&a.t, &b.t);
     let sa = Saved::input(a);
-    let (so, slot) = save_out(&out, NAME, 0);
-    let v = record(
-        NAME,
-        out,
-        &[a, b],
-        true,
-        Box::new(move |g, needs| {
-            let (a, x) = (sa.get(NAME)?, so.get(NAME)?);
-            let gb = solve_ex(&mt(&a)?, &g[0], true, true)?.0;
-            let ga = if needs.first() == Some(&true) {
-                let p = if vector {
-                    matmul(&unsqueeze(&gb, -1)?, &unsqueeze(&x, -2)?)?
-                } else {
-                    matmul(&gb, &mt(&x)?)?
-                };
-                Some(neg(&p)?)
+    let v = record_saving_out(NAME, out, &[a, b], move |g, needs, so| {
+        let (a, x) = (sa.get(NAME)?, so.get(NAME)?);
+        let gb = solve_ex(&mt(&a)?, &g[0], true, true)?.0;
+        let ga = if needs.first() == Some(&true) {
+            let p = if vector {
+                matmul(&unsqueeze(&gb, -1)?, &unsqueeze(&x, -2)?)?
             } else {
-                None
+                matmul(&gb, &mt(&x)?)?
             };
-            Ok(vec![ga, Some(gb)])
-        }),
-    );
-    slot.bind(&v);
+            Some(neg(&p)?)
+        } else {
+            None
+        };
+        Ok(vec![ga, Some(gb)])
+    });
     Ok((v, info))
 }
 
@@ -181,40 +177,32 @@ pub fn solve_triangular(a: &Var, b: &Var, t: Triangular) -> Result<Var> {
         return Ok(Var::plain(out));
     }
     let sa = Saved::input(a);
-    let (so, slot) = save_out(&out, NAME, 0);
-    let v = record(
-        NAME,
-        out,
-        &[a, b],
-        true,
-        Box::new(move |g, needs| {
-            let (a, x) = (sa.get(NAME)?, so.get(NAME)?);
-            let flipped = Triangular {
-                upper: !t.upper,
-                ..t
-            };
-            let gb = solve_triangular(&mt(&a)?, &g[0], flipped)?;
-            let ga = if needs.first() == Some(&true) {
-                let p = if t.left {
-                    matmul(&gb, &mt(&x)?)?
-                } else {
-                    matmul(&mt(&x)?, &gb)?
-                };
-                // only the triangle that was read gets a gradient (not the unit diagonal)
-                let k = i64::from(t.unit);
-                let p = if t.upper {
-                    tri(&p, false, k)?
-                } else {
-                    tri(&p, true, -k)?
-                };
-                Some(neg(&p)?)
+    let v = record_saving_out(NAME, out, &[a, b], move |g, needs, so| {
+        let (a, x) = (sa.get(NAME)?, so.get(NAME)?);
+        let flipped = Triangular {
+            upper: !t.upper,
+            ..t
+        };
+        let gb = solve_triangular(&mt(&a)?, &g[0], flipped)?;
+        let ga = if needs.first() == Some(&true) {
+            let p = if t.left {
+                matmul(&gb, &mt(&x)?)?
             } else {
-                None
+                matmul(&mt(&x)?, &gb)?
             };
-            Ok(vec![ga, Some(gb)])
-        }),
-    );
-    slot.bind(&v);
+            // only the triangle that was read gets a gradient (not the unit diagonal)
+            let k = i64::from(t.unit);
+            let p = if t.upper {
+                tri(&p, false, k)?
+            } else {
+                tri(&p, true, -k)?
+            };
+            Some(neg(&p)?)
+        } else {
+            None
+        };
+        Ok(vec![ga, Some(gb)])
+    });
     Ok(v)
 }
 
@@ -226,37 +214,29 @@ pub fn cholesky_ex(a: &Var, upper: bool, check_errors: bool) -> Result<(Var, Ten
     if !needs_grad(&[a]) {
         return Ok((Var::plain(out), info));
     }
-    let (so, slot) = save_out(&out, NAME, 0);
-    let v = record(
-        NAME,
-        out,
-        &[a],
-        true,
-        Box::new(move |g, _| {
-            let l = so.get(NAME)?;
-            let (l, gl) = if upper {
-                (mt(&l)?, mt(&g[0])?)
-            } else {
-                (l, g[0].clone())
-            };
-            let lh = mt(&l)?;
-            let p = tri(&matmul(&lh, &gl)?, true, 0)?;
-            let p = mul_s(&add(&p, &mt(&tri(&p, true, -1)?)?)?, 0.5)?;
-            let upper_left = Triangular {
-                upper: true,
-                left: true,
-                unit: false,
-            };
-            let lower_right = Triangular {
-                upper: false,
-                left: false,
-                unit: false,
-            };
-            let ga = solve_triangular(&lh, &p, upper_left)?;
-            Ok(vec![Some(solve_triangular(&l, &ga, lower_right)?)])
-        }),
-    );
-    slot.bind(&v);
+    let v = record_saving_out(NAME, out, &[a], move |g, _, so| {
+        let l = so.get(NAME)?;
+        let (l, gl) = if upper {
+            (mt(&l)?, mt(&g[0])?)
+        } else {
+            (l, g[0].clone())
+        };
+        let lh = mt(&l)?;
+        let p = tri(&matmul(&lh, &gl)?, true, 0)?;
+        let p = mul_s(&add(&p, &mt(&tri(&p, true, -1)?)?)?, 0.5)?;
+        let upper_left = Triangular {
+            upper: true,
+            left: true,
+            unit: false,
+        };
+        let lower_right = Triangular {
+            upper: false,
+            left: false,
+            unit: false,
+        };
+        let ga = solve_triangular(&lh, &p, upper_left)?;
+        Ok(vec![Some(solve_triangular(&l, &ga, lower_right)?)])
+    });
     Ok((v, info))
 }
 

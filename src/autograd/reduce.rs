@@ -265,17 +265,9 @@ pub fn prod(x: &Var, dim: Option<i64>, keepdim: bool, dtype: Option<DType>) -> R
         "ProdBackward0"
     };
     let d = dim.map(|d| normalize_dim(d, x.t.ndim())).transpose()?;
-    let mut save = SaveForBackward::new(name);
-    let sx = save.input(x);
-    let so = save.output(&out);
-    Ok(save.record(
-        out,
-        &[x],
-        Box::new(move |g, _| {
-            let (x, out) = (sx.get(name)?, so.get(name)?);
-            Ok(vec![Some(prod_backward(&g[0], &x, &out, d, keepdim)?)])
-        }),
-    ))
+    Ok(record_from_in_out(name, x, out, move |g, x, out| {
+        prod_backward(g, x, out, d, keepdim).map(Some)
+    }))
 }
 
 fn prod_backward(g: &Var, x: &Var, out: &Var, dim: Option<usize>, keepdim: bool) -> Result<Var> {
@@ -305,6 +297,19 @@ fn prod_backward(g: &Var, x: &Var, out: &Var, dim: Option<usize>, keepdim: bool)
     prod_safe_zeros(&g, x, d)
 }
 
+/// Ones of `dtype` shaped like `x` with dim `d` of size 1 (the first entry of an
+/// exclusive cumulative product along `d`).
+fn ones_across(x: &Tensor, d: usize, dtype: DType) -> Result<Var> {
+    let mut shape: Dims = x.shape().into();
+    shape[d] = 1;
+    Ok(plain(Tensor::full(
+        "backward",
+        &shape,
+        Scalar::Int(1),
+        dtype,
+    )?))
+}
+
 /// `g * (exclusive cumprod from the front * exclusive cumprod from the back)` along `d`:
 /// the product of all other elements, with no division.
 fn prod_safe_zeros(g: &Var, x: &Var, d: usize) -> Result<Var> {
@@ -315,14 +320,7 @@ fn prod_safe_zeros(g: &Var, x: &Var, d: usize) -> Result<Var> {
     if n == 1 {
         return Ok(g.clone());
     }
-    let mut ones_shape: Dims = x.t.shape().into();
-    ones_shape[d] = 1;
-    let ones = plain(Tensor::full(
-        "backward",
-        &ones_shape,
-        Scalar::Int(1),
-        g.t.dtype(),
-    )?);
+    let ones = ones_across(&x.t, d, g.t.dtype())?;
     let (di, m) = (d as i64, n as i64 - 1);
     let front = join::cat(&[ones.clone(), views::narrow(x, di, 0, m)?], di)?;
     let front = cumsum(&front, di, None, true)?;
@@ -630,18 +628,10 @@ pub fn logsumexp(x: &Var, dims: &[i64], keepdim: bool) -> Result<Var> {
     }
     let name = "LogsumexpBackward0";
     let rs = Restore::new(&x.t, Some(dims), keepdim)?;
-    let mut save = SaveForBackward::new(name);
-    let sx = save.input(x);
-    let so = save.output(&out);
-    Ok(save.record(
-        out,
-        &[x],
-        Box::new(move |g, _| {
-            let (x, out) = (sx.get(name)?, so.get(name)?);
-            let e = u(UnaryOp::Exp, &ab::sub(&x, &rs.unsqueeze(&out)?)?)?;
-            Ok(vec![Some(ab::mul(&rs.unsqueeze(&g[0])?, &e)?)])
-        }),
-    ))
+    Ok(record_from_in_out(name, x, out, move |g, x, out| {
+        let e = u(UnaryOp::Exp, &ab::sub(x, &rs.unsqueeze(out)?)?)?;
+        Ok(Some(ab::mul(&rs.unsqueeze(g)?, &e)?))
+    }))
 }
 
 /// `x.norm(p, dim, keepdim, dtype)` (PyTorch's `linalg.vector_norm`).
@@ -662,17 +652,29 @@ pub fn norm(
     };
     let name = "LinalgVectorNormBackward0";
     let rs = Restore::new(&x.t, dims, keepdim)?;
+    Ok(record_from_in_out(name, x, out, move |g, x, out| {
+        norm_backward(g, x, out, p, &rs)
+    }))
+}
+
+/// Records `out`, a reduction or scan of `x` whose rule reads both `x` and `out` (saved,
+/// the output bound to the node): `rule(g, x, out)` is x's gradient (`None`: none).
+fn record_from_in_out(
+    name: &'static str,
+    x: &Var,
+    out: Tensor,
+    rule: impl Fn(&Var, &Var, &Var) -> Result<Option<Var>> + 'static,
+) -> Var {
     let mut save = SaveForBackward::new(name);
-    let sx = save.input(x);
-    let so = save.output(&out);
-    Ok(save.record(
+    let (sx, so) = (save.input(x), save.output(&out));
+    save.record(
         out,
         &[x],
         Box::new(move |g, _| {
             let (x, out) = (sx.get(name)?, so.get(name)?);
-            Ok(vec![norm_backward(&g[0], &x, &out, p, &rs)?])
+            Ok(vec![rule(&g[0], &x, &out)?])
         }),
-    ))
+    )
 }
 
 fn norm_backward(g: &Var, x: &Var, norm: &Var, p: f64, rs: &Restore) -> Result<Option<Var>> {

@@ -16,6 +16,26 @@ fn ones_like(v: &Var) -> Var {
     Var::plain(Tensor::full("t", v.t.shape(), Scalar::Int(1), v.t.dtype()).unwrap())
 }
 
+/// `y.backward(ones, retain_graph=retain)`, accumulating into the leaves.
+fn backward(y: &Var, retain: bool) -> crate::error::Result<Vec<Option<Var>>> {
+    run(
+        &[(y.clone(), ones_like(y))],
+        retain,
+        false,
+        Mode::Accumulate(None),
+    )
+}
+
+/// `autograd.grad(y, x, ones, retain_graph=retain, create_graph=create)`.
+fn grad(y: &Var, x: &Var, retain: bool, create: bool) -> crate::error::Result<Vec<Option<Var>>> {
+    run(
+        &[(y.clone(), ones_like(y))],
+        retain,
+        create,
+        Mode::Capture(std::slice::from_ref(x)),
+    )
+}
+
 fn grad_of(v: &Var) -> Vec<f64> {
     v.meta
         .as_ref()
@@ -33,32 +53,13 @@ fn grad_of(v: &Var) -> Vec<f64> {
 fn product_rule_and_accumulation() {
     let x = leaf(vec![1.0, 2.0, 3.0], &[3]);
     let y = add(&mul(&x, &x).unwrap(), &x).unwrap(); // x^2 + x
-    run(
-        &[(y.clone(), ones_like(&y))],
-        true,
-        false,
-        Mode::Accumulate(None),
-    )
-    .unwrap();
+    backward(&y, true).unwrap();
     assert_eq!(grad_of(&x), vec![3.0, 5.0, 7.0]);
     // retained graph: a second backward accumulates
-    run(
-        &[(y.clone(), ones_like(&y))],
-        false,
-        false,
-        Mode::Accumulate(None),
-    )
-    .unwrap();
+    backward(&y, false).unwrap();
     assert_eq!(grad_of(&x), vec![6.0, 10.0, 14.0]);
     // the graph was freed: a third backward is PyTorch's "second time" error
-    let e = run(
-        &[(y.clone(), ones_like(&y))],
-        false,
-        false,
-        Mode::Accumulate(None),
-    )
-    .err()
-    .unwrap();
+    let e = backward(&y, false).err().unwrap();
     assert!(e.msg.contains("second time"), "{}", e.msg);
 }
 
@@ -67,13 +68,7 @@ fn broadcast_gradient_is_reduced() {
     let a = leaf(vec![1.0, 2.0, 3.0], &[3, 1]);
     let b = leaf(vec![10.0, 20.0], &[2]);
     let y = mul(&a, &b).unwrap(); // (3, 2)
-    run(
-        &[(y.clone(), ones_like(&y))],
-        false,
-        false,
-        Mode::Accumulate(None),
-    )
-    .unwrap();
+    backward(&y, false).unwrap();
     assert_eq!(grad_of(&a), vec![30.0, 30.0, 30.0]);
     assert_eq!(grad_of(&b), vec![6.0, 6.0]);
 }
@@ -82,22 +77,10 @@ fn broadcast_gradient_is_reduced() {
 fn double_backward() {
     let x = leaf(vec![3.0], &[1]);
     let y = mul(&mul(&x, &x).unwrap(), &x).unwrap(); // x^3
-    let g = run(
-        &[(y.clone(), ones_like(&y))],
-        true,
-        true,
-        Mode::Capture(std::slice::from_ref(&x)),
-    )
-    .unwrap();
+    let g = grad(&y, &x, true, true).unwrap();
     let dx = g[0].clone().unwrap();
     assert_eq!(dx.t.to_vec::<f64>().unwrap(), vec![27.0]); // 3x^2
-    let g2 = run(
-        &[(dx.clone(), ones_like(&dx))],
-        false,
-        false,
-        Mode::Capture(std::slice::from_ref(&x)),
-    )
-    .unwrap();
+    let g2 = grad(&dx, &x, false, false).unwrap();
     assert_eq!(
         g2[0].as_ref().unwrap().t.to_vec::<f64>().unwrap(),
         vec![18.0]
@@ -112,13 +95,7 @@ fn long_chain_drops_without_overflow() {
         y = binary(BinaryOp::Mul, Arg::V(&y), Arg::S(Scalar::Float(1.0))).unwrap();
     }
     let s = sum_to(&y, &[1]).unwrap();
-    run(
-        &[(s.clone(), ones_like(&s))],
-        false,
-        false,
-        Mode::Accumulate(None),
-    )
-    .unwrap();
+    backward(&s, false).unwrap();
     assert_eq!(grad_of(&x), vec![1.0]);
     drop(s);
     drop(y);
@@ -150,17 +127,22 @@ mod save_for_backward {
         Var::plain(Tensor::scalar(Scalar::Float(1.0), crate::dtype::DType::F64))
     }
 
+    /// A float64 0-d leaf holding 0.5 that requires grad.
+    fn half() -> Var {
+        Var::leaf(
+            Tensor::scalar(Scalar::Float(0.5), crate::dtype::DType::F64),
+            true,
+        )
+        .unwrap()
+    }
+
     fn item(v: &Var) -> f64 {
         v.t.to_vec::<f64>().unwrap()[0]
     }
 
     #[test]
     fn the_bound_output_carries_the_graph_for_double_backward() {
-        let x = Var::leaf(
-            Tensor::scalar(Scalar::Float(0.5), crate::dtype::DType::F64),
-            true,
-        )
-        .unwrap();
+        let x = half();
         let y = exp(&x);
         let g = run(
             &[(y.clone(), one())],
@@ -181,11 +163,7 @@ mod save_for_backward {
 
     #[test]
     fn saves_are_listed_inputs_first_and_freed_after_one_backward() {
-        let x = Var::leaf(
-            Tensor::scalar(Scalar::Float(0.5), crate::dtype::DType::F64),
-            true,
-        )
-        .unwrap();
+        let x = half();
         let out = unary(UnaryOp::Exp, &x.t).unwrap();
         let name = "ExpBackward0";
         let mut s = SaveForBackward::new(name);
@@ -210,11 +188,7 @@ mod save_for_backward {
 
     #[test]
     fn nothing_saved_means_a_rule_that_may_run_again() {
-        let x = Var::leaf(
-            Tensor::scalar(Scalar::Float(0.5), crate::dtype::DType::F64),
-            true,
-        )
-        .unwrap();
+        let x = half();
         let y = SaveForBackward::new("AliasBackward0").record(
             x.t.clone(),
             &[&x],

@@ -22,7 +22,7 @@ mod wide;
 
 pub use par::{conv_forward, conv_input_grad, conv_weight_grad};
 
-use crate::kernels::matmul::{gemm_batched, GemmSpec, MatElem, MatStrides};
+use crate::kernels::matmul::{gemm_batched, mat, spec, MatElem};
 
 /// One spatial dim of a sliding window (see the module docs for the convention).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,33 +271,6 @@ pub fn col2im<T: MatElem>(
                 });
             }
         }
-    }
-}
-
-fn mat(rs: usize, cs: usize) -> MatStrides {
-    MatStrides {
-        rs: rs as isize,
-        cs: cs as isize,
-    }
-}
-
-/// A `C = A @ B` spec with a write-only C.
-fn spec<T: MatElem>(
-    (m, n, k): (usize, usize, usize),
-    a: MatStrides,
-    b: MatStrides,
-    c: MatStrides,
-) -> GemmSpec<T> {
-    GemmSpec {
-        m,
-        n,
-        k,
-        a,
-        b,
-        c,
-        alpha: T::one(),
-        beta: T::one(),
-        read_c: false,
     }
 }
 

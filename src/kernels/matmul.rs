@@ -70,6 +70,35 @@ pub struct GemmSpec<T> {
     pub read_c: bool,
 }
 
+/// Strides of a matrix from element counts: (row stride, column stride).
+pub fn mat(rs: usize, cs: usize) -> MatStrides {
+    MatStrides {
+        rs: rs as isize,
+        cs: cs as isize,
+    }
+}
+
+/// A `C = A @ B` spec for an (m x k) @ (k x n) product with unit scales and a
+/// write-only C (set `read_c` to accumulate into C).
+pub fn spec<T: MatElem>(
+    (m, n, k): (usize, usize, usize),
+    a: MatStrides,
+    b: MatStrides,
+    c: MatStrides,
+) -> GemmSpec<T> {
+    GemmSpec {
+        m,
+        n,
+        k,
+        a,
+        b,
+        c,
+        alpha: T::one(),
+        beta: T::one(),
+        read_c: false,
+    }
+}
+
 /// Element types with a matrix-multiply kernel.
 pub trait MatElem: Element {
     fn zero() -> Self;

@@ -518,52 +518,34 @@ pub fn reduce_into<S, R, O>(
     // long reductions let other Python threads run meanwhile
     let n = shape.iter().product::<usize>();
     crate::threads::unlocked_if_long(n, || {
-        reduce_into_locked(r, src, shape, strides, offset, reduced, out, fin)
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-fn reduce_into_locked<S, R, O>(
-    r: &R,
-    src: &[S],
-    shape: &[usize],
-    strides: &[isize],
-    offset: usize,
-    reduced: &[bool],
-    out: &mut [O],
-    fin: impl Fn(R::Acc, usize) -> O + Sync,
-) where
-    S: Copy + Sync,
-    R: Reducer<S> + Sync,
-    O: Send,
-{
-    use rayon::prelude::*;
-    let Some((d, parts)) = split_plan(shape, reduced, out.len()) else {
-        reduce(r, src, shape, strides, offset, reduced, |k, a, n| {
-            out[k] = fin(a, n)
-        });
-        return;
-    };
-    let (size, inner) = (shape[d], out.len() / shape[d]);
-    let mut pieces = Vec::with_capacity(parts);
-    let (mut rest, mut start) = (out, 0);
-    for p in 0..parts {
-        let len = size / parts + usize::from(p < size % parts);
-        let (head, tail) = rest.split_at_mut(len * inner);
-        pieces.push((start, len, head));
-        (rest, start) = (tail, start + len);
-    }
-    let fin = &fin;
-    crate::threads::install(|| {
-        pieces.into_par_iter().for_each(|(a, len, o)| {
-            let mut sub: Dims = shape.into();
-            sub[d] = len;
-            let off = offset + a * strides[d] as usize;
-            reduce(r, src, &sub, strides, off, reduced, |k, acc, n| {
-                o[k] = fin(acc, n)
+        use rayon::prelude::*;
+        let Some((d, parts)) = split_plan(shape, reduced, out.len()) else {
+            reduce(r, src, shape, strides, offset, reduced, |k, a, n| {
+                out[k] = fin(a, n)
+            });
+            return;
+        };
+        let (size, inner) = (shape[d], out.len() / shape[d]);
+        let mut pieces = Vec::with_capacity(parts);
+        let (mut rest, mut start) = (out, 0);
+        for p in 0..parts {
+            let len = size / parts + usize::from(p < size % parts);
+            let (head, tail) = rest.split_at_mut(len * inner);
+            pieces.push((start, len, head));
+            (rest, start) = (tail, start + len);
+        }
+        let fin = &fin;
+        crate::threads::install(|| {
+            pieces.into_par_iter().for_each(|(a, len, o)| {
+                let mut sub: Dims = shape.into();
+                sub[d] = len;
+                let off = offset + a * strides[d] as usize;
+                reduce(r, src, &sub, strides, off, reduced, |k, acc, n| {
+                    o[k] = fin(acc, n)
+                });
             });
         });
-    });
+    })
 }
 
 /// Where to split a reduction with `n_out` outputs: the first kept dim longer than one
@@ -689,6 +671,16 @@ mod tests {
             .collect()
     }
 
+    /// The full reduction of the contiguous `xs`.
+    fn reduce_all<S: Copy, R: Reducer<S>>(r: &R, xs: &[S]) -> R::Acc
+    where
+        R::Acc: Default,
+    {
+        let mut out = R::Acc::default();
+        reduce(r, xs, &[xs.len()], &[1], 0, &[true], |_, a, _| out = a);
+        out
+    }
+
     /// Scalar reference: for each output (row-major over kept dims) the elements of its
     /// slice in row-major order.
     fn slices<T: Copy>(
@@ -805,8 +797,7 @@ mod tests {
         let r = fold(0.0f32, |v: f32| v, f32::add, true);
         // 1e7 contiguous elements: pairwise
         let xs = vec![0.1f32; 10_000_000];
-        let mut got = 0.0;
-        reduce(&r, &xs, &[xs.len()], &[1], 0, &[true], |_, a, _| got = a);
+        let got = reduce_all(&r, &xs);
         assert!((got as f64 - 1e6).abs() / 1e6 < 1e-5, "{got}");
         // a long column (vertical loop with cascading) and a long strided run
         let (rows, cols) = (1_000_000, 4);
@@ -840,38 +831,12 @@ mod tests {
     #[test]
     fn nan_propagates_and_first_nan_wins() {
         let xs = [1.0f64, f64::NAN, 3.0, f64::NAN, 3.0];
-        let mut v = 0.0;
-        reduce(
-            &fold(f64::LOWEST, |x: f64| x, max_nan, false),
-            &xs,
-            &[5],
-            &[1],
-            0,
-            &[true],
-            |_, a, _| v = a,
-        );
+        let v = reduce_all(&fold(f64::LOWEST, |x: f64| x, max_nan, false), &xs);
         assert!(v.is_nan());
-        let mut a = (0.0, 9);
-        reduce(
-            &ArgBest::<f64, false>::default(),
-            &xs,
-            &[5],
-            &[1],
-            0,
-            &[true],
-            |_, r, _| a = r,
-        );
+        let a = reduce_all(&ArgBest::<f64, false>::default(), &xs);
         assert_eq!(a.1, 1);
         let ys = [f64::NEG_INFINITY; 3];
-        reduce(
-            &ArgBest::<f64, true>::default(),
-            &ys,
-            &[3],
-            &[1],
-            0,
-            &[true],
-            |_, r, _| a = r,
-        );
+        let a = reduce_all(&ArgBest::<f64, true>::default(), &ys);
         assert_eq!(a, (f64::NEG_INFINITY, 0));
     }
 }

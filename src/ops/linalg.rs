@@ -62,6 +62,22 @@ fn batch_dims(x: &Tensor) -> &[usize] {
     &x.shape()[..x.ndim() - 2]
 }
 
+/// The batch shape of a stack of matrices and the number of matrices in it.
+fn batch_of(x: &Tensor) -> (Vec<usize>, usize) {
+    let bshape = batch_dims(x).to_vec();
+    let batch = bshape.iter().product();
+    (bshape, batch)
+}
+
+/// The checks of the ops on a float batch of square matrices, then the matrix size,
+/// the batch shape and the batch count.
+fn square_batch(op: &str, x: &Tensor) -> Result<(usize, Vec<usize>, usize)> {
+    check_float(op, x)?;
+    let n = check_square(op, x)?;
+    let (bshape, batch) = batch_of(x);
+    Ok((n, bshape, batch))
+}
+
 fn with(batch: &[usize], tail: &[usize]) -> Vec<usize> {
     batch.iter().chain(tail).copied().collect()
 }
@@ -116,10 +132,7 @@ fn raise(op: &str, info: &[i32], batched: bool, msg: impl Fn(i32) -> String) -> 
 /// `linalg.det`.
 pub fn det(x: &Tensor) -> Result<Tensor> {
     let op = "linalg.det";
-    check_float(op, x)?;
-    let n = check_square(op, x)?;
-    let bshape = batch_dims(x).to_vec();
-    let batch: usize = bshape.iter().product();
+    let (n, bshape, batch) = square_batch(op, x)?;
     with_float!(op, x, T, {
         let a = x.to_vec::<T>()?;
         let mut d = buf::<T>(op, batch)?;
@@ -131,10 +144,7 @@ pub fn det(x: &Tensor) -> Result<Tensor> {
 /// `linalg.slogdet`: (sign, logabsdet).
 pub fn slogdet(x: &Tensor) -> Result<(Tensor, Tensor)> {
     let op = "linalg.slogdet";
-    check_float(op, x)?;
-    let n = check_square(op, x)?;
-    let bshape = batch_dims(x).to_vec();
-    let batch: usize = bshape.iter().product();
+    let (n, bshape, batch) = square_batch(op, x)?;
     with_float!(op, x, T, {
         let a = x.to_vec::<T>()?;
         let (mut s, mut l) = (buf::<T>(op, batch)?, buf::<T>(op, batch)?);
@@ -149,8 +159,7 @@ pub fn inv_ex(x: &Tensor, check_errors: bool) -> Result<(Tensor, Tensor)> {
     check_matrix(op, x, "A")?;
     let n = check_square(op, x)?;
     check_float(op, x)?;
-    let bshape = batch_dims(x).to_vec();
-    let batch: usize = bshape.iter().product();
+    let (bshape, batch) = batch_of(x);
     let mut info = vec![0; batch];
     let out = with_float!(op, x, T, {
         let a = x.to_vec::<T>()?;
@@ -238,10 +247,7 @@ pub fn solve_ex(a: &Tensor, b: &Tensor, check_errors: bool) -> Result<(Tensor, T
 /// `linalg.cholesky_ex`: (L, info) (`U` with `upper`).
 pub fn cholesky_ex(x: &Tensor, upper: bool, check_errors: bool) -> Result<(Tensor, Tensor)> {
     let op = "linalg.cholesky";
-    check_float(op, x)?;
-    let n = check_square(op, x)?;
-    let bshape = batch_dims(x).to_vec();
-    let batch: usize = bshape.iter().product();
+    let (n, bshape, batch) = square_batch(op, x)?;
     let mut info = vec![0; batch];
     let out = with_float!(op, x, T, {
         let a = x.to_vec::<T>()?;
@@ -292,8 +298,7 @@ pub fn qr(x: &Tensor, mode: QrMode) -> Result<(Tensor, Tensor)> {
     check_matrix(op, x, "A")?;
     let (m, n) = mn(x);
     let k = m.min(n);
-    let bshape = batch_dims(x).to_vec();
-    let batch: usize = bshape.iter().product();
+    let (bshape, batch) = batch_of(x);
     let complete = mode == QrMode::Complete;
     let (qc, rr) = if complete { (m, m) } else { (k, k) };
     with_float!(op, x, T, {
@@ -338,8 +343,7 @@ pub fn svd(x: &Tensor, full_matrices: bool, compute_uv: bool) -> Result<(Tensor,
     check_matrix(op, x, "A")?;
     let (m, n) = mn(x);
     let k = m.min(n);
-    let bshape = batch_dims(x).to_vec();
-    let batch: usize = bshape.iter().product();
+    let (bshape, batch) = batch_of(x);
     let (uc, vr) = if full_matrices { (m, n) } else { (k, k) };
     let mut info = vec![0; batch];
     let out = with_float!(op, x, T, {
@@ -393,8 +397,7 @@ pub fn eigh(x: &Tensor, upper: bool, vectors: bool) -> Result<(Tensor, Tensor)> 
         return Err(Error::dtype_not_implemented("linalg_eigh_cpu", x.dtype()));
     }
     let n = check_square(op, x)?;
-    let bshape = batch_dims(x).to_vec();
-    let batch: usize = bshape.iter().product();
+    let (bshape, batch) = batch_of(x);
     let mut info = vec![0; batch];
     let out = with_float!(op, x, T, {
         let a = x.to_vec::<T>()?;

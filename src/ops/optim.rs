@@ -14,6 +14,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::ops::unary::num_like::Real;
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
@@ -42,44 +43,6 @@ pub struct Adam {
     pub step_size: f64,
     /// `sqrt(1 - beta2^step)`
     pub bias_correction2_sqrt: f64,
-}
-
-trait Real:
-    Copy
-    + PartialOrd
-    + std::ops::Add<Output = Self>
-    + std::ops::Sub<Output = Self>
-    + std::ops::Mul<Output = Self>
-    + std::ops::Div<Output = Self>
-    + std::ops::Neg<Output = Self>
-{
-    fn of(v: f64) -> Self;
-    fn sqrt(self) -> Self;
-    fn is_nan(self) -> bool;
-}
-
-impl Real for f32 {
-    fn of(v: f64) -> Self {
-        v as f32
-    }
-    fn sqrt(self) -> Self {
-        f32::sqrt(self)
-    }
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
-}
-
-impl Real for f64 {
-    fn of(v: f64) -> Self {
-        v
-    }
-    fn sqrt(self) -> Self {
-        f64::sqrt(self)
-    }
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
 }
 
 /// True if all tensors are dense, of `param`'s floating dtype and shape, and no two

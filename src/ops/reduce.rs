@@ -177,6 +177,19 @@ fn sum_like(op: &str, x: &Tensor, plan: &Plan, od: DType, kind: SumKind) -> Resu
     t.to_dtype(od)
 }
 
+/// The reductions whose integer and bool inputs accumulate in int64 (sum, nansum, prod).
+fn int_promoting(
+    op: &str,
+    kind: SumKind,
+    x: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    dtype: Option<DType>,
+) -> Result<Tensor> {
+    let plan = Plan::new(x, dims, keepdim)?;
+    sum_like(op, x, &plan, int_promoted(x.dtype(), dtype), kind)
+}
+
 /// `x.sum(dim, keepdim, dtype=)`: integers and bool sum in int64.
 pub fn sum(
     x: &Tensor,
@@ -184,14 +197,7 @@ pub fn sum(
     keepdim: bool,
     dtype: Option<DType>,
 ) -> Result<Tensor> {
-    let plan = Plan::new(x, dims, keepdim)?;
-    sum_like(
-        "sum",
-        x,
-        &plan,
-        int_promoted(x.dtype(), dtype),
-        SumKind::Sum,
-    )
+    int_promoting("sum", SumKind::Sum, x, dims, keepdim, dtype)
 }
 
 /// `x.nansum(...)`: like sum, with NaNs counted as zero.
@@ -201,26 +207,19 @@ pub fn nansum(
     keepdim: bool,
     dtype: Option<DType>,
 ) -> Result<Tensor> {
-    let plan = Plan::new(x, dims, keepdim)?;
-    sum_like(
-        "nansum",
-        x,
-        &plan,
-        int_promoted(x.dtype(), dtype),
-        SumKind::NanSum,
-    )
+    int_promoting("nansum", SumKind::NanSum, x, dims, keepdim, dtype)
 }
 
 /// `x.prod(dim, keepdim, dtype=)` (PyTorch's prod takes at most one dim).
 pub fn prod(x: &Tensor, dim: Option<i64>, keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
     let dims = dim.map(|d| [d]);
-    let plan = Plan::new(x, dims.as_ref().map(|d| &d[..]), keepdim)?;
-    sum_like(
+    int_promoting(
         "prod",
-        x,
-        &plan,
-        int_promoted(x.dtype(), dtype),
         SumKind::Prod,
+        x,
+        dims.as_ref().map(|d| &d[..]),
+        keepdim,
+        dtype,
     )
 }
 

@@ -172,7 +172,7 @@ fn via64<T: Element>(x: T, f: fn(f64) -> f64) -> T {
 }
 
 /// PyTorch's sign, `(0 < x) - (x < 0)`: -1, 0 or 1; NaN and -0. give +0.
-fn sign<T: Element + num_like::Real + std::ops::Neg<Output = T>>(x: T) -> T {
+fn sign<T: Element + num_like::Real>(x: T) -> T {
     let zero = T::zero();
     if x > zero {
         T::one()
@@ -261,11 +261,15 @@ pub mod num_like {
         + std::ops::Sub<Output = Self>
         + std::ops::Mul<Output = Self>
         + std::ops::Div<Output = Self>
+        + std::ops::Neg<Output = Self>
     {
         fn exp(self) -> Self;
         fn ln_1p(self) -> Self;
+        fn sqrt(self) -> Self;
         fn zero() -> Self;
         fn one() -> Self;
+        /// `v` rounded to this type.
+        fn of(v: f64) -> Self;
         fn is_nan(self) -> bool;
     }
     macro_rules! real {
@@ -277,11 +281,17 @@ pub mod num_like {
                 fn ln_1p(self) -> Self {
                     <$t>::ln_1p(self)
                 }
+                fn sqrt(self) -> Self {
+                    <$t>::sqrt(self)
+                }
                 fn zero() -> Self {
                     0.0
                 }
                 fn one() -> Self {
                     1.0
+                }
+                fn of(v: f64) -> Self {
+                    v as $t
                 }
                 fn is_nan(self) -> bool {
                     <$t>::is_nan(self)

@@ -1862,17 +1862,22 @@ fn promote_types(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(pow, m)?)?;
-    m.add_function(wrap_pyfunction!(gelu, m)?)?;
-    m.add_function(wrap_pyfunction!(silu, m)?)?;
-    m.add_function(wrap_pyfunction!(mish, m)?)?;
-    m.add_function(wrap_pyfunction!(logsigmoid, m)?)?;
-    m.add_function(wrap_pyfunction!(softplus, m)?)?;
-    m.add_function(wrap_pyfunction!(leaky_relu, m)?)?;
-    m.add_function(wrap_pyfunction!(elu, m)?)?;
-    m.add_function(wrap_pyfunction!(result_type, m)?)?;
-    m.add_function(wrap_pyfunction!(promote_types, m)?)?;
-    m.add_function(wrap_pyfunction!(_op_table, m)?)?;
+    add_functions!(
+        m,
+        [
+            pow,
+            gelu,
+            silu,
+            mish,
+            logsigmoid,
+            softplus,
+            leaky_relu,
+            elu,
+            result_type,
+            promote_types,
+            _op_table
+        ]
+    )?;
     unary_fns::register(m)?;
     // torch.relu has no out= overload: the function is the method
     crate::python::tensor::alias_methods(m, &["relu"])?;

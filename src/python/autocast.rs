@@ -167,13 +167,18 @@ fn autocast_args<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(set_cpu_dtype, m)?)?;
-    m.add_function(wrap_pyfunction!(get_cpu_dtype, m)?)?;
-    m.add_function(wrap_pyfunction!(autocast_args, m)?)?;
-    m.add_function(wrap_pyfunction!(clear_autocast_cache, m)?)?;
-    m.add_function(wrap_pyfunction!(is_autocast_cache_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(set_autocast_cache_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(autocast_cache_len, m)?)
+    add_functions!(
+        m,
+        [
+            set_cpu_dtype,
+            get_cpu_dtype,
+            autocast_args,
+            clear_autocast_cache,
+            is_autocast_cache_enabled,
+            set_autocast_cache_enabled,
+            autocast_cache_len
+        ]
+    )
 }
 
 /// `v` in float32 when a region is active (PyTorch's fp32 list: `prod`, ...).

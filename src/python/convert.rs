@@ -95,9 +95,7 @@ fn can_cast(from_: PyDType, to: PyDType) -> bool {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDType>()?;
-    m.add_function(wrap_pyfunction!(_get_default_dtype, m)?)?;
-    m.add_function(wrap_pyfunction!(_set_default_dtype, m)?)?;
-    m.add_function(wrap_pyfunction!(can_cast, m)?)?;
+    add_functions!(m, [_get_default_dtype, _set_default_dtype, can_cast])?;
     for d in DType::ALL {
         m.add(d.name(), Py::new(m.py(), PyDType { d })?)?;
     }

@@ -57,6 +57,25 @@ fn dims_or_args(
     }
 }
 
+/// `hstack`, `vstack`, `dstack` and `column_stack`: one binding shape (a sequence of
+/// tensors and `out=`); each call gives the docstring, the name and the autograd op.
+macro_rules! stack_binding {
+    ($(#[$doc:meta])* $name:ident, $join:path) => {
+        #[pyfunction]
+        #[pyo3(signature = (tensors, *, out=None))]
+        $(#[$doc])*
+        fn $name(
+            py: Python<'_>,
+            tensors: &Bound<'_, PyAny>,
+            out: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Py<PyAny>> {
+            let op = stringify!($name);
+            let r = $join(&tensor_list(op, tensors)?)?;
+            finish(py, op, out, OutDtype::Cat, r)
+        }
+    };
+}
+
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=None, *, axis=None, out=None))]
 /// cat(tensors, dim=0, *, axis=None, out=None) -> Tensor
@@ -125,96 +144,68 @@ fn join_dim(
     }
 }
 
-#[pyfunction]
-#[pyo3(signature = (tensors, *, out=None))]
-/// hstack(tensors, *, out=None) -> Tensor
-///
-/// Stacks tensors horizontally: along dimension 1, or 0 for 1-D tensors.
-///
-/// Args:
-///     tensors (sequence of Tensors): the tensors to join.
-///     out (Tensor, optional): the output tensor.
-///
-/// Example:
-///     >>> ferric.hstack([ferric.tensor([1, 2]), ferric.tensor([3])])
-///     tensor([1, 2, 3])
-fn hstack(
-    py: Python<'_>,
-    tensors: &Bound<'_, PyAny>,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let r = aj::hstack(&tensor_list("hstack", tensors)?)?;
-    finish(py, "hstack", out, OutDtype::Cat, r)
+stack_binding! {
+    /// hstack(tensors, *, out=None) -> Tensor
+    ///
+    /// Stacks tensors horizontally: along dimension 1, or 0 for 1-D tensors.
+    ///
+    /// Args:
+    ///     tensors (sequence of Tensors): the tensors to join.
+    ///     out (Tensor, optional): the output tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.hstack([ferric.tensor([1, 2]), ferric.tensor([3])])
+    ///     tensor([1, 2, 3])
+    hstack, aj::hstack
 }
 
-#[pyfunction]
-#[pyo3(signature = (tensors, *, out=None))]
-/// vstack(tensors, *, out=None) -> Tensor
-///
-/// Stacks tensors vertically (along dimension 0), after making them at least 2-D. ``row_stack`` is
-/// the same function.
-///
-/// Args:
-///     tensors (sequence of Tensors): the tensors to join.
-///     out (Tensor, optional): the output tensor.
-///
-/// Example:
-///     >>> ferric.vstack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
-///     tensor([[1, 2],
-///             [3, 4]])
-fn vstack(
-    py: Python<'_>,
-    tensors: &Bound<'_, PyAny>,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let r = aj::vstack(&tensor_list("vstack", tensors)?)?;
-    finish(py, "vstack", out, OutDtype::Cat, r)
+stack_binding! {
+    /// vstack(tensors, *, out=None) -> Tensor
+    ///
+    /// Stacks tensors vertically (along dimension 0), after making them at least 2-D. ``row_stack`` is
+    /// the same function.
+    ///
+    /// Args:
+    ///     tensors (sequence of Tensors): the tensors to join.
+    ///     out (Tensor, optional): the output tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.vstack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
+    ///     tensor([[1, 2],
+    ///             [3, 4]])
+    vstack, aj::vstack
 }
 
-#[pyfunction]
-#[pyo3(signature = (tensors, *, out=None))]
-/// dstack(tensors, *, out=None) -> Tensor
-///
-/// Stacks tensors depthwise (along the third dimension), after making them at least 3-D.
-///
-/// Args:
-///     tensors (sequence of Tensors): the tensors to join.
-///     out (Tensor, optional): the output tensor.
-///
-/// Example:
-///     >>> ferric.dstack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
-///     tensor([[[1, 3],
-///              [2, 4]]])
-fn dstack(
-    py: Python<'_>,
-    tensors: &Bound<'_, PyAny>,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let r = aj::dstack(&tensor_list("dstack", tensors)?)?;
-    finish(py, "dstack", out, OutDtype::Cat, r)
+stack_binding! {
+    /// dstack(tensors, *, out=None) -> Tensor
+    ///
+    /// Stacks tensors depthwise (along the third dimension), after making them at least 3-D.
+    ///
+    /// Args:
+    ///     tensors (sequence of Tensors): the tensors to join.
+    ///     out (Tensor, optional): the output tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.dstack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
+    ///     tensor([[[1, 3],
+    ///              [2, 4]]])
+    dstack, aj::dstack
 }
 
-#[pyfunction]
-#[pyo3(signature = (tensors, *, out=None))]
-/// column_stack(tensors, *, out=None) -> Tensor
-///
-/// Stacks tensors horizontally as columns: 0-d and 1-D inputs become ``(n, 1)`` columns first.
-///
-/// Args:
-///     tensors (sequence of Tensors): the tensors to join.
-///     out (Tensor, optional): the output tensor.
-///
-/// Example:
-///     >>> ferric.column_stack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
-///     tensor([[1, 3],
-///             [2, 4]])
-fn column_stack(
-    py: Python<'_>,
-    tensors: &Bound<'_, PyAny>,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let r = aj::column_stack(&tensor_list("column_stack", tensors)?)?;
-    finish(py, "column_stack", out, OutDtype::Cat, r)
+stack_binding! {
+    /// column_stack(tensors, *, out=None) -> Tensor
+    ///
+    /// Stacks tensors horizontally as columns: 0-d and 1-D inputs become ``(n, 1)`` columns first.
+    ///
+    /// Args:
+    ///     tensors (sequence of Tensors): the tensors to join.
+    ///     out (Tensor, optional): the output tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.column_stack([ferric.tensor([1, 2]), ferric.tensor([3, 4])])
+    ///     tensor([[1, 3],
+    ///             [2, 4]])
+    column_stack, aj::column_stack
 }
 
 /// pad(input, pad, mode='constant', value=None) -> Tensor
@@ -576,97 +567,88 @@ impl PyTensor {
     }
 }
 
-#[pyfunction]
-#[pyo3(name = "tril", signature = (input, diagonal=0, *, out=None))]
-/// tril(input, diagonal=0, *, out=None) -> Tensor
-///
-/// The lower triangle of the matrices in ``input`` (on and below ``diagonal``), zeros
-/// elsewhere.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
-///     out (Tensor, optional): the output tensor.
-///
-/// Example:
-///     >>> ferric.tril(ferric.ones(3, 3))
-///     tensor([[1., 0., 0.],
-///             [1., 1., 0.],
-///             [1., 1., 1.]])
-fn tril_fn(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    diagonal: i64,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let r = input.tril(py, diagonal)?;
-    finish_tensor(py, "tril", out, OutDtype::Same, r)
+/// The functions `tril`, `triu` and `diag` (the methods do not take `out=`): one binding
+/// shape; each call gives the docstring, the Rust name, the Python name and the method.
+macro_rules! diagonal_fn {
+    ($(#[$doc:meta])* $fname:ident, $name:literal, $method:ident) => {
+        #[pyfunction]
+        #[pyo3(name = $name, signature = (input, diagonal=0, *, out=None))]
+        $(#[$doc])*
+        fn $fname(
+            py: Python<'_>,
+            input: PyRef<'_, PyTensor>,
+            diagonal: i64,
+            out: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Py<PyAny>> {
+            let r = input.$method(py, diagonal)?;
+            finish_tensor(py, $name, out, OutDtype::Same, r)
+        }
+    };
 }
 
-#[pyfunction]
-#[pyo3(name = "triu", signature = (input, diagonal=0, *, out=None))]
-/// triu(input, diagonal=0, *, out=None) -> Tensor
-///
-/// The upper triangle of the matrices in ``input`` (on and above ``diagonal``), zeros
-/// elsewhere.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
-///     out (Tensor, optional): the output tensor.
-///
-/// Example:
-///     >>> ferric.triu(ferric.ones(3, 3), 1)
-///     tensor([[0., 1., 1.],
-///             [0., 0., 1.],
-///             [0., 0., 0.]])
-fn triu_fn(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    diagonal: i64,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let r = input.triu(py, diagonal)?;
-    finish_tensor(py, "triu", out, OutDtype::Same, r)
+diagonal_fn! {
+    /// tril(input, diagonal=0, *, out=None) -> Tensor
+    ///
+    /// The lower triangle of the matrices in ``input`` (on and below ``diagonal``), zeros
+    /// elsewhere.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+    ///     out (Tensor, optional): the output tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.tril(ferric.ones(3, 3))
+    ///     tensor([[1., 0., 0.],
+    ///             [1., 1., 0.],
+    ///             [1., 1., 1.]])
+    tril_fn, "tril", tril
 }
 
-#[pyfunction]
-#[pyo3(name = "diag", signature = (input, diagonal=0, *, out=None))]
-/// diag(input, diagonal=0, *, out=None) -> Tensor
-///
-/// For a 1-D ``input``, the square matrix with ``input`` on a diagonal; for a 2-D one, that
-/// diagonal as a 1-D tensor.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
-///     out (Tensor, optional): the output tensor.
-///
-/// Example:
-///     >>> ferric.diag(ferric.tensor([1, 2]))
-///     tensor([[1, 0],
-///             [0, 2]])
-fn diag_fn(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    diagonal: i64,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let r = input.diag(py, diagonal)?;
-    finish_tensor(py, "diag", out, OutDtype::Same, r)
+diagonal_fn! {
+    /// triu(input, diagonal=0, *, out=None) -> Tensor
+    ///
+    /// The upper triangle of the matrices in ``input`` (on and above ``diagonal``), zeros
+    /// elsewhere.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+    ///     out (Tensor, optional): the output tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.triu(ferric.ones(3, 3), 1)
+    ///     tensor([[0., 1., 1.],
+    ///             [0., 0., 1.],
+    ///             [0., 0., 0.]])
+    triu_fn, "triu", triu
+}
+
+diagonal_fn! {
+    /// diag(input, diagonal=0, *, out=None) -> Tensor
+    ///
+    /// For a 1-D ``input``, the square matrix with ``input`` on a diagonal; for a 2-D one, that
+    /// diagonal as a 1-D tensor.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     diagonal (int): which diagonal: 0 the main one, positive above it, negative below.
+    ///     out (Tensor, optional): the output tensor.
+    ///
+    /// Example:
+    ///     >>> ferric.diag(ferric.tensor([1, 2]))
+    ///     tensor([[1, 0],
+    ///             [0, 2]])
+    diag_fn, "diag", diag
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add("concat", m.getattr("cat")?)?;
     m.add("concatenate", m.getattr("cat")?)?;
-    m.add_function(wrap_pyfunction!(stack, m)?)?;
-    m.add_function(wrap_pyfunction!(hstack, m)?)?;
-    m.add_function(wrap_pyfunction!(vstack, m)?)?;
+    add_functions!(m, [stack, hstack, vstack])?;
     m.add("row_stack", m.getattr("vstack")?)?;
-    m.add_function(wrap_pyfunction!(dstack, m)?)?;
-    m.add_function(wrap_pyfunction!(column_stack, m)?)?;
-    m.add_function(wrap_pyfunction!(pad, m)?)?;
+    add_functions!(m, [dstack, column_stack, pad])?;
     crate::python::tensor::alias_methods(
         m,
         &[
@@ -681,7 +663,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ],
     )?;
     // the functions take out=, the methods do not (as PyTorch's)
-    m.add_function(wrap_pyfunction!(tril_fn, m)?)?;
-    m.add_function(wrap_pyfunction!(triu_fn, m)?)?;
-    m.add_function(wrap_pyfunction!(diag_fn, m)?)
+    add_functions!(m, [tril_fn, triu_fn, diag_fn])
 }

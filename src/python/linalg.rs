@@ -127,16 +127,20 @@ fn solve_triangular(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(det, m)?)?;
-    m.add_function(wrap_pyfunction!(slogdet, m)?)?;
-    m.add_function(wrap_pyfunction!(inv_ex, m)?)?;
-    m.add_function(wrap_pyfunction!(solve_ex, m)?)?;
-    m.add_function(wrap_pyfunction!(cholesky_ex, m)?)?;
-    m.add_function(wrap_pyfunction!(qr, m)?)?;
-    m.add_function(wrap_pyfunction!(svd, m)?)?;
-    m.add_function(wrap_pyfunction!(svdvals, m)?)?;
-    m.add_function(wrap_pyfunction!(eigh, m)?)?;
-    m.add_function(wrap_pyfunction!(eigvalsh, m)?)?;
-    m.add_function(wrap_pyfunction!(solve_triangular, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            det,
+            slogdet,
+            inv_ex,
+            solve_ex,
+            cholesky_ex,
+            qr,
+            svd,
+            svdvals,
+            eigh,
+            eigvalsh,
+            solve_triangular
+        ]
+    )
 }

@@ -595,9 +595,6 @@ fn fn_linear(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(einsum, m)?)?;
-    m.add_function(wrap_pyfunction!(fn_addmm, m)?)?;
-    m.add_function(wrap_pyfunction!(fn_baddbmm, m)?)?;
-    m.add_function(wrap_pyfunction!(fn_linear, m)?)?;
+    add_functions!(m, [einsum, fn_addmm, fn_baddbmm, fn_linear])?;
     register_binary(m)
 }

@@ -3,6 +3,15 @@
 
 use pyo3::prelude::*;
 
+/// Adds the `#[pyfunction]`s named in the list to module `m`; a `PyResult<()>`.
+/// Defined before the child modules so that every binding file can use it.
+macro_rules! add_functions {
+    ($m:expr, [$($f:path),* $(,)?]) => {{
+        $($m.add_function(pyo3::wrap_pyfunction!($f, $m)?)?;)*
+        pyo3::PyResult::Ok(())
+    }};
+}
+
 mod arith;
 mod autobatch;
 mod autocast;

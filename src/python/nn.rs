@@ -24,6 +24,21 @@ fn named_node(py: Python<'_>, t: &Bound<'_, PyAny>, name: &str) -> PyResult<Py<P
     wrap_var(py, crate::autograd::unary::named(name, &x))
 }
 
+/// The leading arguments of the class-index losses: input, target, optional weight and
+/// the reduction.
+fn loss_args(
+    op: &str,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    weight: Obj,
+    reduction: &str,
+) -> PyResult<(Var, Var, Option<Var>, Reduction)> {
+    let x = var_arg(op, "input", 1, input)?;
+    let t = var_arg(op, "target", 2, target)?;
+    let w = opt_var(op, "weight", 3, weight)?;
+    Ok((x, t, w, Reduction::parse(reduction)?))
+}
+
 /// `_nll_loss(input, target, weight, reduction, ignore_index)`.
 #[pyfunction(name = "_nll_loss")]
 #[pyo3(signature = (input, target, weight=None, reduction="mean", ignore_index=-100))]
@@ -35,11 +50,7 @@ fn nll_loss(
     reduction: &str,
     ignore_index: i64,
 ) -> PyResult<Py<PyTensor>> {
-    let op = "nll_loss_nd";
-    let x = var_arg(op, "input", 1, input)?;
-    let t = var_arg(op, "target", 2, target)?;
-    let w = opt_var(op, "weight", 3, weight)?;
-    let r = Reduction::parse(reduction)?;
+    let (x, t, w, r) = loss_args("nll_loss_nd", input, target, weight, reduction)?;
     wrap_var(py, an::nll_loss(&x, &t.t, w.as_ref(), r, ignore_index)?)
 }
 
@@ -56,11 +67,7 @@ fn cross_entropy(
     ignore_index: i64,
     label_smoothing: f64,
 ) -> PyResult<Py<PyTensor>> {
-    let op = "cross_entropy_loss";
-    let x = var_arg(op, "input", 1, input)?;
-    let t = var_arg(op, "target", 2, target)?;
-    let w = opt_var(op, "weight", 3, weight)?;
-    let r = Reduction::parse(reduction)?;
+    let (x, t, w, r) = loss_args("cross_entropy_loss", input, target, weight, reduction)?;
     let out = an::cross_entropy(&x, &t, w.as_ref(), r, ignore_index, label_smoothing)?;
     wrap_var(py, out)
 }
@@ -197,14 +204,18 @@ fn embedding(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(named_node, m)?)?;
-    m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
-    m.add_function(wrap_pyfunction!(cross_entropy, m)?)?;
-    m.add_function(wrap_pyfunction!(layer_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(batch_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(fused_lstm_cell, m)?)?;
-    m.add_function(wrap_pyfunction!(dropout, m)?)?;
-    m.add_function(wrap_pyfunction!(dropout_noise, m)?)?;
-    m.add_function(wrap_pyfunction!(embedding, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            named_node,
+            nll_loss,
+            cross_entropy,
+            layer_norm,
+            batch_norm,
+            fused_lstm_cell,
+            dropout,
+            dropout_noise,
+            embedding
+        ]
+    )
 }

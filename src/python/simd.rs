@@ -36,10 +36,14 @@ fn _release_buffer_cache() {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_simd_level, m)?)?;
-    m.add_function(wrap_pyfunction!(_simd_levels, m)?)?;
-    m.add_function(wrap_pyfunction!(_simd_env, m)?)?;
-    m.add_function(wrap_pyfunction!(_cached_buffer_bytes, m)?)?;
-    m.add_function(wrap_pyfunction!(_release_buffer_cache, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            _simd_level,
+            _simd_levels,
+            _simd_env,
+            _cached_buffer_bytes,
+            _release_buffer_cache
+        ]
+    )
 }

@@ -284,11 +284,15 @@ fn _special_binary(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(polygamma, m)?)?;
-    m.add_function(wrap_pyfunction!(mvlgamma, m)?)?;
-    m.add_function(wrap_pyfunction!(logit, m)?)?;
-    m.add_function(wrap_pyfunction!(logit_, m)?)?;
-    m.add_function(wrap_pyfunction!(_special_unary, m)?)?;
-    m.add_function(wrap_pyfunction!(_special_binary, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            polygamma,
+            mvlgamma,
+            logit,
+            logit_,
+            _special_unary,
+            _special_binary
+        ]
+    )
 }

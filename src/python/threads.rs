@@ -68,10 +68,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         #[cfg(target_os = "linux")]
         sigint::install();
     }
-    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
-    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
-    m.add_function(wrap_pyfunction!(_num_threads_env, m)?)?;
-    Ok(())
+    add_functions!(m, [set_num_threads, get_num_threads, _num_threads_env])
 }
 
 /// The unlock hook of the core (`threads::unlocked`): releases the GIL around a long

@@ -1,11 +1,11 @@
 //! Differentiable scans (cumsum, cumprod, cummax/cummin) and softmax / log_softmax.
 
-use super::{count_true, eq_zero, plain, zeros};
+use super::{count_true, eq_zero, ones_across, plain, record_from_in_out, zeros};
 use crate::autograd::pointwise as ab;
 use crate::autograd::{
     index, is_grad_enabled, join, needs_grad, record, unary, views, SaveForBackward, Saved, Var,
 };
-use crate::dtype::{DType, Scalar};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::reduce as r;
 use crate::ops::unary::UnaryOp;
@@ -29,17 +29,9 @@ pub fn cumsum(x: &Var, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Var
         ));
     }
     let name = "CumprodBackward0";
-    let mut save = SaveForBackward::new(name);
-    let sx = save.input(x);
-    let so = save.output(&out);
-    Ok(save.record(
-        out,
-        &[x],
-        Box::new(move |g, _| {
-            let (x, out) = (sx.get(name)?, so.get(name)?);
-            Ok(vec![Some(cumprod_backward(&g[0], &x, &out, d)?)])
-        }),
-    ))
+    Ok(record_from_in_out(name, x, out, move |g, x, out| {
+        cumprod_backward(g, x, out, d).map(Some)
+    }))
 }
 
 fn len_along(t: &Tensor, d: usize) -> usize {
@@ -72,14 +64,7 @@ fn cumprod_backward(g: &Var, x: &Var, out: &Var, d: usize) -> Result<Var> {
         return Ok(plain(r::cumprod_backward(&x.t, &g.t, d)?));
     }
     let di = d as i64;
-    let mut ones_shape: Dims = x.t.shape().into();
-    ones_shape[d] = 1;
-    let ones = plain(Tensor::full(
-        "backward",
-        &ones_shape,
-        Scalar::Int(1),
-        g.t.dtype(),
-    )?);
+    let ones = ones_across(&x.t, d, g.t.dtype())?;
     let mut parts = Vec::with_capacity(n);
     for k in 0..n as i64 {
         let last = n as i64 - 1;

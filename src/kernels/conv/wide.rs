@@ -19,7 +19,7 @@
 //! `gy_wide` zeroed).
 
 use super::{ConvDims, Image};
-use crate::kernels::matmul::{gemm_batched, GemmSpec, MatElem, MatStrides};
+use crate::kernels::matmul::{gemm_batched, mat, spec, GemmSpec, MatElem};
 
 /// Bytes of the per-tile working set (the larger of the materialised im2col block and C):
 /// the materialised block is rebuilt per tile and wants L2; shifted GEMMs only keep C and
@@ -235,26 +235,15 @@ fn materialise<T: MatElem>(
 }
 
 fn gspec<T: MatElem>(
-    (m, n, k): (usize, usize, usize),
+    mnk: (usize, usize, usize),
     a: (usize, usize),
     b: (usize, usize),
     c: (usize, usize),
     read_c: bool,
 ) -> GemmSpec<T> {
-    let ms = |(rs, cs): (usize, usize)| MatStrides {
-        rs: rs as isize,
-        cs: cs as isize,
-    };
     GemmSpec {
-        m,
-        n,
-        k,
-        a: ms(a),
-        b: ms(b),
-        c: ms(c),
-        alpha: T::one(),
-        beta: T::one(),
         read_c,
+        ..spec(mnk, mat(a.0, a.1), mat(b.0, b.1), mat(c.0, c.1))
     }
 }
 

@@ -39,70 +39,51 @@ fn check(m: usize, n: usize, k: usize, a_t: bool, b_t: bool, read_c: bool) {
     let a = data(m * k + 3, 1);
     let b = data(k * n + 5, 2);
     // A stored row-major (k cols) or as the transpose of a row-major k x m matrix.
-    let sa = if a_t {
-        MatStrides {
-            rs: 1,
-            cs: m as isize,
-        }
-    } else {
-        MatStrides {
-            rs: k as isize,
-            cs: 1,
-        }
-    };
-    let sb = if b_t {
-        MatStrides {
-            rs: 1,
-            cs: k as isize,
-        }
-    } else {
-        MatStrides {
-            rs: n as isize,
-            cs: 1,
-        }
-    };
-    let sc = MatStrides {
-        rs: n as isize,
-        cs: 1,
-    };
+    let sa = if a_t { mat(1, m) } else { mat(k, 1) };
+    let sb = if b_t { mat(1, k) } else { mat(n, 1) };
+    let c0 = data(m * n, 3);
+    let what = format!("m={m} n={n} k={k} a_t={a_t} b_t={b_t}");
+    check_f64_and_i64((m, n, k), sa, sb, read_c, (&a, &b, &c0), [3, 5, 0], &what);
+}
+
+/// `C = 0.5 C + 2 A @ B` (or `2 A @ B`) against the naive loop, then the same in int64
+/// (wrapping, with alpha 3) against the naive f64 result cast to int64.
+fn check_f64_and_i64(
+    mnk: (usize, usize, usize),
+    sa: MatStrides,
+    sb: MatStrides,
+    read_c: bool,
+    (a, b, c0): (&[f64], &[f64], &[f64]),
+    off: [usize; 3],
+    what: &str,
+) {
+    let sc = mat(mnk.1, 1);
     let spec = GemmSpec {
-        m,
-        n,
-        k,
-        a: sa,
-        b: sb,
-        c: sc,
         alpha: 0.5,
         beta: 2.0,
         read_c,
+        ..spec(mnk, sa, sb, sc)
     };
-    let c0 = data(m * n, 3);
-    let mut want = c0.clone();
-    naive(&spec, &a, &b, &mut want, [3, 5, 0]);
-    let mut got = c0.clone();
-    assert!(gemm_batched(&spec, &a, &b, &mut got, &[[3, 5, 0]]));
-    assert_eq!(got, want, "m={m} n={n} k={k} a_t={a_t} b_t={b_t}");
-    // int64 through the blocked loop
+    let want = reference(&spec, a, b, c0, off);
+    let mut got = c0.to_vec();
+    assert!(gemm_batched(&spec, a, b, &mut got, &[off]));
+    assert_eq!(got, want, "{what}");
     let ai: Vec<i64> = a.iter().map(|&x| x as i64).collect();
     let bi: Vec<i64> = b.iter().map(|&x| x as i64).collect();
     let ispec = GemmSpec {
-        m,
-        n,
-        k,
-        a: sa,
-        b: sb,
-        c: sc,
         alpha: 3,
         beta: 2,
         read_c,
+        ..super::spec(mnk, sa, sb, sc)
     };
     let mut gi: Vec<i64> = c0.iter().map(|&x| x as i64).collect();
-    assert!(gemm_batched(&ispec, &ai, &bi, &mut gi, &[[3, 5, 0]]));
-    let mut wi = c0.clone();
+    assert!(gemm_batched(&ispec, &ai, &bi, &mut gi, &[off]));
     let fspec = GemmSpec { alpha: 3.0, ..spec };
-    naive(&fspec, &a, &b, &mut wi, [3, 5, 0]);
-    let wi: Vec<i64> = wi.iter().map(|&x| x as i64).collect();
-    assert_eq!(gi, wi);
+    let wi: Vec<i64> = reference(&fspec, a, b, c0, off)
+        .iter()
+        .map(|&x| x as i64)
+        .collect();
+    assert_eq!(gi, wi, "{what} (int64)");
 }
 
 #[test]
@@ -127,15 +108,9 @@ fn matches_naive_for_all_layouts() {
 #[test]
 fn zero_inner_dim_gives_zeros_or_scaled_c() {
     let spec = GemmSpec {
-        m: 2,
-        n: 2,
-        k: 0,
-        a: MatStrides { rs: 0, cs: 1 },
-        b: MatStrides { rs: 2, cs: 1 },
-        c: MatStrides { rs: 2, cs: 1 },
         alpha: 2.0f32,
-        beta: 1.0,
         read_c: true,
+        ..spec((2, 2, 0), mat(0, 1), mat(2, 1), mat(2, 1))
     };
     let mut c = vec![1.0f32; 4];
     assert!(gemm_batched(&spec, &[], &[], &mut c, &[[0, 0, 0]]));
@@ -150,20 +125,13 @@ fn zero_inner_dim_gives_zeros_or_scaled_c() {
 }
 
 #[test]
-fn broadcast_operand_with_zero_strides() {
+fn broadcast_operand_with_zero_mat() {
     // A is a single row expanded to 4 rows (row stride 0)
     let a = [1.0f64, 2.0, 3.0];
     let b: Vec<f64> = (0..6).map(|x| x as f64).collect(); // 3x2
     let spec = GemmSpec {
-        m: 4,
-        n: 2,
-        k: 3,
-        a: MatStrides { rs: 0, cs: 1 },
-        b: MatStrides { rs: 2, cs: 1 },
-        c: MatStrides { rs: 2, cs: 1 },
         alpha: 0.0,
-        beta: 1.0,
-        read_c: false,
+        ..spec((4, 2, 3), mat(0, 1), mat(2, 1), mat(2, 1))
     };
     let mut c = vec![0.0; 8];
     assert!(gemm_batched(&spec, &a, &b, &mut c, &[[0, 0, 0]]));
@@ -173,15 +141,8 @@ fn broadcast_operand_with_zero_strides() {
 #[test]
 fn out_of_bounds_is_refused() {
     let spec = GemmSpec {
-        m: 2,
-        n: 2,
-        k: 2,
-        a: MatStrides { rs: 2, cs: 1 },
-        b: MatStrides { rs: 2, cs: 1 },
-        c: MatStrides { rs: 2, cs: 1 },
         alpha: 0.0f64,
-        beta: 1.0,
-        read_c: false,
+        ..spec((2, 2, 2), mat(2, 1), mat(2, 1), mat(2, 1))
     };
     let mut c = vec![0.0; 4];
     assert!(!gemm_batched(
@@ -213,72 +174,30 @@ fn reference(spec: &GemmSpec<f64>, a: &[f64], b: &[f64], c0: &[f64], off: [usize
     c
 }
 
-fn strides(rs: usize, cs: usize) -> MatStrides {
-    MatStrides {
-        rs: rs as isize,
-        cs: cs as isize,
-    }
-}
-
 #[test]
 fn matrix_vector_paths_match_naive() {
     // (m, n, k, a strides, b strides): row- and column-contiguous matrices, strided and
     // contiguous vectors, and a layout with no unit stride (back to the GEMM path)
     let cases: &[(usize, usize, usize, MatStrides, MatStrides)] = &[
-        (19, 1, 37, strides(37, 1), strides(1, 1)),
-        (19, 1, 37, strides(37, 1), strides(3, 1)),
-        (19, 1, 37, strides(1, 19), strides(1, 1)),
-        (19, 1, 37, strides(1, 19), strides(2, 1)),
-        (19, 1, 37, strides(74, 2), strides(1, 1)),
-        (1, 23, 41, strides(41, 1), strides(23, 1)),
-        (1, 23, 41, strides(41, 2), strides(1, 41)),
-        (1, 23, 41, strides(0, 1), strides(1, 41)),
-        (1, 2100, 300, strides(300, 1), strides(1, 300)),
-        (2100, 1, 300, strides(1, 2100), strides(1, 1)),
-        (4, 1, 200, strides(200, 1), strides(1, 1)),
+        (19, 1, 37, mat(37, 1), mat(1, 1)),
+        (19, 1, 37, mat(37, 1), mat(3, 1)),
+        (19, 1, 37, mat(1, 19), mat(1, 1)),
+        (19, 1, 37, mat(1, 19), mat(2, 1)),
+        (19, 1, 37, mat(74, 2), mat(1, 1)),
+        (1, 23, 41, mat(41, 1), mat(23, 1)),
+        (1, 23, 41, mat(41, 2), mat(1, 41)),
+        (1, 23, 41, mat(0, 1), mat(1, 41)),
+        (1, 2100, 300, mat(300, 1), mat(1, 300)),
+        (2100, 1, 300, mat(1, 2100), mat(1, 1)),
+        (4, 1, 200, mat(200, 1), mat(1, 1)),
     ];
     for &(m, n, k, sa, sb) in cases {
         for read_c in [false, true] {
             let a = data(m * k * 2 + 5, 7);
             let b = data(k * n * 3 + 5, 8);
             let c0 = data(m * n, 9);
-            let spec = GemmSpec {
-                m,
-                n,
-                k,
-                a: sa,
-                b: sb,
-                c: strides(n, 1),
-                alpha: 0.5,
-                beta: 2.0,
-                read_c,
-            };
-            let want = reference(&spec, &a, &b, &c0, [1, 2, 0]);
-            let mut got = c0.clone();
-            assert!(gemm_batched(&spec, &a, &b, &mut got, &[[1, 2, 0]]));
-            assert_eq!(got, want, "m={m} n={n} k={k} {sa:?} {sb:?}");
-            // int64 (wrapping) through the same kernels
-            let ai: Vec<i64> = a.iter().map(|&x| x as i64).collect();
-            let bi: Vec<i64> = b.iter().map(|&x| x as i64).collect();
-            let ispec = GemmSpec {
-                m,
-                n,
-                k,
-                a: sa,
-                b: sb,
-                c: spec.c,
-                alpha: 3,
-                beta: 2,
-                read_c,
-            };
-            let mut gi: Vec<i64> = c0.iter().map(|&x| x as i64).collect();
-            assert!(gemm_batched(&ispec, &ai, &bi, &mut gi, &[[1, 2, 0]]));
-            let fspec = GemmSpec { alpha: 3.0, ..spec };
-            let wi: Vec<i64> = reference(&fspec, &a, &b, &c0, [1, 2, 0])
-                .iter()
-                .map(|&x| x as i64)
-                .collect();
-            assert_eq!(gi, wi);
+            let what = format!("m={m} n={n} k={k} {sa:?} {sb:?}");
+            check_f64_and_i64((m, n, k), sa, sb, read_c, (&a, &b, &c0), [1, 2, 0], &what);
         }
     }
 }
@@ -308,9 +227,9 @@ fn batches_are_thread_count_independent_and_fully_written() {
             m,
             n,
             k,
-            a: strides(k, 1),
-            b: strides(n, 1),
-            c: strides(n, 1),
+            a: mat(k, 1),
+            b: mat(n, 1),
+            c: mat(n, 1),
             alpha: 0.0,
             beta: 1.0,
             read_c: false,
@@ -335,9 +254,9 @@ fn uninit_refuses_read_c_and_writes_zeros_for_empty_inner_dim() {
         m: 2,
         n: 3,
         k: 0,
-        a: strides(0, 1),
-        b: strides(3, 1),
-        c: strides(3, 1),
+        a: mat(0, 1),
+        b: mat(3, 1),
+        c: mat(3, 1),
         alpha: 1.0f64,
         beta: 1.0,
         read_c: true,
@@ -356,9 +275,9 @@ fn overlapping_or_aliased_outputs_are_refused_or_serial() {
         m: 2,
         n: 2,
         k: 2,
-        a: strides(2, 1),
-        b: strides(2, 1),
-        c: strides(0, 1),
+        a: mat(2, 1),
+        b: mat(2, 1),
+        c: mat(0, 1),
         alpha: 0.0f64,
         beta: 1.0,
         read_c: false,
@@ -370,12 +289,12 @@ fn overlapping_or_aliased_outputs_are_refused_or_serial() {
         &mut [0.0; 4],
         &[[0, 0, 0]]
     ));
-    assert!(distinct_elements(1, 3, strides(0, 1)));
-    assert!(distinct_elements(3, 1, strides(1, 0)));
-    assert!(!distinct_elements(3, 1, strides(0, 1)));
-    assert!(distinct_elements(2, 3, strides(3, 1)));
-    assert!(distinct_elements(2, 3, strides(1, 2)));
-    assert!(!distinct_elements(2, 3, strides(2, 1)));
+    assert!(distinct_elements(1, 3, mat(0, 1)));
+    assert!(distinct_elements(3, 1, mat(1, 0)));
+    assert!(!distinct_elements(3, 1, mat(0, 1)));
+    assert!(distinct_elements(2, 3, mat(3, 1)));
+    assert!(distinct_elements(2, 3, mat(1, 2)));
+    assert!(!distinct_elements(2, 3, mat(2, 1)));
     // two batch entries writing the same C: runs serially (same values either way)
     let before = crate::threads::num_threads();
     crate::threads::set_num_threads(2).unwrap();
@@ -385,9 +304,9 @@ fn overlapping_or_aliased_outputs_are_refused_or_serial() {
         m,
         n: m,
         k,
-        a: strides(k, 1),
-        b: strides(m, 1),
-        c: strides(m, 1),
+        a: mat(k, 1),
+        b: mat(m, 1),
+        c: mat(m, 1),
         alpha: 0.0,
         beta: 1.0,
         read_c: false,
@@ -418,9 +337,9 @@ fn single_products_cut_into_panels_match_one_thread_bitwise() {
             m,
             n,
             k,
-            a: if a_t { strides(1, m) } else { strides(k, 1) },
-            b: if b_t { strides(1, k) } else { strides(n, 1) },
-            c: strides(n, 1),
+            a: if a_t { mat(1, m) } else { mat(k, 1) },
+            b: if b_t { mat(1, k) } else { mat(n, 1) },
+            c: mat(n, 1),
             alpha: 0.5,
             beta: 1.5,
             read_c,

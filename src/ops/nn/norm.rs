@@ -217,11 +217,9 @@ pub fn layer_norm_backward(
     need: [bool; 3],
 ) -> Result<[Option<Tensor>; 3]> {
     if !x.dtype().is_compute() {
-        let w16 = w.map(|w| w.dtype());
-        let wc = opt_input(w)?;
-        let (gc, xc) = (compute::input(g)?, compute::input(x)?);
-        let r = layer_norm_backward(&gc, &xc, mean, rstd, wc.as_ref(), k, need)?;
-        return back_to(r, [Some(x.dtype()), w16, w16]);
+        return in_compute_dtype(g, x, w, |g, x, w| {
+            layer_norm_backward(g, x, mean, rstd, w, k, need)
+        });
     }
     let op = "layer_norm_backward";
     let (g, x) = (g.to_dtype(x.dtype())?.dense()?, x.dense()?);
@@ -534,11 +532,9 @@ pub fn batch_norm_backward(
     need: [bool; 3],
 ) -> Result<[Option<Tensor>; 3]> {
     if !x.dtype().is_compute() {
-        let w16 = w.map(|w| w.dtype());
-        let wc = opt_input(w)?;
-        let (gc, xc) = (compute::input(g)?, compute::input(x)?);
-        let r = batch_norm_backward(&gc, &xc, wc.as_ref(), saved, training, need)?;
-        return back_to(r, [Some(x.dtype()), w16, w16]);
+        return in_compute_dtype(g, x, w, |g, x, w| {
+            batch_norm_backward(g, x, w, saved, training, need)
+        });
     }
     let (g, x) = (g.to_dtype(x.dtype())?.dense()?, x.dense()?);
     let nc = Nc::of(x.shape());
@@ -599,6 +595,21 @@ pub fn batch_norm_backward(
 /// An optional parameter in its compute dtype.
 fn opt_input(t: Option<&Tensor>) -> Result<Option<Tensor>> {
     t.map(compute::input).transpose()
+}
+
+/// A norm's backward for a half-type `x`: `run` on `g`, `x` and `w` in float32, and the
+/// gradients `[dx, dw, db]` converted back to `x`'s and `w`'s dtypes.
+fn in_compute_dtype(
+    g: &Tensor,
+    x: &Tensor,
+    w: Option<&Tensor>,
+    run: impl FnOnce(&Tensor, &Tensor, Option<&Tensor>) -> Result<[Option<Tensor>; 3]>,
+) -> Result<[Option<Tensor>; 3]> {
+    let w16 = w.map(|w| w.dtype());
+    let wc = opt_input(w)?;
+    let (gc, xc) = (compute::input(g)?, compute::input(x)?);
+    let r = run(&gc, &xc, wc.as_ref())?;
+    back_to(r, [Some(x.dtype()), w16, w16])
 }
 
 /// Gradients computed in float32 converted back to their operands' dtypes.

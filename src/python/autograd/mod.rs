@@ -175,17 +175,22 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNode>()?;
     m.add_class::<PyHandle>()?;
     m.add_class::<PySaved>()?;
-    m.add_function(wrap_pyfunction!(backward::_run_backward, m)?)?;
-    m.add_function(wrap_pyfunction!(backward::_grad, m)?)?;
-    m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
-    m.add_function(wrap_pyfunction!(_is_inference_mode_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(is_anomaly_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(_set_anomaly_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(function::_pack_saved, m)?)?;
-    m.add_function(wrap_pyfunction!(function::_record_function, m)?)?;
-    m.add_function(wrap_pyfunction!(_autograd_id, m)?)?;
+    add_functions!(
+        m,
+        [
+            backward::_run_backward,
+            backward::_grad,
+            is_grad_enabled,
+            _set_grad_enabled,
+            _set_inference_mode,
+            _is_inference_mode_enabled,
+            is_anomaly_enabled,
+            _set_anomaly_enabled,
+            function::_pack_saved,
+            function::_record_function,
+            _autograd_id
+        ]
+    )?;
     crate::python::tensor::alias_methods(m, &["detach"])?;
     Ok(())
 }

@@ -15,6 +15,23 @@ mod pool;
 
 /// An int-list argument: one int (repeated `n` times, like PyTorch's `_pair`) or a
 /// sequence of ints. Bools and floats are TypeErrors, as in PyTorch.
+/// The sliding-window arguments of `unfold` and `fold`, two ints each:
+/// `[kernel_size, dilation, padding, stride]` (defaults 1, 0 and 1).
+fn window_args(
+    op: &str,
+    kernel_size: &Bound<'_, PyAny>,
+    dilation: Obj,
+    padding: Obj,
+    stride: Obj,
+) -> PyResult<[Vec<i64>; 4]> {
+    Ok([
+        ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
+        ints(op, "dilation", dilation, 1, 2)?,
+        ints(op, "padding", padding, 0, 2)?,
+        ints(op, "stride", stride, 1, 2)?,
+    ])
+}
+
 fn ints(op: &str, name: &str, obj: Obj, default: i64, n: usize) -> PyResult<Vec<i64>> {
     let Some(o) = obj else {
         return Ok(vec![default; n]);
@@ -245,13 +262,8 @@ fn unfold(
 ) -> PyResult<Py<PyTensor>> {
     let op = "unfold";
     let x = var_arg(op, "input", 1, input)?;
-    let g = plan_unfold(
-        &x.t,
-        &ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
-        &ints(op, "dilation", dilation, 1, 2)?,
-        &ints(op, "padding", padding, 0, 2)?,
-        &ints(op, "stride", stride, 1, 2)?,
-    )?;
+    let [k, d, p, s] = window_args(op, kernel_size, dilation, padding, stride)?;
+    let g = plan_unfold(&x.t, &k, &d, &p, &s)?;
     wrap_var(py, ac::unfold(&x, &g)?)
 }
 
@@ -286,32 +298,31 @@ fn fold(
 ) -> PyResult<Py<PyTensor>> {
     let op = "fold";
     let x = var_arg(op, "input", 1, input)?;
-    let g = plan_fold(
-        &x.t,
-        &ints(op, "output_size", Some(output_size), 1, 2)?,
-        &ints(op, "kernel_size", Some(kernel_size), 1, 2)?,
-        &ints(op, "dilation", dilation, 1, 2)?,
-        &ints(op, "padding", padding, 0, 2)?,
-        &ints(op, "stride", stride, 1, 2)?,
-    )?;
+    let size = ints(op, "output_size", Some(output_size), 1, 2)?;
+    let [k, d, p, s] = window_args(op, kernel_size, dilation, padding, stride)?;
+    let g = plan_fold(&x.t, &size, &k, &d, &p, &s)?;
     wrap_var(py, ac::fold(&x, &g)?)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(conv1d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv2d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv_transpose1d, m)?)?;
-    m.add_function(wrap_pyfunction!(conv_transpose2d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::max_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::max_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::max_pool2d_with_indices, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::avg_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::avg_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::adaptive_avg_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::adaptive_avg_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::adaptive_max_pool1d, m)?)?;
-    m.add_function(wrap_pyfunction!(pool::adaptive_max_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(unfold, m)?)?;
-    m.add_function(wrap_pyfunction!(fold, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            conv1d,
+            conv2d,
+            conv_transpose1d,
+            conv_transpose2d,
+            pool::max_pool1d,
+            pool::max_pool2d,
+            pool::max_pool2d_with_indices,
+            pool::avg_pool1d,
+            pool::avg_pool2d,
+            pool::adaptive_avg_pool1d,
+            pool::adaptive_avg_pool2d,
+            pool::adaptive_max_pool1d,
+            pool::adaptive_max_pool2d,
+            unfold,
+            fold
+        ]
+    )
 }

@@ -92,6 +92,11 @@ pub(crate) fn target<'py>(
 }
 
 impl Target<'_> {
+    /// The dtype to build in when the factory's default is the default float dtype.
+    pub(crate) fn dtype_or_float(&self) -> DType {
+        self.dtype.unwrap_or_else(crate::dtype::default_float)
+    }
+
     /// The new tensor, or `out` holding its values.
     pub(crate) fn finish(
         self,
@@ -212,81 +217,70 @@ fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> PyResult<Py<PyTenso
     Py::new(py, PyTensor::new(from_numpy_any(ndarray, false)?))
 }
 
-#[pyfunction]
-#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
-/// zeros(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
-///
-/// Returns a tensor of shape ``size`` filled with zeros.
-///
-/// Args:
-///     size (int...): the shape of the result, as separate ints or one sequence.
-///     out (Tensor, optional): the output tensor.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///
-/// Example:
-///     >>> ferric.zeros(2, 3)
-///     tensor([[0., 0., 0.],
-///             [0., 0., 0.]])
-fn zeros(
-    py: Python<'_>,
-    size: &Bound<'_, PyTuple>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    layout: Option<&Bound<'_, PyAny>>,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let _ = layout;
-    let tg = target("zeros", dtype, out)?;
-    let dims = to_dims("zeros", &size_args(size)?)?;
-    let t = Tensor::zeros(
-        "zeros",
-        &dims,
-        tg.dtype.unwrap_or_else(crate::dtype::default_float),
-    )?;
-    tg.finish(py, t, requires_grad, device)
+/// `zeros` and `ones`: one binding shape (`*size`, no memory format); each call gives the
+/// docstring, the name and the fill value.
+macro_rules! constant_sized {
+    ($(#[$doc:meta])* $name:ident, $value:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
+        $(#[$doc])*
+        fn $name(
+            py: Python<'_>,
+            size: &Bound<'_, PyTuple>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            layout: Option<&Bound<'_, PyAny>>,
+            out: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Py<PyAny>> {
+            let _ = layout;
+            let op = stringify!($name);
+            let tg = target(op, dtype, out)?;
+            let dims = to_dims(op, &size_args(size)?)?;
+            let t = Tensor::full(op, &dims, $value, tg.dtype_or_float())?;
+            tg.finish(py, t, requires_grad, device)
+        }
+    };
 }
 
-#[pyfunction]
-#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false, layout=None, out=None))]
-/// ones(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
-///
-/// Returns a tensor of shape ``size`` filled with ones.
-///
-/// Args:
-///     size (int...): the shape of the result, as separate ints or one sequence.
-///     out (Tensor, optional): the output tensor.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///
-/// Example:
-///     >>> ferric.ones(2, 3)
-///     tensor([[1., 1., 1.],
-///             [1., 1., 1.]])
-fn ones(
-    py: Python<'_>,
-    size: &Bound<'_, PyTuple>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    layout: Option<&Bound<'_, PyAny>>,
-    out: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let _ = layout;
-    let tg = target("ones", dtype, out)?;
-    let dims = to_dims("ones", &size_args(size)?)?;
-    let t = Tensor::full(
-        "ones",
-        &dims,
-        Scalar::Int(1),
-        tg.dtype.unwrap_or_else(crate::dtype::default_float),
-    )?;
-    tg.finish(py, t, requires_grad, device)
+constant_sized! {
+    /// zeros(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor of shape ``size`` filled with zeros.
+    ///
+    /// Args:
+    ///     size (int...): the shape of the result, as separate ints or one sequence.
+    ///     out (Tensor, optional): the output tensor.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros(2, 3)
+    ///     tensor([[0., 0., 0.],
+    ///             [0., 0., 0.]])
+    zeros, Scalar::Int(0)
+}
+
+constant_sized! {
+    /// ones(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor
+    ///
+    /// Returns a tensor of shape ``size`` filled with ones.
+    ///
+    /// Args:
+    ///     size (int...): the shape of the result, as separate ints or one sequence.
+    ///     out (Tensor, optional): the output tensor.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///
+    /// Example:
+    ///     >>> ferric.ones(2, 3)
+    ///     tensor([[1., 1., 1.],
+    ///             [1., 1., 1.]])
+    ones, Scalar::Int(1)
 }
 
 /// empty(*size, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=ferric.contiguous_format) -> Tensor
@@ -330,12 +324,7 @@ fn empty(
     let dims = to_dims("empty", &size_args(size)?)?;
     let f = memory_format_arg("empty", memory_format, MemoryFormat::Contiguous)?;
     let order = f.order(&crate::layout::Layout::contiguous(&dims))?;
-    let t = Tensor::zeros(
-        "empty",
-        &dims,
-        tg.dtype.unwrap_or_else(crate::dtype::default_float),
-    )?
-    .in_order(&order);
+    let t = Tensor::zeros("empty", &dims, tg.dtype_or_float())?.in_order(&order);
     tg.finish(py, t, requires_grad, device)
 }
 
@@ -428,111 +417,86 @@ pub fn like(
     Ok(Tensor::full(op, input.shape(), value, d)?.in_order(&order))
 }
 
-#[pyfunction]
-#[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
-/// zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
-///
-/// Returns a tensor of zeros shaped like ``input`` (and of its dtype unless given).
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
-///
-/// Example:
-///     >>> ferric.zeros_like(ferric.ones(2, 2))
-///     tensor([[0., 0.],
-///             [0., 0.]])
-fn zeros_like(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    layout: Option<&Bound<'_, PyAny>>,
-    memory_format: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = layout;
-    finish(
-        py,
-        like("zeros_like", &input.t, Scalar::Int(0), dtype, memory_format)?,
-        requires_grad,
-        device,
-    )
+/// A `*_like` factory that fills with a constant (`zeros_like`, `ones_like`, `empty_like`):
+/// one binding shape; each call gives the docstring, the name and the value.
+macro_rules! constant_like {
+    ($(#[$doc:meta])* $name:ident, $value:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
+        $(#[$doc])*
+        fn $name(
+            py: Python<'_>,
+            input: PyRef<'_, PyTensor>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            layout: Option<&Bound<'_, PyAny>>,
+            memory_format: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Py<PyTensor>> {
+            let _ = layout;
+            let t = like(stringify!($name), &input.t, $value, dtype, memory_format)?;
+            finish(py, t, requires_grad, device)
+        }
+    };
 }
 
-#[pyfunction]
-#[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
-/// empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
-///
-/// Returns an uninitialised tensor shaped like ``input``. ferric hands out zero-filled memory
-/// (reading uninitialised memory is never useful); do not rely on it.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
-///
-/// Example:
-///     >>> ferric.empty_like(ferric.ones(2, 3)).shape
-///     ferric.Size([2, 3])
-fn empty_like(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    layout: Option<&Bound<'_, PyAny>>,
-    memory_format: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = layout;
-    finish(
-        py,
-        like("empty_like", &input.t, Scalar::Int(0), dtype, memory_format)?,
-        requires_grad,
-        device,
-    )
+constant_like! {
+    /// zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// Returns a tensor of zeros shaped like ``input`` (and of its dtype unless given).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.zeros_like(ferric.ones(2, 2))
+    ///     tensor([[0., 0.],
+    ///             [0., 0.]])
+    zeros_like, Scalar::Int(0)
 }
 
-#[pyfunction]
-#[pyo3(signature = (input, *, dtype=None, device=None, requires_grad=false, layout=None, memory_format=None))]
-/// ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
-///
-/// Returns a tensor of ones shaped like ``input`` (and of its dtype unless given).
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
-///
-/// Example:
-///     >>> ferric.ones_like(ferric.zeros(2, dtype=ferric.int64))
-///     tensor([1, 1])
-fn ones_like(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    layout: Option<&Bound<'_, PyAny>>,
-    memory_format: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = layout;
-    finish(
-        py,
-        like("ones_like", &input.t, Scalar::Int(1), dtype, memory_format)?,
-        requires_grad,
-        device,
-    )
+constant_like! {
+    /// empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// Returns an uninitialised tensor shaped like ``input``. ferric hands out zero-filled memory
+    /// (reading uninitialised memory is never useful); do not rely on it.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.empty_like(ferric.ones(2, 3)).shape
+    ///     ferric.Size([2, 3])
+    empty_like, Scalar::Int(0)
+}
+
+constant_like! {
+    /// ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// Returns a tensor of ones shaped like ``input`` (and of its dtype unless given).
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.ones_like(ferric.zeros(2, dtype=ferric.int64))
+    ///     tensor([1, 1])
+    ones_like, Scalar::Int(1)
 }
 
 #[pyfunction]
@@ -635,20 +599,24 @@ fn eye(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(tensor, m)?)?;
-    m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
-    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
-    m.add_function(wrap_pyfunction!(zeros, m)?)?;
-    m.add_function(wrap_pyfunction!(ones, m)?)?;
-    m.add_function(wrap_pyfunction!(empty, m)?)?;
-    m.add_function(wrap_pyfunction!(full, m)?)?;
-    m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
-    m.add_function(wrap_pyfunction!(ones_like, m)?)?;
-    m.add_function(wrap_pyfunction!(empty_like, m)?)?;
-    m.add_function(wrap_pyfunction!(full_like, m)?)?;
-    m.add_function(wrap_pyfunction!(ranges::arange, m)?)?;
-    m.add_function(wrap_pyfunction!(ranges::linspace, m)?)?;
-    m.add_function(wrap_pyfunction!(ranges::logspace, m)?)?;
-    m.add_function(wrap_pyfunction!(eye, m)?)?;
-    Ok(())
+    add_functions!(
+        m,
+        [
+            tensor,
+            as_tensor,
+            from_numpy,
+            zeros,
+            ones,
+            empty,
+            full,
+            zeros_like,
+            ones_like,
+            empty_like,
+            full_like,
+            ranges::arange,
+            ranges::linspace,
+            ranges::logspace,
+            eye
+        ]
+    )
 }

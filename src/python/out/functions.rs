@@ -235,11 +235,16 @@ fn nonzero(
 
 /// Replaces the method aliases of these names in the module by the functions above.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(round, m)?)?;
-    m.add_function(wrap_pyfunction!(nan_to_num, m)?)?;
-    m.add_function(wrap_pyfunction!(isposinf, m)?)?;
-    m.add_function(wrap_pyfunction!(isneginf, m)?)?;
-    m.add_function(wrap_pyfunction!(index_add, m)?)?;
-    m.add_function(wrap_pyfunction!(masked_select, m)?)?;
-    m.add_function(wrap_pyfunction!(nonzero, m)?)
+    add_functions!(
+        m,
+        [
+            round,
+            nan_to_num,
+            isposinf,
+            isneginf,
+            index_add,
+            masked_select,
+            nonzero
+        ]
+    )
 }

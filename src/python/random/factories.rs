@@ -18,94 +18,105 @@ use pyo3::types::PyTuple;
 
 use super::*;
 
-#[pyfunction]
-#[pyo3(signature = (*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
-#[allow(clippy::too_many_arguments)]
-/// rand(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
-///
-/// Returns a tensor of shape ``size`` filled with uniform samples from ``[0, 1)``.
-///
-/// Args:
-///     size (int...): the shape of the result, as separate ints or one sequence.
-///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
-///     out (Tensor, optional): the output tensor.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///     pin_memory (bool): accepted for compatibility; has no effect on the CPU.
-///
-/// Example:
-///     >>> _ = ferric.manual_seed(0)
-///     >>> ferric.rand(2, 3).shape
-///     ferric.Size([2, 3])
-pub(super) fn rand(
-    py: Python<'_>,
-    args: &Bound<'_, PyTuple>,
-    size: Option<&Bound<'_, PyAny>>,
-    generator: Option<&Bound<'_, PyAny>>,
-    out: Option<&Bound<'_, PyAny>>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    layout: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    pin_memory: bool,
-) -> PyResult<Py<PyAny>> {
-    let _ = (layout, pin_memory);
-    let tg = target("rand", dtype, out)?;
-    let g = gen_arg("rand", generator)?;
-    let t = Tensor::zeros(
-        "rand",
-        &sizes(args, size)?,
-        tg.dtype.unwrap_or_else(crate::dtype::default_float),
-    )?;
-    rnd::uniform_(&t, 0.0, 1.0, &g)?;
-    tg.finish(py, t, requires_grad, device)
+/// `rand` and `randn`: one binding shape; each call gives the docstring, the name and the
+/// in-place sampler (`uniform_` on `[0, 1)` or `normal_` with mean 0 and std 1).
+macro_rules! sampled_sized {
+    ($(#[$doc:meta])* $name:ident, $sample:path) => {
+        #[pyfunction]
+        #[pyo3(signature = (*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+        #[allow(clippy::too_many_arguments)]
+        $(#[$doc])*
+        pub(super) fn $name(
+            py: Python<'_>,
+            args: &Bound<'_, PyTuple>,
+            size: Option<&Bound<'_, PyAny>>,
+            generator: Option<&Bound<'_, PyAny>>,
+            out: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            layout: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            pin_memory: bool,
+        ) -> PyResult<Py<PyAny>> {
+            let _ = (layout, pin_memory);
+            let op = stringify!($name);
+            let tg = target(op, dtype, out)?;
+            let g = gen_arg(op, generator)?;
+            let t = Tensor::zeros(op, &sizes(args, size)?, tg.dtype_or_float())?;
+            $sample(&t, 0.0, 1.0, &g)?;
+            tg.finish(py, t, requires_grad, device)
+        }
+    };
 }
 
-#[pyfunction]
-#[pyo3(signature = (*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
-#[allow(clippy::too_many_arguments)]
-/// randn(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
-///
-/// Returns a tensor of shape ``size`` filled with samples from the standard normal distribution.
-///
-/// Args:
-///     size (int...): the shape of the result, as separate ints or one sequence.
-///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
-///     out (Tensor, optional): the output tensor.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///     pin_memory (bool): accepted for compatibility; has no effect on the CPU.
-///
-/// Example:
-///     >>> _ = ferric.manual_seed(0)
-///     >>> ferric.randn(2, 3).shape
-///     ferric.Size([2, 3])
-pub(super) fn randn(
-    py: Python<'_>,
-    args: &Bound<'_, PyTuple>,
-    size: Option<&Bound<'_, PyAny>>,
-    generator: Option<&Bound<'_, PyAny>>,
-    out: Option<&Bound<'_, PyAny>>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    layout: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    pin_memory: bool,
-) -> PyResult<Py<PyAny>> {
-    let _ = (layout, pin_memory);
-    let tg = target("randn", dtype, out)?;
-    let g = gen_arg("randn", generator)?;
-    let t = Tensor::zeros(
-        "randn",
-        &sizes(args, size)?,
-        tg.dtype.unwrap_or_else(crate::dtype::default_float),
-    )?;
-    rnd::normal_(&t, 0.0, 1.0, &g)?;
-    tg.finish(py, t, requires_grad, device)
+/// `rand_like` and `randn_like`: as `sampled_sized`, shaped like `input`.
+macro_rules! sampled_like {
+    ($(#[$doc:meta])* $name:ident, $sample:path) => {
+        #[pyfunction]
+        #[pyo3(signature = (input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
+        #[allow(clippy::too_many_arguments)]
+        $(#[$doc])*
+        pub(super) fn $name(
+            py: Python<'_>,
+            input: PyRef<'_, PyTensor>,
+            generator: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            layout: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+            memory_format: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Py<PyTensor>> {
+            let _ = layout;
+            let op = stringify!($name);
+            let t = like(op, &input.t, Scalar::Int(0), dtype, memory_format)?;
+            $sample(&t, 0.0, 1.0, &gen_arg(op, generator)?)?;
+            finish(py, t, requires_grad, device)
+        }
+    };
+}
+
+sampled_sized! {
+    /// rand(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
+    ///
+    /// Returns a tensor of shape ``size`` filled with uniform samples from ``[0, 1)``.
+    ///
+    /// Args:
+    ///     size (int...): the shape of the result, as separate ints or one sequence.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     out (Tensor, optional): the output tensor.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///     pin_memory (bool): accepted for compatibility; has no effect on the CPU.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> ferric.rand(2, 3).shape
+    ///     ferric.Size([2, 3])
+    rand, rnd::uniform_
+}
+
+sampled_sized! {
+    /// randn(*size, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor
+    ///
+    /// Returns a tensor of shape ``size`` filled with samples from the standard normal distribution.
+    ///
+    /// Args:
+    ///     size (int...): the shape of the result, as separate ints or one sequence.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     out (Tensor, optional): the output tensor.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///     pin_memory (bool): accepted for compatibility; has no effect on the CPU.
+    ///
+    /// Example:
+    ///     >>> _ = ferric.manual_seed(0)
+    ///     >>> ferric.randn(2, 3).shape
+    ///     ferric.Size([2, 3])
+    randn, rnd::normal_
 }
 
 fn randint_usage(args: &Bound<'_, PyTuple>) -> PyErr {
@@ -361,74 +372,44 @@ pub(super) fn sample_inplace(
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
-#[allow(clippy::too_many_arguments)]
-/// rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
-///
-/// :func:`ferric.rand` with ``input``'s shape and dtype.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
-///
-/// Example:
-///     >>> ferric.rand_like(ferric.zeros(2, dtype=ferric.float64)).dtype
-///     ferric.float64
-pub(super) fn rand_like(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    generator: Option<&Bound<'_, PyAny>>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    layout: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    memory_format: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = layout;
-    let t = like("rand_like", &input.t, Scalar::Int(0), dtype, memory_format)?;
-    rnd::uniform_(&t, 0.0, 1.0, &gen_arg("rand_like", generator)?)?;
-    finish(py, t, requires_grad, device)
+sampled_like! {
+    /// rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// :func:`ferric.rand` with ``input``'s shape and dtype.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.rand_like(ferric.zeros(2, dtype=ferric.float64)).dtype
+    ///     ferric.float64
+    rand_like, rnd::uniform_
 }
 
-#[pyfunction]
-#[pyo3(signature = (input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
-#[allow(clippy::too_many_arguments)]
-/// randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
-///
-/// :func:`ferric.randn` with ``input``'s shape and dtype.
-///
-/// Args:
-///     input (Tensor): the input tensor.
-///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
-///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
-///     layout (optional): only ``ferric.strided``.
-///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
-///     requires_grad (bool): whether autograd records operations on the result.
-///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
-///
-/// Example:
-///     >>> ferric.randn_like(ferric.zeros(2, 2)).shape
-///     ferric.Size([2, 2])
-pub(super) fn randn_like(
-    py: Python<'_>,
-    input: PyRef<'_, PyTensor>,
-    generator: Option<&Bound<'_, PyAny>>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    layout: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-    memory_format: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyTensor>> {
-    let _ = layout;
-    let t = like("randn_like", &input.t, Scalar::Int(0), dtype, memory_format)?;
-    rnd::normal_(&t, 0.0, 1.0, &gen_arg("randn_like", generator)?)?;
-    finish(py, t, requires_grad, device)
+sampled_like! {
+    /// randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=ferric.preserve_format) -> Tensor
+    ///
+    /// :func:`ferric.randn` with ``input``'s shape and dtype.
+    ///
+    /// Args:
+    ///     input (Tensor): the input tensor.
+    ///     generator (:class:`ferric.Generator`, optional): the random number generator to draw from.
+    ///     dtype (:class:`ferric.dtype`, optional): the desired data type of the result.
+    ///     layout (optional): only ``ferric.strided``.
+    ///     device (:class:`ferric.device`, optional): the device of the result (only ``'cpu'``).
+    ///     requires_grad (bool): whether autograd records operations on the result.
+    ///     memory_format (:class:`ferric.memory_format`, optional): the memory layout of the result.
+    ///
+    /// Example:
+    ///     >>> ferric.randn_like(ferric.zeros(2, 2)).shape
+    ///     ferric.Size([2, 2])
+    randn_like, rnd::normal_
 }
 
 /// randint_like(input, low=0, high, *, dtype=None, device=None, requires_grad=False) -> Tensor

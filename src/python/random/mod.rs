@@ -283,24 +283,25 @@ fn set_rng_state(new_state: &Bound<'_, PyAny>) -> PyResult<()> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGenerator>()?;
     m.add("default_generator", default_py(m.py())?)?;
-    for f in [
-        wrap_pyfunction!(factories::rand, m)?,
-        wrap_pyfunction!(factories::randn, m)?,
-        wrap_pyfunction!(factories::randint, m)?,
-        wrap_pyfunction!(factories::randperm, m)?,
-        wrap_pyfunction!(factories::normal, m)?,
-        wrap_pyfunction!(factories::rand_like, m)?,
-        wrap_pyfunction!(factories::randn_like, m)?,
-        wrap_pyfunction!(factories::randint_like, m)?,
-        wrap_pyfunction!(sampling::bernoulli, m)?,
-        wrap_pyfunction!(sampling::multinomial, m)?,
-        wrap_pyfunction!(manual_seed, m)?,
-        wrap_pyfunction!(seed, m)?,
-        wrap_pyfunction!(initial_seed, m)?,
-        wrap_pyfunction!(get_rng_state, m)?,
-        wrap_pyfunction!(set_rng_state, m)?,
-    ] {
-        m.add_function(f)?;
-    }
+    add_functions!(
+        m,
+        [
+            factories::rand,
+            factories::randn,
+            factories::randint,
+            factories::randperm,
+            factories::normal,
+            factories::rand_like,
+            factories::randn_like,
+            factories::randint_like,
+            sampling::bernoulli,
+            sampling::multinomial,
+            manual_seed,
+            seed,
+            initial_seed,
+            get_rng_state,
+            set_rng_state
+        ]
+    )?;
     Ok(())
 }
