@@ -74,6 +74,15 @@ def _layer_norm(n, d):
     return setup
 
 
+def _layer_norm_fwd(n, d):
+    def setup(T):
+        T, F, (x,) = grad_leaves(T, (n, d))
+        w, b = T.randn(d), T.randn(d)
+        x = x.detach()
+        return lambda: F.layer_norm(x, (d,), w, b)
+    return setup
+
+
 def _batch_norm(shape):
     def setup(T):
         T, F, (x,) = grad_leaves(T, shape)
@@ -113,6 +122,8 @@ def workloads(scale=1.0):
                  4 * ce_small[0] * ce_small[1] * 4, None),
         Workload("cross_entropy_fwd_bwd_4096x1000", _cross_entropy(*ce_big),
                  4 * ce_big[0] * ce_big[1] * 4, None),
+        Workload("layer_norm_fwd_4096x256", _layer_norm_fwd(rows, s(256)), 2 * rows * s(256) * 4,
+                 None),
         Workload("layer_norm_fwd_bwd_4096x1024", _layer_norm(rows, cols), 5 * rows * cols * 4,
                  None),
         Workload("batch_norm_train_fwd_bwd_32x64x28x28", _batch_norm(bn), 5 * bn_elems * 4,
