@@ -68,7 +68,7 @@ fn mt(x: &Var) -> Result<Var> {
 }
 
 /// `mm`: `grad @ mat2.T` and `self.T @ grad`, each computed in its operand's layout
-/// (see [`mm_rules`]).
+/// (see `mm_rules`).
 pub fn mm(a: &Var, b: &Var) -> Result<Var> {
     let out = a.t.mm(&b.t)?;
     let (ga, gb) = mm_rules(&a.t, &b.t);
