@@ -99,16 +99,18 @@ _INTERRUPT_SCRIPT = textwrap.dedent("""
 @pytest.mark.skipif(not LINUX, reason="the SIGINT hook is Linux-only")
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ctrl_c_interrupts_a_long_matmul(threads):
+    # unbuffered: readline() then takes only its line from the pipe, so what follows is
+    # left for communicate() (a buffered reader could swallow "usable" with "interrupted")
     p = subprocess.Popen([sys.executable, "-c", _INTERRUPT_SCRIPT, str(threads)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     try:
-        assert p.stdout.readline().strip() == "start"
+        assert p.stdout.readline().strip() == b"start"
         time.sleep(0.5)
         sent = time.perf_counter()
         p.send_signal(signal.SIGINT)
-        line = p.stdout.readline().strip()
+        line = p.stdout.readline().decode().strip()
         latency = time.perf_counter() - sent
-        rest, err = p.communicate(timeout=60)
+        rest, err = (s.decode() for s in p.communicate(timeout=60))
     finally:
         p.kill()
     assert line == "interrupted", (line, err)
