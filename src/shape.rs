@@ -171,7 +171,7 @@ pub fn infer_size(op: &str, shape: &[i64], numel: usize) -> Result<Dims> {
                     ),
                 ));
             }
-            if known == 0 || numel % known != 0 {
+            if known == 0 || !numel.is_multiple_of(known) {
                 return Err(Error::runtime(
                     op,
                     format!("shape '{}' is invalid for input of size {numel}", show()),

@@ -44,23 +44,23 @@ fn miller(x: f64) -> (f64, f64, f64, f64) {
     let mut m = start;
     loop {
         // f holds f_m, f_next holds f_{m+1}
-        if m % 2 == 0 {
+        if m.is_multiple_of(2) {
             if m == 0 {
                 norm += f;
                 f0 = f;
             } else {
                 norm += 2.0 * f;
                 let k = (m / 2) as f64;
-                let sign = if (m / 2) % 2 == 0 { 1.0 } else { -1.0 };
+                let sign = if (m / 2).is_multiple_of(2) { 1.0 } else { -1.0 };
                 s0 += sign * f / k;
             }
         } else {
             let up = m.div_ceil(2);
-            let sign_up = if up % 2 == 0 { 1.0 } else { -1.0 };
+            let sign_up = if up.is_multiple_of(2) { 1.0 } else { -1.0 };
             let mut c = sign_up / up as f64;
             let down = (m - 1) / 2;
             if down >= 1 {
-                let sign_down = if down % 2 == 0 { 1.0 } else { -1.0 };
+                let sign_down = if down.is_multiple_of(2) { 1.0 } else { -1.0 };
                 c -= sign_down / down as f64;
             }
             s1 += c * f;

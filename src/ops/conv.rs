@@ -167,7 +167,7 @@ pub fn plan(
             fmt_shape(ws)
         )));
     }
-    if ws[0] % groups != 0 {
+    if !ws[0].is_multiple_of(groups) {
         return Err(rt(format!(
             "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but \
              got weight of size [{}] instead",

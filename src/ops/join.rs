@@ -284,7 +284,7 @@ impl Tensor {
     /// The shape `pad` produces, after checking the pad list.
     fn pad_shape(&self, pad: &[i64]) -> Result<Dims> {
         let nd = self.ndim();
-        if pad.len() % 2 != 0 {
+        if !pad.len().is_multiple_of(2) {
             return Err(Error::runtime(
                 "pad",
                 "Padding length must be divisible by 2",

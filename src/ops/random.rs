@@ -266,7 +266,7 @@ pub fn normal_(t: &Tensor, mean: f64, std: f64, g: &Generator) -> Result<()> {
             let data = unsafe { &mut t.data_mut::<f32>()[off..off + n] };
             data.iter_mut().for_each(|x| *x = s.unit_f32());
             mathfun::normal_fill_blocks(data, mean as f32, std as f32);
-            if n % 16 != 0 {
+            if !n.is_multiple_of(16) {
                 let tail = &mut data[n - 16..];
                 tail.iter_mut().for_each(|x| *x = s.unit_f32());
                 mathfun::normal_fill_blocks(tail, mean as f32, std as f32);
@@ -276,7 +276,7 @@ pub fn normal_(t: &Tensor, mean: f64, std: f64, g: &Generator) -> Result<()> {
             let data = unsafe { &mut t.data_mut::<f64>()[off..off + n] };
             data.iter_mut().for_each(|x| *x = s.unit_f64());
             normal_fill_f64(data, mean, std);
-            if n % 16 != 0 {
+            if !n.is_multiple_of(16) {
                 let tail = &mut data[n - 16..];
                 tail.iter_mut().for_each(|x| *x = s.unit_f64());
                 normal_fill_f64(tail, mean, std);

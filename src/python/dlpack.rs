@@ -552,7 +552,7 @@ unsafe fn describe(dl: &DLTensor) -> PyResult<Described> {
 /// memory is released at once.
 fn wrap_described(d: Described, writable: bool, owner: ForeignDLPack) -> PyResult<Tensor> {
     let item = d.dtype.size_of();
-    let storage = if d.len == 0 || (d.base as usize) % item == 0 {
+    let storage = if d.len == 0 || (d.base as usize).is_multiple_of(item) {
         // SAFETY: `describe` checked that the view spans `len` elements from `base`,
         // which the producer keeps alive until `owner`'s deleter runs.
         unsafe { Storage::from_external(d.base, d.len, d.dtype, writable, Box::new(owner)) }

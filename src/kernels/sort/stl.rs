@@ -103,7 +103,7 @@ fn adjust_heap<P: Copy>(
         a[hole] = a[child];
         hole = child;
     }
-    if len % 2 == 0 && child == (len - 2) / 2 {
+    if len.is_multiple_of(2) && child == (len - 2) / 2 {
         child = 2 * (child + 1);
         a[hole] = a[child - 1];
         hole = child - 1;

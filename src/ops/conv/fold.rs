@@ -226,7 +226,7 @@ pub fn plan_fold(
             pr.k[1], pr.k[0]
         ))
     })? as usize;
-    if planes % kk != 0 {
+    if !planes.is_multiple_of(kk) {
         return Err(rt(format!(
             "Expected size of input's dimension 1 to be divisible by the product of kernel_size, \
              but got input.size(1)={planes} and kernel_size=({}, {}).",
