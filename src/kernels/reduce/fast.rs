@@ -99,7 +99,6 @@ pub trait FastFloat: Float + Send + Sync + crate::kernels::simd::SimdFloat {
     fn exp_fast(self) -> Self;
     /// The correctly rounded square root (a vector instruction).
     fn sqrt_(self) -> Self;
-    fn from_usize(n: usize) -> Self;
     /// `self * a + b` rounded once (an FMA instruction where the build has one).
     fn mul_add_(self, a: Self, b: Self) -> Self;
     /// Lanes of a 256-bit vector of this type (PyTorch's AVX2 `Vectorized<T>::size()`).
@@ -116,10 +115,6 @@ impl FastFloat for f32 {
         self.sqrt()
     }
     #[inline(always)]
-    fn from_usize(n: usize) -> f32 {
-        n as f32
-    }
-    #[inline(always)]
     fn mul_add_(self, a: f32, b: f32) -> f32 {
         self.mul_add(a, b)
     }
@@ -134,10 +129,6 @@ impl FastFloat for f64 {
     #[inline(always)]
     fn sqrt_(self) -> f64 {
         self.sqrt()
-    }
-    #[inline(always)]
-    fn from_usize(n: usize) -> f64 {
-        n as f64
     }
     #[inline(always)]
     fn mul_add_(self, a: f64, b: f64) -> f64 {

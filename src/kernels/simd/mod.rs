@@ -254,6 +254,8 @@ pub trait SimdFloat: Copy + Send + Sync + 'static {
     /// (8 lanes for f32, the first 4 for f64). False, with nothing written, when
     /// `level` is not an x86 level with AVX2+FMA.
     fn welford_lanes_at(level: Level, x: &[Self], m1: &mut [Self; 8], m2: &mut [Self; 8]) -> bool;
+    /// An element count as this type (`n as f32` / `n as f64`).
+    fn from_usize(n: usize) -> Self;
 }
 
 /// The source pointer of a unary kernel: `src`'s, or `dp` itself for an in-place op;
@@ -363,6 +365,11 @@ macro_rules! simd_float {
                 }
                 let _ = (level, x, m1, m2);
                 false
+            }
+
+            #[inline(always)]
+            fn from_usize(n: usize) -> $t {
+                n as $t
             }
         }
     };

@@ -11,29 +11,11 @@
 //! so on AVX-512 machines the AVX2 instructions still run here.
 
 use super::vector::Vf;
+use super::SimdFloat;
 use smallvec::{smallvec, SmallVec};
 
 /// Vectors per Welford run (PyTorch's `kChunkSize`).
 pub const CHUNK: usize = 16;
-
-/// An element count as a float of the lane type (`n as f32` / `n as f64`).
-pub trait Count: Copy {
-    fn count(n: usize) -> Self;
-}
-
-impl Count for f32 {
-    #[inline(always)]
-    fn count(n: usize) -> f32 {
-        n as f32
-    }
-}
-
-impl Count for f64 {
-    #[inline(always)]
-    fn count(n: usize) -> f64 {
-        n as f64
-    }
-}
 
 /// Lane-wise partial moments of `count` vectors.
 #[derive(Clone, Copy)]
@@ -48,16 +30,16 @@ struct Part<V> {
 #[inline(always)]
 fn absorb<V: Vf>(z: V, a: &mut Part<V>, b: &Part<V>)
 where
-    V::E: Count,
+    V::E: SimdFloat,
 {
     let n = a.count + b.count;
     let c = if n == 0 {
         z
     } else {
         // a quotient of two splats is the scalar quotient in every lane
-        z.splat(V::E::count(b.count)) / z.splat(V::E::count(n))
+        z.splat(V::E::from_usize(b.count)) / z.splat(V::E::from_usize(n))
     };
-    let cn = c * z.splat(V::E::count(a.count));
+    let cn = c * z.splat(V::E::from_usize(a.count));
     let d = b.m1 - a.m1;
     a.m1 = a.m1 + c * d;
     a.m2 = d.mul_add(d * cn, a.m2 + b.m2);
@@ -127,7 +109,7 @@ struct VecRuns<V: Vf> {
 
 impl<V: Vf> Runs for VecRuns<V>
 where
-    V::E: Count,
+    V::E: SimdFloat,
 {
     type Part = Part<V>;
 
@@ -143,14 +125,14 @@ where
     #[inline(always)]
     fn run(&self, i: usize) -> Part<V> {
         let (z, lanes) = (self.z, V::LANES);
-        let one = z.splat(V::E::count(1));
+        let one = z.splat(V::E::from_usize(1));
         let count = CHUNK.min(self.n - i * CHUNK);
         let mut r = Part {
             count,
             ..self.zero()
         };
         for j in 0..count {
-            let c = one / z.splat(V::E::count(j + 1));
+            let c = one / z.splat(V::E::from_usize(j + 1));
             // SAFETY: (i * CHUNK + j + 1) * lanes <= n * lanes, inside the row `fold`
             // was given.
             let v = unsafe { z.load(self.p.add((i * CHUNK + j) * lanes)) };
@@ -175,7 +157,7 @@ where
 #[inline(always)]
 unsafe fn fold<V: Vf>(z: V, x: &[V::E], m1: &mut [V::E], m2: &mut [V::E])
 where
-    V::E: Count,
+    V::E: SimdFloat,
 {
     let n = x.len() / V::LANES;
     let runs = VecRuns {
