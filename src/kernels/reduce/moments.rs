@@ -21,8 +21,8 @@
 
 use super::fast::FastFloat;
 use crate::kernels::simd::{
-    self,
     welford::{pairwise, Runs, CHUNK},
+    Level,
 };
 
 /// The widest lane count any dtype uses (f32 in a 256-bit vector).
@@ -111,12 +111,13 @@ fn lanes_scalar<T: FastFloat>(x: &[T]) -> Partial<T> {
 }
 
 /// Each lane's partial moments over the whole vectors of `x`: the AVX2 kernel where
-/// the CPU (and `FERRIC_SIMD`) allow it, else the scalar copy; the same bits either way.
+/// `level` (the CPU's, capped by `FERRIC_SIMD`) allows it, else the scalar copy; the
+/// same bits either way.
 #[inline(always)]
-fn lane_partials<T: FastFloat>(x: &[T]) -> Partial<T> {
+fn lane_partials<T: FastFloat>(x: &[T], level: Level) -> Partial<T> {
     let n = x.len() / T::LANES;
     let mut p = Partial::<T>::zero();
-    if T::welford_lanes_at(simd::active(), &x[..n * T::LANES], &mut p.m1, &mut p.m2) {
+    if T::welford_lanes_at(level, &x[..n * T::LANES], &mut p.m1, &mut p.m2) {
         p.count = n;
         p
     } else {
@@ -129,10 +130,10 @@ fn lane_partials<T: FastFloat>(x: &[T]) -> Partial<T> {
 // lane-indexed loops mirror the vector lanes they reproduce
 #[allow(clippy::needless_range_loop)]
 #[inline(always)]
-pub fn row_moments<T: FastFloat>(x: &[T]) -> (T, T) {
+pub fn row_moments<T: FastFloat>(x: &[T], level: Level) -> (T, T) {
     let lanes = T::LANES;
     let n = x.len() / lanes;
-    let top = lane_partials(x);
+    let top = lane_partials(x, level);
     // the elements after the last whole vector, one by one
     let (mut count, mut m1, mut m2) = (0usize, T::ZERO, T::ZERO);
     for &v in &x[n * lanes..] {
@@ -160,6 +161,7 @@ pub fn row_moments<T: FastFloat>(x: &[T]) -> (T, T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::simd;
 
     fn two_pass(x: &[f64]) -> (f64, f64) {
         let m = x.iter().sum::<f64>() / x.len() as f64;
@@ -175,7 +177,7 @@ mod tests {
             let x: Vec<f64> = (0..len)
                 .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
                 .collect();
-            let (m, v) = row_moments(&x);
+            let (m, v) = row_moments(&x, simd::active());
             let (rm, rv) = two_pass(&x);
             assert!(
                 (m - rm).abs() <= 1e-12 * rm.abs().max(1.0),
@@ -186,7 +188,7 @@ mod tests {
                 "len {len}: {v} {rv}"
             );
             let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-            let (mf, vf) = row_moments(&xf);
+            let (mf, vf) = row_moments(&xf, simd::active());
             assert!(
                 (mf as f64 - rm).abs() <= 1e-4 * rm.abs().max(1.0),
                 "len {len}"
@@ -229,7 +231,7 @@ mod tests {
 
     #[test]
     fn empty_row_is_nan() {
-        let (m, v) = row_moments::<f32>(&[]);
+        let (m, v) = row_moments::<f32>(&[], simd::active());
         assert!(m == 0.0 || m.is_nan());
         assert!(v.is_nan());
     }

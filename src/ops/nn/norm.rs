@@ -38,8 +38,9 @@ dispatch! {
         // `y = fma((x - mean) * rstd, w, b)`, `(x - mean) * rstd * w`,
         // `fma(x - mean, rstd, b)` or `(x - mean) * rstd` (tests/test_layer_norm_bits.py)
         let rows = x.chunks_exact(k).zip(y.chunks_exact_mut(k));
+        let level = crate::kernels::simd::active();
         for ((xr, yr), (m, r)) in rows.zip(mean.iter_mut().zip(rstd.iter_mut())) {
-            let (mu, var) = row_moments(xr);
+            let (mu, var) = row_moments(xr, level);
             let rs = T::ONE / (var + eps).sqrt_();
             (*m, *r) = (mu, rs);
             match (w, b) {
