@@ -2,6 +2,9 @@
 //! transposed operand (`a @ b.T`, read in place), a batch of small products, matrix-vector
 //! products and the fused `linear`, each on one thread and on all of ferric's threads.
 //!
+//! `fma_peak` measures the core's float32 FMA throughput, the ceiling the GEMM rows are
+//! quoted against.
+//!
 //! Run: `cargo bench --bench matmul` (add `-- square` etc. to filter). Throughput is
 //! reported in multiply-adds ("elements") per second; GFLOP/s = 2 x that.
 
@@ -117,5 +120,51 @@ fn linear(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, square, transposed, batched, matrix_vector, linear);
+/// The machine's float32 FMA peak on one core, the yardstick for the GEMM figures: 24
+/// independent chains of 16-lane fused multiply-adds (enough to cover the FMA latency on
+/// both ports), nothing else. Throughput is in multiply-adds; GFLOP/s = 2 x that.
+#[cfg(target_arch = "x86_64")]
+fn fma_peak(c: &mut Criterion) {
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx512f")]
+    fn chains(rounds: usize, x: f32) -> f32 {
+        let mut acc = [_mm512_set1_ps(0.5); 24];
+        let (m, a) = (_mm512_set1_ps(x), _mm512_set1_ps(1e-7));
+        for _ in 0..rounds {
+            for v in acc.iter_mut() {
+                *v = _mm512_fmadd_ps(*v, m, a);
+            }
+        }
+        let s = acc
+            .iter()
+            .fold(_mm512_setzero_ps(), |s, v| _mm512_add_ps(s, *v));
+        _mm512_reduce_add_ps(s)
+    }
+
+    if !is_x86_feature_detected!("avx512f") {
+        return;
+    }
+    let rounds = 100_000;
+    let mut g = c.benchmark_group("fma_peak");
+    g.throughput(Throughput::Elements((rounds * 24 * 16) as u64));
+    g.bench_function("avx512_1t", |bch| {
+        // SAFETY: AVX-512F was detected above
+        bch.iter(|| black_box(unsafe { chains(black_box(rounds), black_box(0.999_999)) }))
+    });
+    g.finish();
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn fma_peak(_: &mut Criterion) {}
+
+criterion_group!(
+    benches,
+    square,
+    transposed,
+    batched,
+    matrix_vector,
+    linear,
+    fma_peak
+);
 criterion_main!(benches);

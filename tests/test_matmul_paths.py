@@ -111,7 +111,8 @@ def test_batched_products_match_numpy_on_any_thread_count(threads, dtype, kind, 
     check_close(two, one.numpy(), dtype)
 
 
-@pytest.mark.parametrize("m,k,n", [(64, 64, 64), (200, 200, 200), (520, 520, 520), (700, 90, 150)])
+@pytest.mark.parametrize("m,k,n", [(64, 64, 64), (200, 200, 200), (520, 520, 520), (700, 90, 150),
+                                   (300, 500, 1100)])
 def test_large_products_are_thread_count_independent(threads, m, k, n):
     # big products are cut into panels of C (columns, or rows when C is tall), each
     # summed in the same order as on one thread: identical bits
@@ -188,6 +189,34 @@ def test_addmm_fused_with_scales(dtype):
     for beta, alpha in [(1, 1), (2, 3), (0, 2)]:
         got = ferric.addmm(inp, m1, m2, beta=beta, alpha=alpha)
         check_close(got, (beta * ni + alpha * (n1 @ n2)).astype(n1.dtype), dtype)
+
+
+# ---- wide float32 products: ferric's packed AVX-512 kernel (n >= 512, m >= 48, k >= 64;
+# the `gemm` crate elsewhere and on CPUs without AVX-512) -----------------------------------
+
+WIDE = [(50, 70, 512), (61, 400, 1000), (130, 100, 777)]  # m, k, n: edge tiles both ways
+
+
+@pytest.mark.parametrize("akind", KINDS)
+@pytest.mark.parametrize("bkind", KINDS)
+@pytest.mark.parametrize("m,k,n", WIDE)
+def test_wide_float32_products_on_every_layout(akind, bkind, m, k, n):
+    a, an = laid_out(rand((m, k), "float32", 20), akind)
+    b, bn = laid_out(rand((k, n), "float32", 21), bkind)
+    want = an.astype(np.float64) @ bn.astype(np.float64)
+    check_close(a @ b, want.astype(np.float32), "float32")
+
+
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (2, 3), (0.5, -1), (0, 2)])
+def test_wide_float32_addmm_and_baddbmm_scale_both_terms(beta, alpha):
+    m1, n1 = laid_out(rand((64, 900), "float32", 22), "contiguous")
+    m2, n2 = laid_out(rand((900, 600), "float32", 23), "transposed")
+    inp, ni = laid_out(rand((64, 600), "float32", 24), "stepped")
+    want = beta * ni.astype(np.float64) + alpha * (n1.astype(np.float64) @ n2)
+    check_close(ferric.addmm(inp, m1, m2, beta=beta, alpha=alpha), want.astype(np.float32), "float32")
+    b1, b2, bi = m1.expand(2, 64, 900), m2.expand(2, 900, 600), inp.expand(2, 64, 600)
+    got = ferric.baddbmm(bi, b1, b2, beta=beta, alpha=alpha)
+    check_close(got, np.broadcast_to(want, (2, 64, 600)).astype(np.float32), "float32")
 
 
 def test_addmm_beta_zero_ignores_nan_input():

@@ -5,7 +5,8 @@
 //! so transposed, step-sliced and expanded (stride 0) operands are read in place with no
 //! packing copy on our side. It picks its AVX-512 / AVX2+FMA micro-kernel at run time
 //! (the `x86-v4` feature compiles the AVX-512 one in; it is only used when the CPU has
-//! it). int64 uses a simple cache-blocked loop with wrapping arithmetic (PyTorch's
+//! it). Wide float32 products on an AVX-512 CPU use ferric's own packed kernel instead
+//! (`packed`), which is faster there (see its docs and BENCHMARKS.md). int64 uses a simple cache-blocked loop with wrapping arithmetic (PyTorch's
 //! integer matmul wraps on overflow too). Tiny products skip `gemm` and use a plain loop,
 //! because dispatch overhead dominates there; matrix-vector products have their own
 //! kernels (`gemv`), since a GEMM packs operands that a matrix-vector product reads once.
@@ -19,6 +20,8 @@
 //! of C and reads C only when `read_c` is set, which the uninitialised entry refuses.
 
 mod gemv;
+#[cfg(target_arch = "x86_64")]
+mod packed;
 #[cfg(test)]
 mod tests;
 
@@ -151,8 +154,24 @@ macro_rules! float_mat_elem {
                 c: *mut Self,
                 par: bool,
             ) -> bool {
+                // decided for the whole product, so every panel sums in the same order
+                let packed = <Self as Packed>::wanted(s);
                 // raw pointers are not Send; carry them into the pool as addresses
                 let run = |m, n, a: usize, b: usize, c: usize, par: gemm::Parallelism| {
+                    // SAFETY: as for `gemm::gemm` below
+                    if packed
+                        && unsafe {
+                            <Self as Packed>::run(
+                                s,
+                                (m, n),
+                                a as *const Self,
+                                b as *const Self,
+                                c as *mut Self,
+                            )
+                        }
+                    {
+                        return;
+                    }
                     // SAFETY: the caller's contract on `a`, `b`, `c` (see the trait docs);
                     // a panel (below) is a sub-matrix of the checked operands
                     unsafe {
@@ -185,7 +204,8 @@ macro_rules! float_mat_elem {
                 } else {
                     1
                 };
-                let Some(p) = panels(s, threads) else {
+                // the packed kernel stops at an interrupt by itself: no extra slices
+                let Some(p) = panels(s, threads, !packed) else {
                     run(s.m, s.n, a, b, c, gemm::Parallelism::None);
                     return true;
                 };
@@ -219,6 +239,50 @@ macro_rules! float_mat_elem {
 }
 float_mat_elem!(f32);
 float_mat_elem!(f64);
+
+/// ferric's own packed kernel ([`packed`]) where one exists for the type and this CPU,
+/// and the shape is one where it beats the `gemm` crate.
+trait Packed: Sized {
+    fn wanted(_: &GemmSpec<Self>) -> bool {
+        false
+    }
+    /// Runs the `m x n` panel of `s` at `a`, `b`, `c`; false if there is no kernel.
+    ///
+    /// # Safety
+    /// As for [`MatElem::gemm_raw`]; only called when [`Packed::wanted`] said yes.
+    unsafe fn run(
+        _: &GemmSpec<Self>,
+        _: (usize, usize),
+        _: *const Self,
+        _: *const Self,
+        _: *mut Self,
+    ) -> bool {
+        false
+    }
+}
+
+impl Packed for f64 {}
+
+#[cfg(target_arch = "x86_64")]
+impl Packed for f32 {
+    fn wanted(s: &GemmSpec<f32>) -> bool {
+        packed::wanted(s)
+    }
+    unsafe fn run(
+        s: &GemmSpec<f32>,
+        mn: (usize, usize),
+        a: *const f32,
+        b: *const f32,
+        c: *mut f32,
+    ) -> bool {
+        // SAFETY: `wanted` checked AVX-512; the rest is the caller's contract
+        unsafe { packed::gemm(s, mn, a, b, c.cast()) };
+        true
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Packed for f32 {}
 
 impl MatElem for i64 {
     fn zero() -> Self {
@@ -292,15 +356,16 @@ impl Panels {
 /// short for two panels of [`MIN_PANEL`] or the product too small for two of
 /// [`MIN_PANEL_WORK`].
 ///
-/// A product of more than [`SLICE_WORK`] is cut further (into a multiple of `threads`
-/// panels, also on one thread), so that it can stop within a fraction of a second when
-/// the user interrupts ([`crate::threads::interrupted`]).
-fn panels<T>(s: &GemmSpec<T>, threads: usize) -> Option<Panels> {
+/// With `slices`, a product of more than [`SLICE_WORK`] is cut further (into a multiple
+/// of `threads` panels, also on one thread), so that it can stop within a fraction of a
+/// second when the user interrupts ([`crate::threads::interrupted`]); a kernel that
+/// polls for interrupts itself is cut only for the threads.
+fn panels<T>(s: &GemmSpec<T>, threads: usize, slices: bool) -> Option<Panels> {
     let cols = s.n >= s.m;
     let len = if cols { s.n } else { s.m };
     let work = s.m.saturating_mul(s.n).saturating_mul(s.k);
     let threads = threads.max(1);
-    let slices = work / SLICE_WORK;
+    let slices = if slices { work / SLICE_WORK } else { 0 };
     let want = if slices > threads {
         slices.next_multiple_of(threads)
     } else {

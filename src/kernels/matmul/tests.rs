@@ -353,7 +353,7 @@ fn single_products_cut_into_panels_match_one_thread_bitwise() {
         let serial = run_with(1);
         let par = run_with(threads);
         crate::threads::set_num_threads(before).unwrap();
-        assert!(panels(&spec, threads).is_some_and(|p| p.count == threads));
+        assert!(panels(&spec, threads, true).is_some_and(|p| p.count == threads));
         assert_eq!(serial, par, "m={m} n={n} k={k} threads={threads}");
         let want = reference(&spec, &a, &b, &c0, [0, 0, 0]);
         for (x, y) in serial.iter().zip(&want) {
