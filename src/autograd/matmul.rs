@@ -34,8 +34,8 @@ fn bilinear(
     out: Tensor,
     a: &Var,
     b: &Var,
-    ga: ProductRule,
-    gb: ProductRule,
+    ga: impl Fn(&Var, &Var) -> Result<Var> + 'static,
+    gb: impl Fn(&Var, &Var) -> Result<Var> + 'static,
 ) -> Result<Var> {
     if !needs_grad(&[a, b]) || !out.dtype().is_float() {
         return Ok(Var::plain(out));
@@ -68,33 +68,44 @@ fn mt(x: &Var) -> Result<Var> {
 }
 
 /// `mm`: `grad @ mat2.T` and `self.T @ grad`, each computed in its operand's layout
-/// (see `mm_rules`).
+/// (see `grad_left`).
 pub fn mm(a: &Var, b: &Var) -> Result<Var> {
     let out = a.t.mm(&b.t)?;
-    let (ga, gb) = mm_rules(&a.t, &b.t);
-    bilinear("MmBackward0", out, a, b, ga, gb)
+    let (at, bt) = (is_transposed_dense(&a.t), is_transposed_dense(&b.t));
+    bilinear(
+        "MmBackward0",
+        out,
+        a,
+        b,
+        move |g, b| grad_left(mm, g, b, at),
+        move |g, a| grad_right(mm, g, a, bt),
+    )
 }
 
-/// The two gradient rules of a matrix product `a @ b`, chosen the way PyTorch's
-/// `mm_mat1_backward` / `mm_mat2_backward` choose them: an operand stored column-major
-/// (a transposed contiguous matrix, such as `weight.t()` in `x @ weight.t()`) gets its
-/// gradient computed in that layout, `(b @ g^T)^T` or `(g^T @ a)^T`, so the transpose's
-/// backward hands a dense gradient on. Besides giving PyTorch's products (and their
-/// speed), this keeps the operand with many tiny (subnormal) gradient values, such as a
-/// language model's logits gradient, out of the GEMM's broadcast side, where each one
-/// costs the CPU a slow assist (13 ms instead of 1.5 ms for a 128x512 @ 512x256 product).
-fn mm_rules(a: &Tensor, b: &Tensor) -> (ProductRule, ProductRule) {
-    let ga: ProductRule = if is_transposed_dense(a) {
-        |g, b| mt(&mm(b, &mt(g)?)?)
+/// The gradient of `a` in a matrix product `prod(a, b)` (`mm` or `bmm`), `g @ b^T`,
+/// computed the way PyTorch's `mm_mat1_backward` computes it: when `a` is stored
+/// column-major (`transposed`: a transposed contiguous matrix, such as `weight.t()` in
+/// `x @ weight.t()`) as `(b @ g^T)^T`, in that layout, so the transpose's backward hands
+/// a dense gradient on. Besides giving PyTorch's products (and their speed), this keeps
+/// the operand with many tiny (subnormal) gradient values, such as a language model's
+/// logits gradient, out of the GEMM's broadcast side, where each one costs the CPU a
+/// slow assist (13 ms instead of 1.5 ms for a 128x512 @ 512x256 product).
+fn grad_left(prod: ProductRule, g: &Var, b: &Var, transposed: bool) -> Result<Var> {
+    if transposed {
+        mt(&prod(b, &mt(g)?)?)
     } else {
-        |g, b| mm(g, &mt(b)?)
-    };
-    let gb: ProductRule = if is_transposed_dense(b) {
-        |g, a| mt(&mm(&mt(g)?, a)?)
+        prod(g, &mt(b)?)
+    }
+}
+
+/// The gradient of `b` in `prod(a, b)`, `a^T @ g`, or `(g^T @ a)^T` when `b` is stored
+/// column-major (PyTorch's `mm_mat2_backward`; see `grad_left`).
+fn grad_right(prod: ProductRule, g: &Var, a: &Var, transposed: bool) -> Result<Var> {
+    if transposed {
+        mt(&prod(&mt(g)?, a)?)
     } else {
-        |g, a| mm(&mt(a)?, g)
-    };
-    (ga, gb)
+        prod(&mt(a)?, g)
+    }
 }
 
 /// `bmm`: the batched form of `mm`'s rule.
@@ -164,7 +175,7 @@ fn scaled_product(
     }
     let save_m1 = m2.requires_grad().then(|| Saved::input(m1));
     let save_m2 = m1.requires_grad().then(|| Saved::input(m2));
-    let (m1_transposed, m2_transposed) = (is_transposed_dense(&m1.t), is_transposed_dense(&m2.t));
+    let (m1_t, m2_t) = (is_transposed_dense(&m1.t), is_transposed_dense(&m2.t));
     Ok(record(
         name,
         out,
@@ -178,21 +189,13 @@ fn scaled_product(
             } else {
                 None
             };
-            // both operands' gradients in their own layout, as `mm_rules` explains
+            // both operands' gradients in their own layout, as `grad_left` explains
             let d1 = match (need(1), &save_m2) {
-                (true, Some(s)) if m1_transposed => {
-                    let gt = prod(&s.get(name)?, &mt(g)?)?;
-                    Some(scaled(&mt(&gt)?, alpha)?)
-                }
-                (true, Some(s)) => Some(scaled(&prod(g, &mt(&s.get(name)?)?)?, alpha)?),
+                (true, Some(s)) => Some(scaled(&grad_left(prod, g, &s.get(name)?, m1_t)?, alpha)?),
                 _ => None,
             };
             let d2 = match (need(2), &save_m1) {
-                (true, Some(s)) if m2_transposed => {
-                    let gt = prod(&mt(g)?, &s.get(name)?)?;
-                    Some(scaled(&mt(&gt)?, alpha)?)
-                }
-                (true, Some(s)) => Some(scaled(&prod(&mt(&s.get(name)?)?, g)?, alpha)?),
+                (true, Some(s)) => Some(scaled(&grad_right(prod, g, &s.get(name)?, m2_t)?, alpha)?),
                 _ => None,
             };
             Ok(vec![di, d1, d2])
