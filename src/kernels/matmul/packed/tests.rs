@@ -110,6 +110,14 @@ fn check(
     }
 }
 
+/// Row-major strides for a matrix of `cols` columns.
+fn row_major(cols: usize) -> MatStrides {
+    MatStrides {
+        rs: cols as isize,
+        cs: 1,
+    }
+}
+
 fn avx512() -> bool {
     is_x86_feature_detected!("avx512f")
 }
@@ -192,11 +200,7 @@ fn write_only_c_ignores_nan_in_its_old_contents() {
     let (m, n, k) = (13, 40, 9);
     let (a, b) = (values(m * k, 4), values(k * n, 5));
     let mut c = vec![MaybeUninit::new(f32::NAN); m * n];
-    let row = |cols: usize| MatStrides {
-        rs: cols as isize,
-        cs: 1,
-    };
-    let s = super::super::spec::<f32>((m, n, k), row(k), row(n), row(n));
+    let s = super::super::spec::<f32>((m, n, k), row_major(k), row_major(n), row_major(n));
     // SAFETY: checked AVX-512; contiguous buffers of the right sizes
     unsafe { gemm(&s, (m, n), a.as_ptr(), b.as_ptr(), c.as_mut_ptr()) };
     // SAFETY: every element written
@@ -211,11 +215,7 @@ fn panels_match_the_whole_product_bitwise() {
     }
     let (m, n, k) = (70, 1100, 500);
     let (a, b) = (values(m * k, 6), values(k * n, 7));
-    let row = |cols: usize| MatStrides {
-        rs: cols as isize,
-        cs: 1,
-    };
-    let s = super::super::spec::<f32>((m, n, k), row(k), row(n), row(n));
+    let s = super::super::spec::<f32>((m, n, k), row_major(k), row_major(n), row_major(n));
     let run = |c: &mut [MaybeUninit<f32>], (i0, i1): (usize, usize), (j0, j1): (usize, usize)| {
         // SAFETY: checked AVX-512; the panel lies inside every buffer
         unsafe {
