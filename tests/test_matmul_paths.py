@@ -191,8 +191,8 @@ def test_addmm_fused_with_scales(dtype):
         check_close(got, (beta * ni + alpha * (n1 @ n2)).astype(n1.dtype), dtype)
 
 
-# ---- wide float32 products: ferric's packed AVX-512 kernel (n >= 512, m >= 48, k >= 64;
-# the `gemm` crate elsewhere and on CPUs without AVX-512) -----------------------------------
+# ---- wide float32 products: ferric's packed AVX-512 kernel (n >= 512 with a transposed B,
+# n >= 640 otherwise; m >= 48, k >= 64; the `gemm` crate elsewhere and without AVX-512) -----
 
 WIDE = [(50, 70, 512), (61, 400, 1000), (130, 100, 777)]  # m, k, n: edge tiles both ways
 
